@@ -1,0 +1,502 @@
+"""The tool catalogue: records for tools, and loaders for the three formats the lab reads.
+
+Formats (DESIGN.md "Command-line contract"):
+
+* a folder of TOML descriptors (one file per domain, ``[[tools]]`` tables), or one TOML file;
+* a JSON list of OpenAI-style functions ``{"name", "description", "parameters"}``, optionally
+  wrapped as ``{"type": "function", "function": {...}}``;
+* an MCP ``tools/list`` result ``{"tools": [{"name", "description", "inputSchema"}]}``
+  (or the JSON-RPC response that wraps it in ``"result"``).
+
+Every error names the file and the field at fault (``CatalogError.where``), modelled on
+pypa/packaging's ``pylock.py`` getters.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from .errors import CatalogError
+
+__all__ = [
+    "Tool",
+    "Example",
+    "Catalog",
+    "load",
+    "domain_of",
+    "enrich_for_routing",
+    "normalize_schema_types",
+    "FALLBACK_PHRASES",
+    "BFCL_TYPE_ALIASES",
+]
+
+#: BFCL writes Python-ish type names into its schemas; they mean these JSON Schema types.
+#: Source: BFCL ``multiple.json`` / ``live_multiple.json`` (``dict``, ``float``, ``tuple``, ``any``).
+BFCL_TYPE_ALIASES: dict[str, str | None] = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "list": "array",
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+    "any": None,  # no type constraint
+}
+
+#: Fallback routing phrases for tools whose descriptor carries no ``routing_hints``, keyed by a
+#: word of the tool's name. Domain-anchored on purpose: no bare cross-domain verb ("open",
+#: "remove") appears alone, since that is what pulls unrelated tools into a near-tie.
+FALLBACK_PHRASES: dict[str, tuple[str, ...]] = {
+    "weather": ("weather forecast", "is it going to rain", "temperature outside", "wie wird das Wetter"),
+    "forecast": ("weather tomorrow", "rain or sunshine later"),
+    "timer": ("start a countdown timer", "set a timer for minutes"),
+    "alarm": ("wake me up at", "set an alarm clock"),
+    "fetch": ("open this web page", "read the page at this URL", "download the page content"),
+    "search": ("look it up", "search for"),
+    "mail": ("check my email inbox", "send an e-mail"),
+    "email": ("check my email inbox", "send an e-mail"),
+    "calendar": ("my calendar appointments", "schedule a meeting"),
+    "ticket": ("support ticket", "customer complaint about billing", "refund request"),
+    "file": ("a file on disk", "Datei"),
+    "write": ("write to a file", "create a file with content", "Datei schreiben"),
+    "read": ("read the contents", "show me what it says"),
+    "news": ("latest news headlines", "what happened today"),
+    "train": ("train delays and cancellations", "is my train on time"),
+    "translate": ("translate this text", "uebersetze"),
+    "calculator": ("calculate", "what is 12 times 7", "do the math"),
+}
+
+_NAME_WORD_RE = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def domain_of(name: str) -> str:
+    """Return a tool name's domain: the text before the first ``:``, or ``""`` when it has none.
+
+    Notes
+    -----
+    DESIGN.md: "A tool's domain is the text before the first ``:``; a name without a domain has
+    no affinity."
+    """
+    head, sep, _ = name.partition(":")
+    return head if sep else ""
+
+
+def name_words(name: str) -> tuple[str, ...]:
+    """Split a tool name into lower-case words: ``'agenda:remind_at'`` -> ``('agenda', 'remind', 'at')``."""
+    return tuple(w.lower() for w in _NAME_WORD_RE.findall(name))
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Example:
+    """A worked example from a descriptor: a user text, the arguments a call should carry, why."""
+
+    text: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    rationale: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Tool:
+    """One callable tool.
+
+    Attributes
+    ----------
+    name : str
+        Unique name, ``domain:verb`` in the demo catalogue; any string elsewhere.
+    description : str
+        What the tool does (the bare description other routers embed).
+    parameters : Mapping
+        JSON Schema of the arguments (BFCL type aliases already normalised).
+    short_description, when_to_use, when_not_to_use : str
+        Descriptor prose; empty for OpenAI/MCP tools.
+    routing_hints : tuple of str
+        Domain-anchored phrases (English and German) that the router embeds.
+    keywords : tuple of str
+        Extra words that mark a short message as a tool request (see ``router.is_conversational``).
+    examples_good, examples_bad : tuple of Example
+    source : str
+        File the tool came from (for error messages and the catalogue notebook).
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    short_description: str = ""
+    when_to_use: str = ""
+    when_not_to_use: str = ""
+    routing_hints: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    examples_good: tuple[Example, ...] = ()
+    examples_bad: tuple[Example, ...] = ()
+    source: str = ""
+
+    @property
+    def domain(self) -> str:
+        """The domain (text before the first ``:``), ``""`` when the name has none."""
+        return domain_of(self.name)
+
+    def to_openai(self) -> dict[str, Any]:
+        """The tool as an OpenAI ``{"type": "function", "function": {...}}`` entry."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.short_description or self.description,
+                "parameters": json.loads(json.dumps(self.parameters)),
+            },
+        }
+
+
+class Catalog(Sequence[Tool]):
+    """An ordered, name-unique collection of tools (registry order is the file order).
+
+    Parameters
+    ----------
+    tools : iterable of Tool
+    source : str, optional
+        Where it was loaded from, for messages.
+
+    Raises
+    ------
+    CatalogError
+        Two tools share a name.
+    """
+
+    def __init__(self, tools: Iterable[Tool], *, source: str = "") -> None:
+        self._tools: tuple[Tool, ...] = tuple(tools)
+        self.source = source
+        self._by_name: dict[str, Tool] = {}
+        for i, tool in enumerate(self._tools):
+            if tool.name in self._by_name:
+                first = self._by_name[tool.name].source or source
+                raise CatalogError(
+                    f"duplicate tool name {tool.name!r} (first defined in {first})",
+                    where=f"{tool.source or source}: tools[{i}].name",
+                )
+            self._by_name[tool.name] = tool
+        self._domains: dict[str, tuple[str, ...]] = {}
+        for tool in self._tools:
+            if tool.domain:
+                self._domains.setdefault(tool.domain, ())
+                self._domains[tool.domain] += (tool.name,)
+
+    # Sequence protocol -----------------------------------------------------------------------
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._tools[index]
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __repr__(self) -> str:
+        return f"Catalog({len(self)} tools, {len(self._domains)} domains, source={self.source!r})"
+
+    # Lookups ---------------------------------------------------------------------------------
+    @property
+    def names(self) -> tuple[str, ...]:
+        """All tool names in registry order."""
+        return tuple(t.name for t in self._tools)
+
+    @property
+    def domains(self) -> tuple[str, ...]:
+        """Domains in order of first appearance (tools without a domain are not listed)."""
+        return tuple(self._domains)
+
+    def tool(self, name: str) -> Tool:
+        """The tool called ``name``. Raises ``KeyError`` naming the unknown tool."""
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"unknown tool {name!r}") from None
+
+    def cluster(self, domain: str) -> tuple[str, ...]:
+        """Every tool name of ``domain`` in registry order (empty for ``""`` or an unknown domain)."""
+        return self._domains.get(domain, ())
+
+    @classmethod
+    def from_names(cls, names: Iterable[str], *, source: str = "names") -> "Catalog":
+        """A catalogue of bare names (no schema), for policy work with injected hits."""
+        return cls((Tool(name=n, description=n.replace(":", " ").replace("_", " ")) for n in names), source=source)
+
+
+# ---------------------------------------------------------------------------------------------
+# Routing text
+# ---------------------------------------------------------------------------------------------
+
+
+def enrich_for_routing(tool: Tool) -> str:
+    """The text embedded as this tool's one routing vector.
+
+    Order of sources (this function alone owns it): the descriptor's ``routing_hints`` win;
+    a tool without hints gets phrases from :data:`FALLBACK_PHRASES` for the words of its name;
+    a tool matching neither is routed on its bare description. The name's words and the short
+    description always lead, so the vector stays anchored to what the tool is.
+
+    Returns
+    -------
+    str
+        One line, phrases separated by ``"; "``.
+    """
+    words = " ".join(name_words(tool.name))
+    head = tool.short_description or tool.description
+    parts = [f"{words}: {head}".strip(": ")]
+    if tool.routing_hints:
+        parts.extend(tool.routing_hints)
+    else:
+        for word in dict.fromkeys(name_words(tool.name)):
+            parts.extend(FALLBACK_PHRASES.get(word, ()))
+        if tool.short_description and tool.description != tool.short_description:
+            parts.append(tool.description)
+    return "; ".join(p.strip() for p in parts if p.strip())
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------------------------
+
+
+def load(path: str | os.PathLike[str] | None = None) -> Catalog:
+    """Load a catalogue from a descriptors folder, a TOML file or a JSON file.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        Default: the ``descriptors/`` folder of the repository.
+
+    Returns
+    -------
+    Catalog
+        Tools in file order (files of a folder sorted by name).
+
+    Raises
+    ------
+    CatalogError
+        Missing path, bad TOML or JSON, a tool without name or description, duplicate names,
+        ``parameters`` that are not a JSON Schema, or an empty folder. ``where`` names file and field.
+    """
+    path = Path(path) if path is not None else default_descriptors()
+    if path.is_dir():
+        files = sorted(path.glob("*.toml"))
+        if not files:
+            raise CatalogError("no *.toml descriptor files in this folder", where=str(path))
+        tools: list[Tool] = []
+        for file in files:
+            tools.extend(_load_toml_file(file))
+        return Catalog(tools, source=str(path))
+    if not path.exists():
+        raise CatalogError("no such file or folder", where=str(path))
+    if path.suffix == ".toml":
+        return Catalog(_load_toml_file(path), source=str(path))
+    if path.suffix in (".json", ".jsonl"):
+        return Catalog(_load_json_file(path), source=str(path))
+    raise CatalogError(
+        f"unknown catalogue format {path.suffix!r}; expected a folder, .toml or .json", where=str(path)
+    )
+
+
+def default_descriptors() -> Path:
+    """The repository's ``descriptors/`` folder (next to the package)."""
+    return Path(__file__).resolve().parent.parent / "descriptors"
+
+
+def _load_toml_file(path: Path) -> list[Tool]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"not valid TOML ({exc})", where=str(path)) from None
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"not UTF-8 text ({exc.reason})", where=str(path)) from None
+    entries = data.get("tools")
+    if not isinstance(entries, list) or not entries:
+        raise CatalogError("expected at least one [[tools]] table", where=f"{path}: tools")
+    domain = data.get("domain")
+    tools = []
+    for i, entry in enumerate(entries):
+        where = f"{path}: tools[{i}]"
+        if not isinstance(entry, dict):
+            raise CatalogError(f"expected a table, got {type(entry).__name__}", where=where)
+        tool = _tool_from_mapping(entry, where=where, source=str(path), descriptor=True)
+        if domain is not None and tool.domain != domain:
+            raise CatalogError(
+                f"tool {tool.name!r} is not in this file's domain; expected '{domain}:<verb>'",
+                where=f"{where}.name",
+            )
+        tools.append(tool)
+    return tools
+
+
+def _load_json_file(path: Path) -> list[Tool]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"not valid JSON (line {exc.lineno}: {exc.msg})", where=str(path)) from None
+    return tools_from_json(data, source=str(path))
+
+
+def tools_from_json(data: Any, *, source: str = "<json>") -> list[Tool]:
+    """Tools from parsed JSON: an OpenAI function list (plain or wrapped) or an MCP tools/list result.
+
+    Raises
+    ------
+    CatalogError
+        The shape is none of those, or an entry is malformed.
+    """
+    if isinstance(data, dict) and isinstance(data.get("result"), dict):
+        data = data["result"]  # a JSON-RPC response around tools/list
+    if isinstance(data, dict) and "tools" in data:
+        entries, key = data["tools"], "tools"
+    elif isinstance(data, list):
+        entries, key = data, ""
+    else:
+        raise CatalogError(
+            "expected a list of OpenAI functions or an MCP tools/list result {\"tools\": [...]}",
+            where=source,
+        )
+    if not isinstance(entries, list):
+        raise CatalogError(f"expected a list, got {type(entries).__name__}", where=f"{source}: {key}")
+    tools = []
+    for i, entry in enumerate(entries):
+        where = f"{source}: {key}[{i}]" if key else f"{source}: [{i}]"
+        if isinstance(entry, dict) and entry.get("type") == "function" and "function" in entry:
+            entry, where = entry["function"], f"{where}.function"
+        if not isinstance(entry, dict):
+            raise CatalogError(f"expected an object, got {type(entry).__name__}", where=where)
+        tools.append(_tool_from_mapping(entry, where=where, source=source, descriptor=False))
+    return tools
+
+
+def _get_str(entry: Mapping[str, Any], key: str, where: str, *, required: bool) -> str:
+    value = entry.get(key)
+    if value is None:
+        if required:
+            raise CatalogError(f"missing required field {key!r}", where=where)
+        return ""
+    if not isinstance(value, str):
+        raise CatalogError(f"expected a string, got {type(value).__name__}", where=f"{where}.{key}")
+    if required and not value.strip():
+        raise CatalogError("must not be empty", where=f"{where}.{key}")
+    return value.strip()
+
+
+def _get_str_list(entry: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise CatalogError("expected a list of strings", where=f"{where}.{key}")
+    return tuple(v.strip() for v in value if v.strip())
+
+
+def _get_examples(entry: Mapping[str, Any], key: str, where: str) -> tuple[Example, ...]:
+    value = entry.get(key, [])
+    if not isinstance(value, list):
+        raise CatalogError("expected a list of example tables", where=f"{where}.{key}")
+    out = []
+    for j, ex in enumerate(value):
+        w = f"{where}.{key}[{j}]"
+        if not isinstance(ex, dict):
+            raise CatalogError(f"expected a table, got {type(ex).__name__}", where=w)
+        arguments = ex.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise CatalogError("expected a table of arguments", where=f"{w}.arguments")
+        out.append(
+            Example(
+                text=_get_str(ex, "text", w, required=True),
+                arguments=arguments,
+                rationale=_get_str(ex, "rationale", w, required=False),
+            )
+        )
+    return tuple(out)
+
+
+def _tool_from_mapping(entry: Mapping[str, Any], *, where: str, source: str, descriptor: bool) -> Tool:
+    name = _get_str(entry, "name", where, required=True)
+    if descriptor:
+        short = _get_str(entry, "short_description", where, required=False)
+        description = _get_str(entry, "description", where, required=False) or short
+        if not description:
+            raise CatalogError("missing required field 'short_description'", where=where)
+    else:
+        short = ""
+        description = _get_str(entry, "description", where, required=True)
+    if "parameters" in entry:
+        schema_key = "parameters"
+    elif "inputSchema" in entry:
+        schema_key = "inputSchema"
+    elif "input_schema" in entry:
+        schema_key = "input_schema"
+    else:
+        schema_key = ""
+    parameters = entry.get(schema_key) if schema_key else {"type": "object", "properties": {}}
+    parameters = _check_parameters(parameters, f"{where}.{schema_key or 'parameters'}")
+    return Tool(
+        name=name,
+        description=description,
+        parameters=parameters,
+        short_description=short,
+        when_to_use=_get_str(entry, "when_to_use", where, required=False),
+        when_not_to_use=_get_str(entry, "when_not_to_use", where, required=False),
+        routing_hints=_get_str_list(entry, "routing_hints", where),
+        keywords=_get_str_list(entry, "keywords", where),
+        examples_good=_get_examples(entry, "examples_good", where),
+        examples_bad=_get_examples(entry, "examples_bad", where),
+        source=source,
+    )
+
+
+def normalize_schema_types(schema: Any) -> Any:
+    """Return a copy of ``schema`` with BFCL's type aliases (:data:`BFCL_TYPE_ALIASES`) replaced.
+
+    ``{"type": "dict"}`` becomes ``{"type": "object"}``; ``"any"`` drops the ``type`` key.
+    Everything else is copied unchanged, recursively.
+    """
+    if isinstance(schema, list):
+        return [normalize_schema_types(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str) and value in BFCL_TYPE_ALIASES:
+            alias = BFCL_TYPE_ALIASES[value]
+            if alias is not None:
+                out[key] = alias
+        elif key == "type" and isinstance(value, list):
+            types = [BFCL_TYPE_ALIASES.get(v, v) if isinstance(v, str) else v for v in value]
+            if None not in types:
+                out[key] = types
+        elif key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
+            out[key] = {k: normalize_schema_types(v) for k, v in value.items()}
+        elif key in ("enum", "const", "default", "examples"):
+            out[key] = value  # data, not schema: never rewrite
+        else:
+            out[key] = normalize_schema_types(value)
+    return out
+
+
+def _check_parameters(schema: Any, where: str) -> dict[str, Any]:
+    """Normalise BFCL aliases and check ``schema`` against the JSON Schema meta-schema."""
+    if not isinstance(schema, dict):
+        raise CatalogError(f"expected a JSON Schema object, got {type(schema).__name__}", where=where)
+    schema = normalize_schema_types(schema)
+    import jsonschema
+    from jsonschema.validators import validator_for
+
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        path = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in exc.path)
+        raise CatalogError(f"not a JSON Schema: {exc.message}", where=f"{where}{path}") from None
+    kind = schema.get("type", "object")
+    if kind != "object":
+        raise CatalogError(f"expected an object schema (type 'object'), got type {kind!r}", where=f"{where}.type")
+    return schema

@@ -1,0 +1,230 @@
+"""The ``eris-lab`` command line (DESIGN.md "Command-line contract").
+
+``main(argv) -> int`` is the one boundary (modelled on pypa/build's ``__main__.py``): bad user
+input becomes ``eris-lab: error: <msg>`` on stderr and exit status 2, never a traceback.
+Each subcommand is a pair ``_add_<name>(subparsers)`` / ``_run_<name>(args) -> int`` registered
+in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .errors import ErisLabError
+
+__all__ = ["main", "COMMANDS"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with our one-line error format (usage errors also exit 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise SystemExit(_fail(message))
+
+
+def _fail(message: str) -> int:
+    print(f"eris-lab: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _load_catalog(path: str | None):
+    from .catalog import load
+
+    return load(path)
+
+
+def _load_knobs(path: str | None):
+    from .knobs import Knobs
+
+    return Knobs.load(path) if path else Knobs()
+
+
+def _table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = "  ".join(f"{h:<{w}}" for h, w in zip(header, widths))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(f"{str(c):<{w}}" for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(out)
+
+
+def _print_routing(record: dict[str, Any]) -> None:
+    """Readable form of a route/decide record: a small table (tool, score, why)."""
+    decision = record["decision"]
+    scores = {h["name"]: h["score"] for h in record.get("hits", [])}
+    hit_names = set(scores)
+    rows = []
+    for name in record["offered"][:40]:
+        if name in hit_names:
+            why = "forced" if scores[name] >= 0.99 else "hit"
+        elif name in decision["names"]:
+            why = {"cluster": "cluster", "full_roster": "roster"}.get(decision["kind"], "policy")
+        else:
+            why = "overlay"
+        score = f"{scores[name]:.3f}" if name in scores else ""
+        rows.append((name, score, why))
+    print(f"rule:   {decision['rule']} ({decision['kind']})")
+    print(f"reason: {decision.get('reason', '')}")
+    if record.get("guard"):
+        print(f"guard:  {record['guard']}")
+    if rows:
+        print(_table(rows, ("tool", "score", "why")))
+        if len(record["offered"]) > 40:
+            print(f"... and {len(record['offered']) - 40} more ({len(record['offered'])} offered)")
+    else:
+        print("offered: nothing (no tool may be called)")
+    for overlay in record.get("overlays", []):
+        print(f"overlay: {overlay}")
+    if record.get("timings_ms"):
+        print("timings: " + ", ".join(f"{k} {v:.1f} ms" for k, v in record["timings_ms"].items()))
+
+
+# ---------------------------------------------------------------------------------------------
+# route
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_route(sub) -> None:
+    p = sub.add_parser("route", help="route one message: hits, policy decision, offered tools")
+    p.add_argument("text", help="the user message")
+    p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
+    p.add_argument("--recent", action="append", default=[], metavar="NAME",
+                   help="a recent successful tool of the session (repeatable, oldest first)")
+    p.add_argument("--previous", default="", metavar="TEXT", help="the previous user message (for follow-ups)")
+    p.add_argument("--knobs", help="knobs TOML file (from the tuner)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _run_route(args) -> int:
+    from .router import Router
+
+    catalog = _load_catalog(args.catalog)
+    knobs = _load_knobs(args.knobs)
+    unknown = [n for n in args.recent if n not in catalog]
+    if unknown:
+        raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue", where="--recent")
+    history = [{"role": "user", "content": args.previous}] if args.previous else []
+    routed = Router(catalog, knobs=knobs).route(args.text, recent=args.recent, history=history)
+    record = routed.to_json()
+    _print_json(record) if args.json else _print_routing(record)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# decide
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_decide(sub) -> None:
+    p = sub.add_parser("decide", help="run the policy alone on injected hits (no embedder)")
+    p.add_argument("--text", required=True, help="the user message")
+    p.add_argument("--hits", required=True,
+                   help='JSON list of [name, score] pairs or {"name","score"} objects, or @FILE')
+    p.add_argument("--recent", action="append", default=[], metavar="NAME")
+    p.add_argument("--fallback", choices=("full_roster", "domain_cluster"), help="unsure fallback")
+    p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
+    p.add_argument("--knobs", help="knobs TOML file")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _parse_hits(raw: str):
+    from .policy import Hit
+
+    if raw.startswith("@"):
+        try:
+            raw = Path(raw[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ErisLabError(f"cannot read hits file ({exc.strerror})", where="--hits") from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ErisLabError(f"not valid JSON ({exc.msg} at char {exc.pos})", where="--hits") from None
+    if not isinstance(data, list):
+        raise ErisLabError(f"expected a JSON list of hits, got {type(data).__name__}", where="--hits")
+    hits = []
+    for i, item in enumerate(data):
+        if isinstance(item, dict):
+            name, score = item.get("name"), item.get("score")
+        elif isinstance(item, list) and len(item) == 2:
+            name, score = item
+        else:
+            raise ErisLabError(f"expected [name, score] or {{\"name\", \"score\"}}, got {item!r}", where=f"--hits[{i}]")
+        if not isinstance(name, str) or isinstance(score, bool) or not isinstance(score, (int, float)):
+            raise ErisLabError(f"expected a string name and a numeric score, got {item!r}", where=f"--hits[{i}]")
+        hits.append(Hit(name=name, score=float(score)))
+    return hits
+
+
+def _run_decide(args) -> int:
+    from .offer import build
+    from .policy import decide
+
+    catalog = _load_catalog(args.catalog)
+    knobs = _load_knobs(args.knobs)
+    if args.fallback:
+        knobs = knobs.replace(unsure_fallback=args.fallback)
+    hits = _parse_hits(args.hits)
+    unknown = [h.name for h in hits if h.name not in catalog] + [n for n in args.recent if n not in catalog]
+    if unknown:
+        raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where="--hits/--recent")
+    decision = decide(args.text, hits, catalog, recent=args.recent, knobs=knobs)
+    offer = build(decision, catalog, knobs=knobs)
+    record = {
+        "hits": [{"name": h.name, "score": h.score} for h in sorted(hits, key=lambda h: -h.score)],
+        "decision": {"rule": str(decision.rule), "kind": decision.kind, "names": list(decision.names),
+                     "reason": decision.reason},
+        "offered": list(offer.names),
+        "overlays": list(offer.overlays),
+    }
+    _print_json(record) if args.json else _print_routing(record)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------------------------
+
+COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
+    "route": (_add_route, _run_route),
+    "decide": (_add_decide, _run_decide),
+}
+
+
+def main_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``eris-lab`` with every subcommand in ``COMMANDS``."""
+    parser = _Parser(prog="eris-lab", description="Tool routing lab for small local LLMs.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for add, _ in COMMANDS.values():
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 negative verdict, 2 bad input)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = main_parser()
+    try:
+        args = parser.parse_args(argv)
+        return COMMANDS[args.command][1](args)
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else _fail(exc.code)
+    except ErisLabError as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        return _fail("interrupted")
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Exceptions of eris_lab: one per noun, each a ``ValueError`` that carries where it happened.
+
+Message shape (see STYLE.md): ``<where>: <what is wrong>; got <value!r>, expected <allowed>``.
+Outer code may prefix ``where`` with its own context (file, then JSON path), as pypa/packaging does.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ErisLabError",
+    "CatalogError",
+    "SchemaError",
+    "KnobsError",
+    "EmbedError",
+    "DataError",
+]
+
+
+class ErisLabError(ValueError):
+    """Base error for bad user input; the CLI turns it into one line on stderr and exit status 2.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming the value and what was allowed.
+    where : str, optional
+        File, JSON path or flag at fault; printed before the message.
+    """
+
+    def __init__(self, message: str, *, where: str = "") -> None:
+        self.message = message
+        self.where = where
+        super().__init__(f"{where}: {message}" if where else message)
+
+    def within(self, outer: str) -> "ErisLabError":
+        """Return a copy whose ``where`` is prefixed by ``outer`` (a file or parent path)."""
+        where = f"{outer}: {self.where}" if self.where else outer
+        return type(self)(self.message, where=where)
+
+
+class CatalogError(ErisLabError):
+    """A tool catalogue (TOML descriptors, OpenAI functions, MCP tools/list) is malformed."""
+
+
+class SchemaError(ErisLabError):
+    """A JSON Schema cannot be compiled or is not a JSON Schema."""
+
+
+class KnobsError(ErisLabError):
+    """A knobs file or knob value is invalid."""
+
+
+class EmbedError(ErisLabError):
+    """An embedding model is missing, cannot load, or returned vectors of the wrong shape."""
+
+
+class DataError(ErisLabError):
+    """A labelled query set or external data file is missing or malformed."""

@@ -1,0 +1,170 @@
+"""Every tunable number of the router and policy, in one record that round-trips TOML.
+
+No threshold literal lives anywhere else in the package: modules read a :class:`Knobs`.
+The defaults are DESIGN.md's reference defaults, calibrated for all-MiniLM-L6-v2
+(semantic-router ships 0.5 as that model's score threshold too: ``encoders/huggingface.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import KnobsError
+
+__all__ = ["Knobs", "FALLBACKS", "write_atomic"]
+
+FALLBACKS = ("full_roster", "domain_cluster")
+EMPTY_FALLBACKS = ("full_roster", "none")
+DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Knobs:
+    """Tunable settings of guards, router and policy (DESIGN.md "Defaults").
+
+    Every field is a knob; a tuner run writes a new TOML file of them (``Knobs.save``), and
+    ``eris-lab route --knobs FILE`` reads one back (``Knobs.load``).
+
+    Raises
+    ------
+    KnobsError
+        From ``load`` / ``from_dict`` / ``replace``: unknown key, wrong type or out-of-range value.
+    """
+
+    threshold: float = 0.50  # cosine below this is not a hit; DESIGN.md defaults
+    single_hit_floor: float = 0.58  # a lone embedding hit below this is demoted; DESIGN.md
+    margin: float = 0.05  # hits within this cosine of the top are a near-tie; DESIGN.md
+    forced_floor: float = 0.99  # hits at or above this are lexical/forced, never demoted; DESIGN.md
+    unsure_fallback: Literal["full_roster", "domain_cluster"] = "full_roster"  # after a demotion
+    empty_fallback: Literal["full_roster", "none"] = "full_roster"  # no hit at all; DESIGN step 7
+    dialog_memory: int = 12  # recent successful tools kept per session; DESIGN.md
+    offer_cap: int = 0  # max tools offered, 0 = uncapped; seats whole domains; DESIGN.md
+    short_max_words: int = 3  # input of <= this many words is conversation (no URL/keyword)
+    short_max_chars: int = 15  # ... or of <= this many characters; DESIGN.md
+    max_query_chars: int = 4000  # longer input is cut before embedding (MiniLM reads 256 pieces)
+    domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
+    notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
+
+    def __post_init__(self) -> None:
+        for name in ("threshold", "single_hit_floor", "margin", "forced_floor"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise KnobsError(f"expected a number, got {value!r}", where=name)
+            if not -1.0 <= value <= 1.0:
+                raise KnobsError(f"expected a cosine in [-1, 1], got {value!r}", where=name)
+        if self.margin < 0:
+            raise KnobsError(f"expected >= 0, got {self.margin!r}", where="margin")
+        if self.unsure_fallback not in FALLBACKS:
+            raise KnobsError(
+                f"expected one of {', '.join(FALLBACKS)}, got {self.unsure_fallback!r}",
+                where="unsure_fallback",
+            )
+        if self.empty_fallback not in EMPTY_FALLBACKS:
+            raise KnobsError(
+                f"expected one of {', '.join(EMPTY_FALLBACKS)}, got {self.empty_fallback!r}",
+                where="empty_fallback",
+            )
+        for name in ("dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise KnobsError(f"expected an integer >= 0, got {value!r}", where=name)
+        if not isinstance(self.domain_floors, dict):
+            raise KnobsError(f"expected a table of domain = cosine, got {self.domain_floors!r}", where="domain_floors")
+        for domain, value in self.domain_floors.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
+                raise KnobsError(f"expected a cosine in [-1, 1], got {value!r}", where=f"domain_floors.{domain}")
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, where: str = "knobs") -> "Knobs":
+        """Build from a mapping (a parsed TOML table); unknown keys are an error, not ignored."""
+        if not isinstance(data, dict):
+            raise KnobsError(f"expected a table, got {type(data).__name__}", where=where)
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise KnobsError(
+                f"unknown knob {unknown[0]!r}; expected one of {', '.join(sorted(names))}", where=where
+            )
+        try:
+            return cls(**data)
+        except KnobsError as exc:
+            raise exc.within(where) from None
+        except TypeError as exc:  # pragma: no cover - defensive, fields are all keyword
+            raise KnobsError(str(exc), where=where) from None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "Knobs":
+        """Read a knobs TOML file (``[knobs]`` table, or knob keys at top level).
+
+        Raises
+        ------
+        KnobsError
+            The file is missing, is not TOML, or holds an unknown or invalid knob.
+        """
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise KnobsError("no such file", where=str(path)) from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise KnobsError(f"not valid TOML ({exc})", where=str(path)) from None
+        table = data.get("knobs", data)
+        return cls.from_dict(table, where=str(path))
+
+    def replace(self, **changes: Any) -> "Knobs":
+        """Return a copy with some knobs changed (validated like construction)."""
+        return dataclasses.replace(self, **changes)
+
+    # -- output ------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The knobs as a plain mapping (TOML- and JSON-ready)."""
+        return dataclasses.asdict(self)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the knobs as TOML atomically (a temp file renamed over ``path``).
+
+        A crash mid-write leaves the previous file untouched.
+        """
+        import tomli_w
+
+        text = tomli_w.dumps({"knobs": _drop_none(self.to_dict())})
+        return write_atomic(path, text)
+
+
+def _drop_none(value: Any) -> Any:
+    """TOML has no null: drop None entries from nested mappings before writing."""
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_drop_none(v) for v in value]
+    return value
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` through a temp file in the same folder and ``os.replace``.
+
+    Returns the path written. Readers never see a half-written file, and a failure leaves the
+    last good file in place.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

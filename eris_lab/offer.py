@@ -1,0 +1,135 @@
+"""The offer: the ONE list of what is callable this turn.
+
+``build`` takes the policy's decision and applies the overlays in one place, so the slim
+prompt (``prompt.slim``) and the GBNF grammar (``grammar.compile``) read the same list and can
+never disagree about what is callable.
+
+Overlays, in order:
+
+1. companions: a tool brings the tool it is useless without (``web:fetch`` / ``web:search``
+   bring ``web:find``; ``doc:read`` brings ``vault:write``), placed right after it;
+2. latch: once a domain was offered in a turn, its whole family stays offered for the rest of
+   that turn (later rounds of the tool loop cannot lose a verb the model already saw);
+3. cap (``offer_cap``): seats whole domains in rank order and completes each seated domain's
+   verbs; it never amputates a domain. A full roster is never capped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .catalog import Catalog, domain_of
+from .knobs import Knobs
+from .policy import Decision
+
+__all__ = ["Offer", "Latch", "build", "COMPANIONS"]
+
+#: Tools that bring a companion into the offer (issue #2 overlays).
+COMPANIONS: dict[str, tuple[str, ...]] = {
+    "web:fetch": ("web:find",),
+    "web:search": ("web:find",),
+    "doc:read": ("vault:write",),
+}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Offer:
+    """The offered tools of one turn.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Offered tool names, in offer order (prompt order and grammar order).
+    decision : Decision
+        The policy decision the offer was built from.
+    overlays : tuple of str
+        What the overlays changed, e.g. ``"companion web:find <- web:fetch"``.
+    """
+
+    names: tuple[str, ...]
+    decision: Decision
+    overlays: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        """The decision's kind (``subset``, ``cluster``, ``full_roster``, ``conversational``)."""
+        return self.decision.kind
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+@dataclass(kw_only=True)
+class Latch:
+    """Domains latched during one turn; pass the same latch to every ``build`` of that turn."""
+
+    domains: list[str] = field(default_factory=list)
+
+
+def _group_key(name: str) -> str:
+    return domain_of(name) or f"\0{name}"  # a domainless tool is a domain of its own
+
+
+def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(), latch: Latch | None = None) -> Offer:
+    """Build the offer from a decision: companions, then latch, then cap.
+
+    Parameters
+    ----------
+    decision : Decision
+    catalog : Catalog
+    knobs : Knobs
+        Reads ``offer_cap`` (0 = uncapped).
+    latch : Latch, optional
+        The turn's latch; updated with the domains offered here.
+
+    Returns
+    -------
+    Offer
+        Names unique, every name in ``catalog``.
+    """
+    if decision.kind == "conversational":
+        return Offer(names=(), decision=decision)
+    names = [n for n in dict.fromkeys(decision.names) if n in catalog]
+    overlays: list[str] = []
+    if decision.kind != "full_roster":
+        # 1. companions
+        out: list[str] = []
+        for name in names:
+            if name not in out:
+                out.append(name)
+            for companion in COMPANIONS.get(name, ()):
+                if companion in catalog and companion not in names and companion not in out:
+                    out.append(companion)
+                    overlays.append(f"companion {companion} <- {name}")
+        names = out
+        # 2. latch
+        if latch is not None:
+            for domain in latch.domains:
+                added = [n for n in catalog.cluster(domain) if n not in names]
+                if added:
+                    names.extend(added)
+                    overlays.append(f"latch {domain}: +{', '.join(added)}")
+        # 3. cap
+        if knobs.offer_cap and len(names) > knobs.offer_cap:
+            seated: list[str] = []
+            result: list[str] = []
+            for name in names:
+                key = _group_key(name)
+                if key in seated:
+                    continue
+                family = [n for n in (catalog.cluster(key) if domain_of(name) else (name,))]
+                ordered = [n for n in names if _group_key(n) == key] + [n for n in family if n not in names]
+                if result and len(result) + len(ordered) > knobs.offer_cap:
+                    continue
+                seated.append(key)
+                result.extend(ordered)
+            dropped = [n for n in names if n not in result]
+            overlays.append(f"cap {knobs.offer_cap}: seated {', '.join(k.lstrip(chr(0)) for k in seated)}"
+                            + (f"; left out {', '.join(dropped)}" if dropped else ""))
+            names = result
+    if latch is not None:
+        for name in names:
+            domain = domain_of(name)
+            if domain and domain not in latch.domains and decision.kind != "full_roster":
+                latch.domains.append(domain)
+    return Offer(names=tuple(names), decision=decision, overlays=tuple(overlays))

@@ -1,0 +1,334 @@
+"""The policy layer: from scored hits to a decision of how wide to open the door.
+
+``decide`` applies DESIGN.md's rules in a fixed order and reports which one decided:
+
+0. conversation (guard) -> nothing offered;
+1. dialog pairing from the session's recent successful tools ("delete that email" after
+   ``mail:check``) -> that domain's verbs, the cue's verb first; agenda > mail > calendar > doc;
+2. split forced hits (>= ``forced_floor``) from embedding hits;
+3. a lone embedding hit below ``single_hit_floor`` is demoted (never GBNF-lock onto a coin flip);
+   with nothing left, fall back to the full roster or (knob) that tool's domain cluster;
+4. near-tie within ``margin`` of the top: widen to the union of domain clusters only when the
+   tied hits sharing an affinity group with the top span two or more domains; otherwise keep
+   the ranked subset (an unrelated near-tie never dumps clusters);
+5. append forced hits; 6. re-rank by the original cosine (cluster siblings inherit their domain's
+   best score minus 1e-4); 7. empty -> full roster (knob ``empty_fallback``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Iterable, Literal, Sequence
+
+from .catalog import Catalog, domain_of
+from .guard import is_conversational, tool_keywords
+from .knobs import Knobs
+
+__all__ = [
+    "Rule",
+    "Kind",
+    "Hit",
+    "Decision",
+    "decide",
+    "AFFINITY_GROUPS",
+    "affinity_group",
+    "SIBLING_OFFSET",
+]
+
+
+class Rule(StrEnum):
+    """Rule ids a decision reports (DESIGN.md)."""
+
+    CONVERSATIONAL = "CONVERSATIONAL"
+    AGENDA_DIALOG_PAIRING = "AGENDA_DIALOG_PAIRING"
+    MAIL_DIALOG_PAIRING = "MAIL_DIALOG_PAIRING"
+    CALENDAR_DIALOG_PAIRING = "CALENDAR_DIALOG_PAIRING"
+    DOC_DIALOG_PAIRING = "DOC_DIALOG_PAIRING"
+    SINGLE_STRONG_HIT = "SINGLE_STRONG_HIT"
+    RANKED_SUBSET = "RANKED_SUBSET"
+    AFFINITY_MARGIN_UNION = "AFFINITY_MARGIN_UNION"
+    LEXICAL_FORCED_ONLY = "LEXICAL_FORCED_ONLY"
+    MIXED_EMBED_AND_LEXICAL = "MIXED_EMBED_AND_LEXICAL"
+    UNSURE_FULL_ROSTER = "UNSURE_FULL_ROSTER"
+    UNSURE_DOMAIN_CLUSTER = "UNSURE_DOMAIN_CLUSTER"
+    EMPTY_AFTER_POLICY = "EMPTY_AFTER_POLICY"
+
+
+Kind = Literal["subset", "cluster", "full_roster", "conversational"]
+
+#: Near-ties widen only inside one group (DESIGN.md "Affinity groups"); other domains stand alone.
+AFFINITY_GROUPS: dict[str, frozenset[str]] = {
+    "time": frozenset({"agenda", "clock", "calendar"}),
+    "web": frozenset({"web", "news", "wiki"}),
+    "knowledge": frozenset({"doc", "vault", "memory", "media"}),
+    "system": frozenset({"system", "skills"}),
+}
+_GROUP_OF = {domain: group for group, members in AFFINITY_GROUPS.items() for domain in members}
+
+#: Cluster siblings rank just under their domain's best hit (issue #2, policy step 6).
+SIBLING_OFFSET = 1e-4
+
+
+def affinity_group(domain: str) -> str:
+    """The affinity group of ``domain``, or ``""`` when it stands alone."""
+    return _GROUP_OF.get(domain, "")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Hit:
+    """A tool and its score for one message: a cosine in [-1, 1], or 1.0 for a forced hit."""
+
+    name: str
+    score: float
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Decision:
+    """What the policy decided, and why.
+
+    Attributes
+    ----------
+    rule : Rule
+        Which rule decided (DESIGN.md rule ids).
+    kind : {"subset", "cluster", "full_roster", "conversational"}
+    names : tuple of str
+        Tools to offer, best first (every tool for ``full_roster``, none for ``conversational``).
+    reason : str
+        One human sentence, shown by the CLI and the notebooks.
+    """
+
+    rule: Rule
+    kind: Kind
+    names: tuple[str, ...]
+    reason: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Rule 1: dialog pairing
+# ---------------------------------------------------------------------------------------------
+
+_ANAPHOR = r"\b(?:that|this|it|those|these|them|the\s+(?:last|same|previous)|das|dies\w*|den|die|es)\b"
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairing:
+    rule: Rule
+    domain: str
+    nouns: re.Pattern[str]
+    verbs: tuple[tuple[re.Pattern[str], str], ...]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+#: Continuation cues, in priority order (agenda > mail > calendar > doc; issue #2). A cue needs
+#: an anaphor, a domain noun and a verb: a bare "remove it" never pairs.
+PAIRINGS: tuple[_Pairing, ...] = (
+    _Pairing(
+        Rule.AGENDA_DIALOG_PAIRING, "agenda",
+        _rx(r"\b(?:agenda|reminders?|to-?dos?|tasks?|erinnerung\w*|aufgabe\w*)\b"),
+        (
+            (_rx(r"\b(?:remove|delete|drop|cancel|clear|lösch\w*|losch\w*|entfern\w*|streich\w*)\b"), "agenda:remove"),
+            (_rx(r"\b(?:complete|done|finish\w*|tick\w*|check\s+off|erledig\w*|abhak\w*)\b"), "agenda:complete"),
+            (_rx(r"\b(?:push|postpone|delay|snooze|later|verschieb\w*)\b"), "agenda:push"),
+            (_rx(r"\b(?:remind|erinner\w*)\b"), "agenda:remind_at"),
+            (_rx(r"\b(?:show|list|read|zeig\w*)\b"), "agenda:list"),
+        ),
+    ),
+    _Pairing(
+        Rule.MAIL_DIALOG_PAIRING, "mail",
+        _rx(r"\b(?:e-?mails?|mails?|messages?|inbox|nachricht\w*)\b"),
+        (
+            (_rx(r"\b(?:delete|remove|trash|bin|lösch\w*|losch\w*)\b"), "mail:delete"),
+            (_rx(r"\b(?:archive|move|file|archivier\w*|verschieb\w*)\b"), "mail:move"),
+            (_rx(r"\b(?:reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*)\b"), "mail:write"),
+            (_rx(r"\b(?:read|open|show|lies|zeig\w*|öffne)\b"), "mail:read"),
+        ),
+    ),
+    _Pairing(
+        Rule.CALENDAR_DIALOG_PAIRING, "calendar",
+        _rx(r"\b(?:meetings?|appointments?|events?|calendar|termin\w*|besprechung\w*|kalender\w*)\b"),
+        (
+            (_rx(r"\b(?:cancel|delete|remove|call\s+off|absag\w*|lösch\w*|losch\w*)\b"), "calendar:delete"),
+            (_rx(r"\b(?:move|reschedule|change|update|postpone|shift|verschieb\w*|änder\w*)\b"), "calendar:update"),
+            (_rx(r"\b(?:show|details?|open|zeig\w*)\b"), "calendar:get"),
+        ),
+    ),
+    _Pairing(
+        Rule.DOC_DIALOG_PAIRING, "doc",
+        _rx(r"\b(?:documents?|docs?|pdfs?|dokument\w*)\b"),
+        (
+            (_rx(r"\b(?:delete|remove|drop|lösch\w*|losch\w*|entfern\w*)\b"), "doc:delete"),
+            (_rx(r"\b(?:read|open|show|lies|zeig\w*)\b"), "doc:read"),
+            (_rx(r"\b(?:summari[sz]e|ask|query|search|question)\b"), "doc:query"),
+        ),
+    ),
+)
+_ANAPHOR_RE = _rx(_ANAPHOR)
+
+
+def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
+    if not recent or not _ANAPHOR_RE.search(text):
+        return None
+    recent_domains = {domain_of(name) for name in recent}
+    for pairing in PAIRINGS:
+        cluster = catalog.cluster(pairing.domain)
+        if not cluster or pairing.domain not in recent_domains:
+            continue
+        noun = pairing.nouns.search(text)
+        if not noun:
+            continue
+        verb_tool = next((tool for pattern, tool in pairing.verbs if pattern.search(text)), "")
+        if not verb_tool:
+            continue
+        first = (verb_tool,) if verb_tool in cluster else ()
+        names = first + tuple(n for n in cluster if n not in first)
+        last = next(n for n in reversed(recent) if domain_of(n) == pairing.domain)
+        return Decision(
+            rule=pairing.rule, kind="cluster", names=names,
+            reason=f"continuation cue ({noun.group(0)!r}) after {last}: offering {pairing.domain} verbs, "
+                   f"{names[0]} first",
+        )
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# decide
+# ---------------------------------------------------------------------------------------------
+
+
+def _full_roster(rule: Rule, catalog: Catalog, reason: str) -> Decision:
+    return Decision(rule=rule, kind="full_roster", names=catalog.names, reason=reason)
+
+
+def _rank(scores: dict[str, float], catalog: Catalog) -> tuple[str, ...]:
+    order = {name: i for i, name in enumerate(catalog.names)}
+    return tuple(sorted(scores, key=lambda n: (-scores[n], order.get(n, len(order)))))
+
+
+def _with_clusters(hits: Iterable[Hit], domains: Iterable[str], catalog: Catalog) -> dict[str, float]:
+    """Scores of ``hits`` plus every sibling of ``domains`` at its domain's best score minus 1e-4."""
+    scores = {h.name: h.score for h in hits}
+    for domain in domains:
+        best = max((s for n, s in scores.items() if domain_of(n) == domain), default=0.0)
+        for sibling in catalog.cluster(domain):
+            scores.setdefault(sibling, best - SIBLING_OFFSET)
+    return scores
+
+
+def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence[str] = (),
+           knobs: Knobs = Knobs()) -> Decision:
+    """Decide which tools to offer for one message.
+
+    Parameters
+    ----------
+    text : str
+        The (cleaned) user message; read for conversation and continuation cues.
+    hits : sequence of Hit
+        Scored tools, any order; scores >= ``knobs.forced_floor`` count as forced (lexical).
+        Hits naming tools outside ``catalog`` are ignored.
+    catalog : Catalog
+        The registry: clusters and the full roster come from it.
+    recent : sequence of str
+        The session's recent successful tools, oldest first; the last ``knobs.dialog_memory`` count.
+    knobs : Knobs
+        Reads threshold, single_hit_floor, margin, forced_floor, unsure_fallback, empty_fallback,
+        dialog_memory, short_max_words, short_max_chars.
+
+    Returns
+    -------
+    Decision
+        ``names`` best first; never raises on any text.
+
+    Notes
+    -----
+    Rule order and ids: DESIGN.md and issue #2. Re-ranking of cluster siblings at the domain's
+    best score minus :data:`SIBLING_OFFSET` keeps the hit that caused a widening in front.
+    """
+    forced = [h for h in hits if h.name in catalog and h.score >= knobs.forced_floor]
+    if not forced and is_conversational(
+        text, tool_keywords(catalog), max_words=knobs.short_max_words, max_chars=knobs.short_max_chars
+    ):
+        return Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(),
+                        reason="short or greeting message with no URL and no tool keyword: conversation")
+
+    # 1. dialog pairing
+    window = tuple(recent)[-knobs.dialog_memory:] if knobs.dialog_memory else ()
+    paired = _dialog_pairing(text, catalog, window)
+    if paired is not None:
+        return paired
+
+    # 2. split forced from embedding hits (keep the best score per tool)
+    best: dict[str, float] = {}
+    for h in hits:
+        if h.name in catalog and h.score >= knobs.threshold:
+            best[h.name] = max(h.score, best.get(h.name, -1.0))
+    forced_hits = [Hit(name=n, score=s) for n, s in best.items() if s >= knobs.forced_floor]
+    embed_hits = sorted((Hit(name=n, score=s) for n, s in best.items() if s < knobs.forced_floor),
+                        key=lambda h: -h.score)
+
+    # 3. demote a lone weak embedding hit
+    demoted = ""
+    if len(embed_hits) == 1 and embed_hits[0].score < knobs.single_hit_floor:
+        demoted = embed_hits[0].name
+        embed_hits = []
+        if not forced_hits:
+            note = (f"lone hit {demoted} at {best[demoted]:.3f} is below the single-hit floor "
+                    f"{knobs.single_hit_floor:.2f}")
+            domain = domain_of(demoted)
+            if knobs.unsure_fallback == "domain_cluster" and len(catalog.cluster(domain)) > 1:
+                names = _rank(_with_clusters([Hit(name=demoted, score=best[demoted])], [domain], catalog), catalog)
+                return Decision(rule=Rule.UNSURE_DOMAIN_CLUSTER, kind="cluster", names=names,
+                                reason=f"{note}: offering the {domain} cluster")
+            return _full_roster(Rule.UNSURE_FULL_ROSTER, catalog, f"{note}: offering the full roster")
+
+    # 4. near-tie widening along affinity
+    rule: Rule | None = None
+    reason = ""
+    widened = False
+    scores: dict[str, float] = {h.name: h.score for h in embed_hits}
+    if embed_hits:
+        top = embed_hits[0]
+        tied = [h for h in embed_hits[1:] if top.score - h.score <= knobs.margin]
+        group = affinity_group(domain_of(top.name))
+        allied = [top] + [h for h in tied if group and affinity_group(domain_of(h.name)) == group]
+        allied_domains = tuple(dict.fromkeys(domain_of(h.name) for h in allied))
+        if tied and len(allied_domains) >= 2:
+            scores = _with_clusters(embed_hits, allied_domains, catalog)
+            widened = True
+            rule = Rule.AFFINITY_MARGIN_UNION
+            reason = (f"near-tie within {knobs.margin:.2f} of {top.name} across related domains "
+                      f"({', '.join(allied_domains)}; group {group}): offering their clusters")
+        elif len(embed_hits) == 1:
+            rule = Rule.SINGLE_STRONG_HIT
+            reason = f"one hit, {top.name} at {top.score:.3f}, at or above the single-hit floor"
+        else:
+            rule = Rule.RANKED_SUBSET
+            reason = (f"{len(embed_hits)} hits >= {knobs.threshold:.2f}, top {top.name} at {top.score:.3f}"
+                      + (f"; near-tie with unrelated {', '.join(h.name for h in tied)} kept ranked" if tied else ""))
+
+    # 5. append forced hits, 6. re-rank
+    if forced_hits:
+        for h in forced_hits:
+            scores[h.name] = h.score
+        forced_names = ", ".join(h.name for h in sorted(forced_hits, key=lambda h: -h.score))
+        if rule is None:
+            rule = Rule.LEXICAL_FORCED_ONLY
+            reason = f"lexical/forced hits only ({forced_names})" + (f"; lone weak {demoted} demoted" if demoted else "")
+        else:
+            rule = Rule.MIXED_EMBED_AND_LEXICAL
+            reason = f"forced hits ({forced_names}) plus embedding hits: {reason}"
+    names = _rank(scores, catalog)
+
+    # 7. empty -> full roster (or nothing)
+    if not names:
+        if knobs.empty_fallback == "none":
+            return Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="conversational", names=(),
+                            reason=f"no hit >= {knobs.threshold:.2f}: offering nothing (empty_fallback=none)")
+        return _full_roster(Rule.EMPTY_AFTER_POLICY, catalog,
+                            f"no hit >= {knobs.threshold:.2f}: offering the full roster")
+    kind: Kind = "cluster" if widened else "subset"
+    return Decision(rule=rule, kind=kind, names=names, reason=reason)

@@ -1,0 +1,279 @@
+"""The router: one message in, scored hits, a policy decision and the offer out.
+
+One matrix product scores the message against every tool vector (cosine, since all rows are
+L2-normalised; scoring as semantic-router's ``linear.py``). Guards run first and may skip the
+embedder entirely (conversation) or force the fetch tool (URLs). Tool vectors come from
+``catalog.enrich_for_routing`` and are cached on disk per model (``embed.VectorCache``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .catalog import Catalog, domain_of, enrich_for_routing
+from .embed import Embedder, VectorCache, default_embedder, normalize_rows
+from .errors import CatalogError
+from .guard import (
+    FORCED_SCORE,
+    clean_text,
+    fetch_tool,
+    find_urls,
+    is_conversational,
+    names_domain,
+    page_phrase,
+    tool_keywords,
+)
+from .knobs import Knobs
+from .offer import Latch, Offer, build
+from .policy import Decision, Hit, decide
+
+__all__ = ["Router", "Routed", "top_scores", "REFERRING_CUE_RE", "GERMAN_GLOSSES"]
+
+#: A follow-up that points back ("more", "this", "again") is routed with the previous user
+#: message prepended (the fix reported with case route-05: forward the last full turn).
+REFERRING_CUE_RE = re.compile(
+    r"(?i)\b(?:this|that|it|them|those|these|more|again|same|another|one more|the rest|"
+    r"das|dies\w*|nochmal|noch\s+mehr|mehr|wieder|davon)\b"
+)
+
+#: German words glossed in English before embedding: the bundled MiniLM is English-only, and
+#: German requests otherwise score as low-signal (case route-08). Small and domain-anchored.
+GERMAN_GLOSSES: dict[str, str] = {
+    "schreibe": "write", "schreib": "write", "schreiben": "write", "datei": "file", "dateien": "files",
+    "ordner": "folder directory", "inhalt": "content", "lies": "read", "lesen": "read",
+    "lösche": "delete", "löschen": "delete", "entferne": "remove", "zeige": "show", "zeig": "show",
+    "liste": "list", "wetter": "weather", "regen": "rain", "morgen": "tomorrow", "heute": "today",
+    "erinnere": "remind", "erinnerung": "reminder", "termin": "appointment", "kalender": "calendar",
+    "wecker": "alarm clock", "uhrzeit": "time", "spät": "late time", "nachrichten": "news messages",
+    "mail": "email", "e-mail": "email", "suche": "search", "such": "search", "finde": "find",
+    "seite": "page", "öffne": "open", "dokument": "document", "notiz": "note", "merke": "remember",
+    "zug": "train", "bahn": "train", "abfahrt": "departure", "musik": "music", "spiele": "play",
+    "lautstärke": "volume", "rechne": "calculate", "umrechnen": "convert", "aufgabe": "task",
+    "erledigt": "done", "verschiebe": "postpone move", "antworte": "reply", "sende": "send",
+    "schicke": "send", "archiviere": "archive", "gedächtnis": "memory", "wiki": "wiki",
+}
+_WORD_RE = re.compile(r"[\wäöüß-]+", re.IGNORECASE)
+
+
+def gloss_german(text: str) -> str:
+    """Append English glosses of known German words (:data:`GERMAN_GLOSSES`); ``""`` if none."""
+    glosses = [GERMAN_GLOSSES[w.lower()] for w in _WORD_RE.findall(text) if w.lower() in GERMAN_GLOSSES]
+    return " ".join(dict.fromkeys(glosses))
+
+
+def top_scores(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and values of the ``k`` largest scores, sorted descending.
+
+    ``argpartition`` returns the top k unordered, so they are re-sorted (semantic-router does
+    the same in ``linear.top_scores``).
+    """
+    k = min(k, scores.shape[0])
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=scores.dtype)
+    idx = np.argpartition(-scores, k - 1)[:k]
+    idx = idx[np.argsort(-scores[idx], kind="stable")]
+    return idx, scores[idx]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Routed:
+    """The result of routing one message (the ``eris-lab route --json`` record).
+
+    Attributes
+    ----------
+    text : str
+        The cleaned message.
+    hits : tuple of Hit
+        Hits >= threshold, score descending (forced hits at 1.0 first).
+    decision : Decision
+    offer : Offer
+    timings_ms : dict of str to float
+        ``guard``, ``embed``, ``score``, ``policy``, ``offer``, ``total`` in milliseconds.
+    guard : str
+        What the guards did (``conversation``, ``url``, ``page phrase``, ``follow-up``...).
+    """
+
+    text: str
+    hits: tuple[Hit, ...]
+    decision: Decision
+    offer: Offer
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+    guard: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON record: ``hits``, ``decision``, ``offered``, ``timings_ms`` (+ extras)."""
+        return {
+            "text": self.text,
+            "hits": [{"name": h.name, "score": round(float(h.score), 6)} for h in self.hits],
+            "decision": {
+                "rule": str(self.decision.rule),
+                "kind": self.decision.kind,
+                "names": list(self.decision.names),
+                "reason": self.decision.reason,
+            },
+            "offered": list(self.offer.names),
+            "overlays": list(self.offer.overlays),
+            "guard": self.guard,
+            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+        }
+
+
+class Router:
+    """Routes messages against one catalogue.
+
+    Parameters
+    ----------
+    catalog : Catalog
+        At least one tool.
+    embedder : Embedder, optional
+        Default: the bundled all-MiniLM-L6-v2 (loaded on first use).
+    knobs : Knobs, optional
+    cache : bool or VectorCache
+        True (default) caches tool vectors on disk; False embeds at every start.
+    tool_vectors : ndarray, optional
+        ``(n_tools, dim) float32`` precomputed vectors (benchmarks, tests); skips embedding tools.
+
+    Raises
+    ------
+    CatalogError
+        The catalogue has no tools.
+    """
+
+    def __init__(self, catalog: Catalog, embedder: Embedder | None = None, *, knobs: Knobs = Knobs(),
+                 cache: bool | VectorCache = True, tool_vectors: np.ndarray | None = None) -> None:
+        if len(catalog) == 0:
+            raise CatalogError("the catalogue has no tools; a router needs at least one", where=catalog.source or "catalog")
+        self.catalog = catalog
+        self.embedder = embedder if embedder is not None else default_embedder()
+        self.knobs = knobs
+        self.cache = cache
+        self._vectors = None if tool_vectors is None else normalize_rows(tool_vectors)
+        self._keywords = tool_keywords(catalog)
+        self._fetch = fetch_tool(catalog)
+        self.startup_ms = 0.0
+
+    @property
+    def tool_vectors(self) -> np.ndarray:
+        """``(n_tools, dim) float32`` routing vectors, rows in catalogue order (embedded once)."""
+        if self._vectors is None:
+            start = time.perf_counter()
+            texts = [enrich_for_routing(t) for t in self.catalog]
+            if self.cache is False:
+                vectors = self.embedder.embed(texts)
+            else:
+                store = self.cache if isinstance(self.cache, VectorCache) else VectorCache(self.embedder)
+                vectors = store.embed(texts)
+            self._vectors = normalize_rows(vectors)
+            self.startup_ms = (time.perf_counter() - start) * 1000
+        return self._vectors
+
+    # -- scoring ---------------------------------------------------------------------------
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        """Cosine of each text against every tool: ``(len(texts), n_tools) float32``."""
+        queries = normalize_rows(self.embedder.embed(list(texts)))
+        return queries @ self.tool_vectors.T
+
+    def _forced(self, text: str) -> tuple[list[Hit], str]:
+        if not self._fetch:
+            return [], ""
+        urls = find_urls(text)
+        if urls:
+            return [Hit(name=self._fetch, score=FORCED_SCORE)], f"url {urls[0]}"
+        phrase = page_phrase(text)
+        if phrase:
+            return [Hit(name=self._fetch, score=FORCED_SCORE)], f"page phrase {phrase!r}"
+        return [], ""
+
+    def hits(self, text: str, *, history: Sequence[Mapping[str, Any]] = ()) -> tuple[Hit, ...]:
+        """Hits for one message: forced hits, then cosine hits >= threshold, score descending."""
+        return self._hits(clean_text(text, self.knobs.max_query_chars), history, {})[0]
+
+    def _hits(self, text: str, history: Sequence[Mapping[str, Any]], timings: dict[str, float]
+              ) -> tuple[tuple[Hit, ...], str]:
+        start = time.perf_counter()
+        forced, guard = self._forced(text)
+        conversational = not forced and is_conversational(
+            text, self._keywords, max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars)
+        timings["guard"] = (time.perf_counter() - start) * 1000
+        if conversational:
+            timings["embed"] = timings["score"] = 0.0
+            return (), "conversation"
+        queries = [text]
+        gloss = gloss_german(text)
+        if gloss:
+            queries.append(f"{text} ({gloss})")
+            guard = "; ".join(filter(None, [guard, "german gloss"]))
+        previous = _previous_user_text(history)
+        if previous and REFERRING_CUE_RE.search(text):
+            queries.append(f"{previous} {text}")
+            guard = "; ".join(filter(None, [guard, "follow-up with previous turn"]))
+        start = time.perf_counter()
+        _ = self.tool_vectors
+        embed_start = time.perf_counter()
+        q = normalize_rows(self.embedder.embed(queries))
+        timings["embed"] = (time.perf_counter() - embed_start) * 1000
+        score_start = time.perf_counter()
+        scores = (q @ self.tool_vectors.T).max(axis=0)
+        keep = np.flatnonzero(scores >= self.knobs.threshold)
+        order = keep[np.argsort(-scores[keep], kind="stable")]
+        names = self.catalog.names
+        found = {h.name: h for h in forced}
+        for i in order:
+            name = names[i]
+            if name in found:
+                continue
+            domain = domain_of(name)
+            floor = self.knobs.domain_floors.get(domain)
+            if floor is not None and scores[i] < floor and not names_domain(text, domain):
+                continue
+            found[name] = Hit(name=name, score=float(scores[i]))
+        timings["score"] = (time.perf_counter() - score_start) * 1000
+        timings.setdefault("vectors", (embed_start - start) * 1000)
+        return tuple(sorted(found.values(), key=lambda h: -h.score)), guard
+
+    # -- the first half of a turn -----------------------------------------------------------
+    def route(self, text: str, *, recent: Sequence[str] = (), history: Sequence[Mapping[str, Any]] = (),
+              latch: Latch | None = None) -> Routed:
+        """Route one message: guards -> hits -> ``policy.decide`` -> ``offer.build``.
+
+        Parameters
+        ----------
+        text : str
+            Raw user message (any length; cleaned and cut to ``max_query_chars``).
+        recent : sequence of str
+            Recent successful tools of the session, oldest first (dialog memory).
+        history : sequence of mapping
+            Earlier turns: ``{"role": "user", "content": ...}`` and ``{"role": "tool_used", "name": ...}``.
+            Tools used there extend ``recent``.
+        latch : Latch, optional
+            The turn's latch (tool loop rounds).
+
+        Returns
+        -------
+        Routed
+        """
+        total = time.perf_counter()
+        timings: dict[str, float] = {}
+        clean = clean_text(text, self.knobs.max_query_chars)
+        hits, guard = self._hits(clean, history, timings)
+        recent = tuple(h["name"] for h in history if h.get("role") == "tool_used" and h.get("name")) + tuple(recent)
+        start = time.perf_counter()
+        decision = decide(clean, hits, self.catalog, recent=recent, knobs=self.knobs)
+        timings["policy"] = (time.perf_counter() - start) * 1000
+        start = time.perf_counter()
+        offer = build(decision, self.catalog, knobs=self.knobs, latch=latch)
+        timings["offer"] = (time.perf_counter() - start) * 1000
+        timings["total"] = (time.perf_counter() - total) * 1000
+        return Routed(text=clean, hits=hits, decision=decision, offer=offer, timings_ms=timings, guard=guard)
+
+
+def _previous_user_text(history: Sequence[Mapping[str, Any]]) -> str:
+    for turn in reversed(history):
+        if turn.get("role") == "user" and isinstance(turn.get("content"), str):
+            return clean_text(turn["content"], 1000)
+    return ""

@@ -1,0 +1,56 @@
+"""Shared fixtures: a deterministic fake embedder keeps routing tests model-free and fast."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = Path(__file__).resolve().parent / "cases"
+
+
+class FakeEmbedder:
+    """Bag-of-words hashing embedder: texts sharing words get a higher cosine. Deterministic.
+
+    ``(n, 256) float32``, rows L2-normalised; counts calls and texts for cache tests.
+    """
+
+    model_id = "fake:bag-of-words-256"
+    dim = 256
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.texts_embedded = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        self.texts_embedded += len(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                h = int(hashlib.md5(word.encode()).hexdigest(), 16)
+                out[i, h % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1
+        return out / norms
+
+
+@pytest.fixture
+def fake_embedder():
+    return FakeEmbedder()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path, monkeypatch):
+    """Every test gets its own vector cache folder (never the user's ~/.cache)."""
+    monkeypatch.setenv("ERIS_LAB_CACHE", str(tmp_path / "cache"))
+
+
+def load_cases(name: str) -> dict:
+    """A case file copied from the reported cases into tests/cases/."""
+    return json.loads((CASES / name).read_text(encoding="utf-8"))
