@@ -22,6 +22,7 @@ __all__ = ["Knobs", "FALLBACKS", "write_atomic"]
 
 FALLBACKS = ("full_roster", "domain_cluster")
 EMPTY_FALLBACKS = ("full_roster", "none")
+CALIBRATIONS = ("auto", "none", "background")
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
@@ -49,6 +50,10 @@ class Knobs:
     short_max_words: int = 3  # input of <= this many words is conversation (no URL/keyword)
     short_max_chars: int = 15  # ... or of <= this many characters; DESIGN.md
     max_query_chars: int = 4000  # longer input is cut before embedding (MiniLM reads 256 pieces)
+    calibration: Literal["auto", "none", "background"] = "auto"  # see router.calibrate; auto = background
+    # only for catalogues without routing hints (bare OpenAI/MCP descriptions)
+    background_z: float = 2.5  # with calibration: z over neutral chit-chat that maps to `threshold`
+    background_slope: float = 0.15  # cosine units per standard deviation above the background
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
     notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
@@ -72,6 +77,14 @@ class Knobs:
                 f"expected one of {', '.join(EMPTY_FALLBACKS)}, got {self.empty_fallback!r}",
                 where="empty_fallback",
             )
+        if self.calibration not in CALIBRATIONS:
+            raise KnobsError(
+                f"expected one of {', '.join(CALIBRATIONS)}, got {self.calibration!r}", where="calibration"
+            )
+        for name in ("background_z", "background_slope"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)
         for name in ("dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -110,7 +110,7 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(), latch
                     names.extend(added)
                     overlays.append(f"latch {domain}: +{', '.join(added)}")
         # 3. cap
-        if knobs.offer_cap and len(names) > knobs.offer_cap:
+        if knobs.offer_cap:
             seated: list[str] = []
             result: list[str] = []
             for name in names:

@@ -2,9 +2,9 @@
 
 ``decide`` applies DESIGN.md's rules in a fixed order and reports which one decided:
 
-0. conversation (guard) -> nothing offered;
 1. dialog pairing from the session's recent successful tools ("delete that email" after
    ``mail:check``) -> that domain's verbs, the cue's verb first; agenda > mail > calendar > doc;
+   then conversation (the short-input guard) -> nothing offered;
 2. split forced hits (>= ``forced_floor``) from embedding hits;
 3. a lone embedding hit below ``single_hit_floor`` is demoted (never GBNF-lock onto a coin flip);
    with nothing left, fall back to the full roster or (knob) that tool's domain cluster;
@@ -248,18 +248,19 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     Rule order and ids: DESIGN.md and issue #2. Re-ranking of cluster siblings at the domain's
     best score minus :data:`SIBLING_OFFSET` keeps the hit that caused a widening in front.
     """
+    # 1. dialog pairing (before the short-input guard: "cancel that meeting" after calendar:list
+    #    is three words, and a request)
+    window = tuple(recent)[-knobs.dialog_memory:] if knobs.dialog_memory else ()
+    paired = _dialog_pairing(text, catalog, window)
+    if paired is not None:
+        return paired
+
     forced = [h for h in hits if h.name in catalog and h.score >= knobs.forced_floor]
     if not forced and is_conversational(
         text, tool_keywords(catalog), max_words=knobs.short_max_words, max_chars=knobs.short_max_chars
     ):
         return Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(),
                         reason="short or greeting message with no URL and no tool keyword: conversation")
-
-    # 1. dialog pairing
-    window = tuple(recent)[-knobs.dialog_memory:] if knobs.dialog_memory else ()
-    paired = _dialog_pairing(text, catalog, window)
-    if paired is not None:
-        return paired
 
     # 2. split forced from embedding hits (keep the best score per tool)
     best: dict[str, float] = {}

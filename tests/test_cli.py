@@ -1,0 +1,107 @@
+"""The command line: route and decide, JSON contract, one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from eris_lab.cli import main
+
+from conftest import load_cases
+
+REGISTRY = load_cases("policy_cases.json")["registry"]
+
+
+@pytest.fixture
+def catalog_file(tmp_path):
+    tools = [{"name": n, "description": n.replace(":", " ").replace("_", " ")} for n in REGISTRY]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    return str(path)
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_decide_json_contract(capsys, catalog_file):
+    status, out, err = run(capsys, "decide", "--text", "please read the vault note at notes/today.md",
+                           "--hits", '[["vault:read", 0.72]]', "--catalog", catalog_file, "--json")
+    assert status == 0, err
+    record = json.loads(out)
+    assert record["decision"]["rule"] == "SINGLE_STRONG_HIT"
+    assert record["decision"]["kind"] == "subset" and record["decision"]["names"] == ["vault:read"]
+    assert record["offered"] == ["vault:read"]
+
+
+def test_decide_fallback_flag_and_object_hits(capsys, catalog_file):
+    status, out, _ = run(capsys, "decide", "--text", "please remove that thing from earlier", "--hits",
+                         '[{"name": "doc:ingest", "score": 0.505}]', "--fallback", "domain_cluster",
+                         "--catalog", catalog_file, "--json")
+    record = json.loads(out)
+    assert status == 0 and record["decision"]["rule"] == "UNSURE_DOMAIN_CLUSTER"
+    assert record["offered"][0] == "doc:ingest" and "doc:list" in record["offered"]
+
+
+def test_decide_readable_table(capsys, catalog_file):
+    status, out, _ = run(capsys, "decide", "--text", "what is the weather forecast for Berlin now", "--hits",
+                         '[["weather:current", 0.70], ["weather:forecast", 0.69]]', "--catalog", catalog_file)
+    assert status == 0
+    assert "rule:   RANKED_SUBSET (subset)" in out and "weather:forecast  0.690" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["decide", "--text", "x", "--hits", "[oops"], "eris-lab: error: --hits: not valid JSON"),
+        (["decide", "--text", "x", "--hits", '{"a": 1}'], "eris-lab: error: --hits: expected a JSON list of hits, got dict"),
+        (["decide", "--text", "x", "--hits", '[["nope:x", 0.9]]'], "eris-lab: error: --hits/--recent: unknown tool 'nope:x'"),
+        (["decide", "--text", "x", "--hits", '[["clock:now", "high"]]'], "eris-lab: error: --hits[0]: expected a string name"),
+        (["route", "hello", "--catalog", "/nonexistent/tools.json"], "eris-lab: error: /nonexistent/tools.json: no such file or folder"),
+        (["route", "hello", "--knobs", "/nonexistent.toml"], "eris-lab: error: /nonexistent.toml: no such file"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, catalog_file, argv, message):
+    if "--catalog" not in argv:
+        argv = argv + ["--catalog", catalog_file]
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    assert err.strip().splitlines()[-1].startswith(message)
+    assert "Traceback" not in err
+
+
+def test_usage_error_exits_2(capsys):
+    status, _, err = run(capsys, "route")
+    assert status == 2 and "eris-lab: error:" in err
+
+
+def test_route_empty_catalogue_is_a_clear_error(capsys, tmp_path):
+    path = tmp_path / "empty.json"
+    path.write_text("[]")
+    status, _, err = run(capsys, "route", "what time is it", "--catalog", str(path))
+    assert status == 2
+    assert err.strip() == f"eris-lab: error: {path}: the catalogue has no tools; a router needs at least one"
+
+
+def test_route_json_with_real_embedder(capsys, catalog_file):
+    status, out, err = run(capsys, "route", "Open https://example.org and summarise it", "--catalog", catalog_file,
+                           "--json")
+    assert status == 0, err
+    record = json.loads(out)
+    assert record["hits"][0] == {"name": "web:fetch", "score": 1.0}
+    assert record["offered"][0] == "web:fetch" and "web:find" in record["offered"]
+    assert set(record["timings_ms"]) >= {"embed", "score", "policy", "total"}
+
+
+def test_route_greeting_offers_nothing(capsys, catalog_file):
+    status, out, _ = run(capsys, "route", "hi", "--catalog", catalog_file, "--json")
+    record = json.loads(out)
+    assert status == 0 and record["offered"] == [] and record["decision"]["rule"] == "CONVERSATIONAL"
+
+
+def test_route_unknown_recent_tool(capsys, catalog_file):
+    status, _, err = run(capsys, "route", "delete that email", "--recent", "mail:chek", "--catalog", catalog_file)
+    assert status == 2 and "--recent: unknown tool 'mail:chek'" in err

@@ -1,0 +1,60 @@
+"""Knobs: defaults, validation, TOML round trip, atomic writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from eris_lab.errors import KnobsError
+from eris_lab.knobs import Knobs, write_atomic
+
+
+def test_defaults_are_design_defaults():
+    k = Knobs()
+    assert (k.threshold, k.single_hit_floor, k.margin, k.forced_floor) == (0.50, 0.58, 0.05, 0.99)
+    assert (k.unsure_fallback, k.dialog_memory, k.offer_cap) == ("full_roster", 12, 0)
+
+
+def test_round_trip_toml(tmp_path):
+    k = Knobs(threshold=0.42, domain_floors={"weather": 0.6}, notes={"run": "t1", "recall": 0.9})
+    path = k.save(tmp_path / "knobs.toml")
+    assert Knobs.load(path) == k
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"threshold": 2}, "knobs.toml: threshold: expected a cosine in [-1, 1], got 2"),
+        ({"threshold": "high"}, "knobs.toml: threshold: expected a number, got 'high'"),
+        ({"unsure_fallback": "guess"}, "knobs.toml: unsure_fallback: expected one of full_roster, domain_cluster, got 'guess'"),
+        ({"offer_cap": -1}, "knobs.toml: offer_cap: expected an integer >= 0, got -1"),
+        ({"treshold": 0.4}, "knobs.toml: unknown knob 'treshold'; expected one of"),
+        ({"domain_floors": {"mail": 3}}, "knobs.toml: domain_floors.mail: expected a cosine in [-1, 1], got 3"),
+    ],
+)
+def test_invalid_knobs_name_the_key(tmp_path, data, message):
+    with pytest.raises(KnobsError) as info:
+        Knobs.from_dict(data, where="knobs.toml")
+    assert str(info.value).startswith(message)
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(KnobsError, match="no such file"):
+        Knobs.load(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("threshold = = 1")
+    with pytest.raises(KnobsError, match="not valid TOML"):
+        Knobs.load(bad)
+
+
+def test_write_atomic_keeps_last_good_file_on_failure(tmp_path, monkeypatch):
+    path = write_atomic(tmp_path / "k.toml", "good")
+    import os
+
+    def boom(*_):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError):
+        write_atomic(path, "bad")
+    assert path.read_text() == "good"
+    assert [p.name for p in tmp_path.iterdir()] == ["k.toml"]  # no temp file left behind

@@ -1,0 +1,68 @@
+"""Offer overlays: companions, latch, cap."""
+
+from __future__ import annotations
+
+from eris_lab.catalog import Catalog
+from eris_lab.knobs import Knobs
+from eris_lab.offer import Latch, build
+from eris_lab.policy import Decision, Rule
+
+from conftest import load_cases
+
+REGISTRY = Catalog.from_names(load_cases("policy_cases.json")["registry"] + ["vault:write"])
+
+
+def decision(*names, kind="subset"):
+    return Decision(rule=Rule.RANKED_SUBSET, kind=kind, names=tuple(names))
+
+
+def test_build_fetch_brings_find_right_after_it():
+    offer = build(decision("web:fetch", "weather:current"), REGISTRY)
+    assert offer.names == ("web:fetch", "web:find", "weather:current")
+    assert offer.overlays == ("companion web:find <- web:fetch",)
+
+
+def test_build_doc_read_brings_vault_write():
+    assert build(decision("doc:read"), REGISTRY).names == ("doc:read", "vault:write")
+
+
+def test_build_companion_missing_from_catalogue_is_skipped():
+    small = Catalog.from_names(["web:fetch", "clock:now"])
+    assert build(decision("web:fetch"), small).names == ("web:fetch",)
+
+
+def test_build_cap_seats_whole_domains_in_rank_order():
+    d = decision("weather:current", "mail:read", "clock:now")
+    offer = build(d, REGISTRY, knobs=Knobs(offer_cap=4))
+    # weather (2 verbs) seated and completed; mail (6 verbs) would overflow; clock (3) would overflow
+    assert offer.names == ("weather:current", "weather:forecast")
+    offer = build(d, REGISTRY, knobs=Knobs(offer_cap=5))
+    assert offer.names == ("weather:current", "weather:forecast", "clock:now", "clock:alarm", "clock:timer")
+
+
+def test_build_cap_always_seats_the_first_domain_whole():
+    offer = build(decision("mail:read"), REGISTRY, knobs=Knobs(offer_cap=2))
+    assert set(offer.names) == set(REGISTRY.cluster("mail")) and offer.names[0] == "mail:read"
+
+
+def test_build_full_roster_is_never_capped():
+    d = Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="full_roster", names=REGISTRY.names)
+    assert build(d, REGISTRY, knobs=Knobs(offer_cap=3)).names == REGISTRY.names
+
+
+def test_build_latch_keeps_a_named_domain_for_the_turn():
+    latch = Latch()
+    first = build(decision("mail:check"), REGISTRY, latch=latch)
+    assert first.names == ("mail:check",) and latch.domains == ["mail"]
+    second = build(decision("weather:current"), REGISTRY, latch=latch)
+    assert second.names[0] == "weather:current"
+    assert set(REGISTRY.cluster("mail")) <= set(second.names)
+
+
+def test_build_conversational_offers_nothing():
+    d = Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=())
+    assert build(d, REGISTRY).names == ()
+
+
+def test_build_drops_unknown_and_duplicate_names():
+    assert build(decision("clock:now", "nope", "clock:now"), REGISTRY).names == ("clock:now",)

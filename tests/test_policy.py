@@ -1,0 +1,174 @@
+"""Policy rules, one by one, and the handed policy cases (injected hits, no embedder)."""
+
+from __future__ import annotations
+
+import pytest
+
+from eris_lab.catalog import Catalog
+from eris_lab.knobs import Knobs
+from eris_lab.offer import build
+from eris_lab.policy import Hit, Rule, decide
+
+from conftest import load_cases
+
+POLICY = load_cases("policy_cases.json")
+REGISTRY = Catalog.from_names(POLICY["registry"])
+
+
+def hits(*pairs):
+    return [Hit(name=n, score=s) for n, s in pairs]
+
+
+@pytest.mark.parametrize("case", POLICY["cases"], ids=[c["id"] for c in POLICY["cases"]])
+def test_policy_case(case):
+    knobs = Knobs(unsure_fallback=case["fallback"])
+    decision = decide(case["text"], [Hit(name=n, score=s) for n, s in case["hits"]], REGISTRY,
+                      recent=case["recent"], knobs=knobs)
+    offered = build(decision, REGISTRY, knobs=knobs).names
+    want = case["expected"]
+    assert decision.rule == want["rule"]
+    if "kind" in want:
+        assert decision.kind == want["kind"]
+    if decision.kind == "full_roster":
+        assert offered == REGISTRY.names
+    if "first" in want:
+        assert offered[0] == want["first"]
+    for name in want.get("include", []):
+        assert name in offered
+    for name in want.get("exclude", []):
+        assert name not in offered
+    if "before" in want:
+        a, b = want["before"]
+        assert offered.index(a) < offered.index(b)
+    if "names_exact" in want:
+        assert list(offered) == want["names_exact"]
+    for domain in want.get("all_of_domain", []):
+        assert set(REGISTRY.cluster(domain)) <= set(offered)
+
+
+def test_decide_greeting_is_conversational_even_with_hits():
+    d = decide("hi!", hits(("clock:now", 0.7)), REGISTRY)
+    assert (d.rule, d.kind, d.names) == (Rule.CONVERSATIONAL, "conversational", ())
+
+
+def test_decide_short_text_with_tool_keyword_is_not_conversational():
+    d = decide("weather?", hits(("weather:current", 0.7)), REGISTRY)
+    assert d.rule == Rule.SINGLE_STRONG_HIT and d.names == ("weather:current",)
+
+
+def test_decide_forced_hit_beats_conversation_guard():
+    d = decide("example.org", hits(("web:fetch", 1.0)), REGISTRY)
+    assert d.rule == Rule.LEXICAL_FORCED_ONLY and d.names == ("web:fetch",)
+
+
+def test_decide_lone_hit_below_floor_demotes_to_domain_cluster_when_asked():
+    d = decide("please check something about my mail stuff", hits(("mail:read", 0.52)), REGISTRY,
+               knobs=Knobs(unsure_fallback="domain_cluster"))
+    assert d.rule == Rule.UNSURE_DOMAIN_CLUSTER and d.kind == "cluster"
+    assert d.names[0] == "mail:read" and set(d.names) == set(REGISTRY.cluster("mail"))
+
+
+def test_decide_lone_hit_at_floor_is_single_strong_hit():
+    d = decide("please read my latest mail message now", hits(("mail:read", 0.58)), REGISTRY)
+    assert d.rule == Rule.SINGLE_STRONG_HIT
+
+
+def test_decide_unrelated_near_tie_keeps_ranked_subset():
+    # weather and doc share no affinity group: no cluster dump
+    d = decide("what does my weather document say about rain", hits(("weather:current", 0.62), ("doc:query", 0.60)),
+               REGISTRY)
+    assert d.rule == Rule.RANKED_SUBSET and d.names == ("weather:current", "doc:query")
+
+
+def test_decide_near_tie_inside_one_domain_is_not_a_union():
+    d = decide("what is the weather doing in Berlin right now", hits(("weather:current", 0.70), ("weather:forecast", 0.69)),
+               REGISTRY)
+    assert d.rule == Rule.RANKED_SUBSET and d.kind == "subset"
+
+
+def test_decide_affinity_union_siblings_rank_under_their_domain_best():
+    d = decide("remind me tomorrow at ten please", hits(("clock:alarm", 0.61), ("agenda:remind_at", 0.59)), REGISTRY)
+    assert d.rule == Rule.AFFINITY_MARGIN_UNION
+    assert d.names[:3] == ("clock:alarm", "clock:now", "clock:timer")
+    assert d.names[3] == "agenda:remind_at"
+    assert "calendar:list" not in d.names
+
+
+def test_decide_mixed_forced_and_embedding_hits():
+    d = decide("summarise https://example.org and the weather", hits(("web:fetch", 1.0), ("weather:current", 0.7)),
+               REGISTRY)
+    assert d.rule == Rule.MIXED_EMBED_AND_LEXICAL and d.names == ("web:fetch", "weather:current")
+
+
+def test_decide_no_hits_falls_back_to_full_roster():
+    d = decide("please do the thing we discussed before lunch", [], REGISTRY)
+    assert d.rule == Rule.EMPTY_AFTER_POLICY and d.kind == "full_roster" and d.names == REGISTRY.names
+
+
+def test_decide_no_hits_offers_nothing_with_empty_fallback_none():
+    d = decide("please do the thing we discussed before lunch", [], REGISTRY, knobs=Knobs(empty_fallback="none"))
+    assert d.rule == Rule.EMPTY_AFTER_POLICY and d.names == ()
+
+
+def test_decide_hits_below_threshold_are_ignored():
+    d = decide("please do the thing we discussed before lunch", hits(("mail:read", 0.3)), REGISTRY)
+    assert d.rule == Rule.EMPTY_AFTER_POLICY
+
+
+@pytest.mark.parametrize(
+    ("text", "recent", "rule", "first"),
+    [
+        ("delete that email please", ["mail:check"], Rule.MAIL_DIALOG_PAIRING, "mail:delete"),
+        ("archive that mail", ["mail:read"], Rule.MAIL_DIALOG_PAIRING, "mail:move"),
+        ("cancel that meeting", ["calendar:list"], Rule.CALENDAR_DIALOG_PAIRING, "calendar:delete"),
+        ("remove it from my agenda", ["agenda:list"], Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+        ("delete that document", ["doc:list"], Rule.DOC_DIALOG_PAIRING, "doc:delete"),
+        ("lösche die E-Mail", ["mail:check"], Rule.MAIL_DIALOG_PAIRING, "mail:delete"),
+    ],
+)
+def test_decide_dialog_pairing(text, recent, rule, first):
+    d = decide(text, [], REGISTRY, recent=recent)
+    assert d.rule == rule and d.names[0] == first and d.kind == "cluster"
+
+
+def test_decide_bare_remove_it_never_pairs():
+    d = decide("remove it", [], REGISTRY, recent=["agenda:list", "mail:check"])
+    assert d.rule not in {Rule.AGENDA_DIALOG_PAIRING, Rule.MAIL_DIALOG_PAIRING}
+
+
+def test_decide_pairing_needs_that_domain_in_recent():
+    d = decide("delete that email please", [], REGISTRY, recent=["calendar:list"])
+    assert d.rule != Rule.MAIL_DIALOG_PAIRING
+
+
+def test_decide_agenda_pairing_wins_over_mail():
+    d = decide("remove that email reminder from my agenda", [], REGISTRY, recent=["mail:check", "agenda:list"])
+    assert d.rule == Rule.AGENDA_DIALOG_PAIRING
+
+
+def test_decide_dialog_memory_window_forgets_old_tools():
+    recent = ["mail:check"] + ["clock:now"] * 12
+    d = decide("delete that email please", [], REGISTRY, recent=recent)
+    assert d.rule != Rule.MAIL_DIALOG_PAIRING
+    d = decide("delete that email please", [], REGISTRY, recent=recent[1:] + ["mail:check"])
+    assert d.rule == Rule.MAIL_DIALOG_PAIRING
+
+
+def test_decide_ignores_hits_outside_the_catalogue():
+    d = decide("what is the weather in Berlin now", hits(("nope:tool", 0.9), ("weather:current", 0.7)), REGISTRY)
+    assert d.names == ("weather:current",)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n", "\x00\x01", "a" * 1_000_000, "héllo мир 你好 🤖 " * 100])
+def test_decide_never_raises_on_odd_text(text):
+    d = decide(text, hits(("weather:current", 0.7)), REGISTRY)
+    assert d.rule in set(Rule)
+
+
+def test_decide_on_one_tool_catalogue():
+    one = Catalog.from_names(["clock:now"])
+    d = decide("what time is it in Tokyo right now", hits(("clock:now", 0.52)), one)
+    assert d.rule == Rule.UNSURE_FULL_ROSTER and d.names == ("clock:now",)
+    d = decide("what time is it in Tokyo right now", hits(("clock:now", 0.52)), one,
+               knobs=Knobs(unsure_fallback="domain_cluster"))
+    assert d.rule == Rule.UNSURE_FULL_ROSTER  # a one-tool cluster would lock onto the weak guess
