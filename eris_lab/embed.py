@@ -126,7 +126,8 @@ class SentenceTransformerEmbedder:
         """Embed ``texts`` -> ``(len(texts), dim) float32``, rows L2-normalised."""
         model = self._load()
         if not texts:
-            return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+            dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            return np.zeros((0, dim()), dtype=np.float32)
         vectors = model.encode(
             [self.prefix + t for t in texts], batch_size=self.batch_size,
             normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False,
