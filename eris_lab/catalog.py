@@ -172,7 +172,10 @@ class Catalog(Sequence[Tool]):
         self._tools: tuple[Tool, ...] = tuple(tools)
         self.source = source
         self._by_name: dict[str, Tool] = {}
-        for i, tool in enumerate(self._tools):
+        per_source: dict[str, int] = {}  # index within the tool's own file, as the loader reports it
+        for tool in self._tools:
+            i = per_source.get(tool.source, 0)
+            per_source[tool.source] = i + 1
             if tool.name in self._by_name:
                 first = self._by_name[tool.name].source or source
                 raise CatalogError(
