@@ -31,6 +31,7 @@ __all__ = [
     "load",
     "domain_of",
     "enrich_for_routing",
+    "routing_phrases",
     "normalize_schema_types",
     "FALLBACK_PHRASES",
     "BFCL_TYPE_ALIASES",
@@ -238,18 +239,18 @@ class Catalog(Sequence[Tool]):
 # ---------------------------------------------------------------------------------------------
 
 
-def enrich_for_routing(tool: Tool) -> str:
-    """The text embedded as this tool's one routing vector.
+def routing_phrases(tool: Tool) -> tuple[str, ...]:
+    """The phrases that stand for this tool in routing; the router embeds each and averages them.
 
     Order of sources (this function alone owns it): the descriptor's ``routing_hints`` win;
     a tool without hints gets phrases from :data:`FALLBACK_PHRASES` for the words of its name;
     a tool matching neither is routed on its bare description. The name's words and the short
-    description always lead, so the vector stays anchored to what the tool is.
+    description always come first, so the vector stays anchored to what the tool is.
 
     Returns
     -------
-    str
-        One line, phrases separated by ``"; "``.
+    tuple of str
+        At least one phrase, no empty ones, no duplicates.
     """
     words = " ".join(name_words(tool.name))
     head = tool.short_description or tool.description
@@ -261,7 +262,16 @@ def enrich_for_routing(tool: Tool) -> str:
             parts.extend(FALLBACK_PHRASES.get(word, ()))
         if tool.short_description and tool.description != tool.short_description:
             parts.append(tool.description)
-    return "; ".join(p.strip() for p in parts if p.strip())
+    return tuple(dict.fromkeys(p.strip() for p in parts if p.strip()))
+
+
+def enrich_for_routing(tool: Tool) -> str:
+    """The routing text of a tool as one line: :func:`routing_phrases` joined by ``"; "``.
+
+    Lexical strategies (BM25, keyword groups) index this text; the router embeds the phrases
+    one by one and averages them (``router.embed_tools``).
+    """
+    return "; ".join(routing_phrases(tool))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ __all__ = [
     "clean_text",
     "find_urls",
     "is_conversational",
+    "is_greeting",
     "tool_keywords",
     "fetch_tool",
     "page_phrase",
@@ -61,7 +62,11 @@ _PAGE_PHRASE_RE = re.compile(
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
 _PUNCT_RE = re.compile(r"[^\w\s]", re.UNICODE)
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
-_KEYWORD_STOP = frozenset({"with", "from", "that", "this", "item", "items", "data", "info", "tool", "tools"})
+_KEYWORD_STOP = frozenset({
+    "with", "from", "that", "this", "item", "items", "data", "info", "tool", "tools",
+    # bare CRUD verbs name no domain: "remove it" or "read it" alone is not a request
+    "remove", "delete", "list", "read", "write", "create", "update", "find", "query", "check", "move",
+})
 
 
 def clean_text(text: str, max_chars: int = 0) -> str:
@@ -108,7 +113,14 @@ def _normalise_for_greeting(text: str) -> str:
     return " ".join(_PUNCT_RE.sub(" ", text.lower()).split())
 
 
-def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int = 3, max_chars: int = 15) -> bool:
+def is_greeting(text: str) -> bool:
+    """True for empty input or a whole-message greeting, thanks or ping (:data:`GREETINGS`)."""
+    norm = _normalise_for_greeting(text)
+    return not norm or (norm in _GREETING_PHRASES and not find_urls(text))
+
+
+def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int = 3, max_chars: int = 15,
+                      follow_up: bool = False) -> bool:
     """True when ``text`` is conversation and no tool should be offered.
 
     Parameters
@@ -119,6 +131,9 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         Tool keywords (lower case); one of them in a short message makes it a request.
     max_words, max_chars : int
         Knobs ``short_max_words`` / ``short_max_chars`` (DESIGN.md: <= 3 words or <= 15 chars).
+    follow_up : bool
+        The message continues a dialog (an earlier user turn exists): short input is then a
+        follow-up ("and tomorrow?", "do that again"), and only a greeting is conversation.
 
     Notes
     -----
@@ -132,6 +147,8 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return False
     if norm in _GREETING_PHRASES:
         return True
+    if follow_up:
+        return False
     words = _WORD_RE.findall(norm)
     short = len(words) <= max_words or len(text.strip()) <= max_chars
     if not short:

@@ -220,7 +220,7 @@ def _with_clusters(hits: Iterable[Hit], domains: Iterable[str], catalog: Catalog
 
 
 def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence[str] = (),
-           knobs: Knobs = Knobs()) -> Decision:
+           knobs: Knobs = Knobs(), follow_up: bool = False) -> Decision:
     """Decide which tools to offer for one message.
 
     Parameters
@@ -237,6 +237,9 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     knobs : Knobs
         Reads threshold, single_hit_floor, margin, forced_floor, unsure_fallback, empty_fallback,
         dialog_memory, short_max_words, short_max_chars.
+    follow_up : bool
+        The message continues a dialog (the router saw an earlier user turn): short input is
+        then not conversation (``guard.is_conversational``).
 
     Returns
     -------
@@ -257,7 +260,8 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
 
     forced = [h for h in hits if h.name in catalog and h.score >= knobs.forced_floor]
     if not forced and is_conversational(
-        text, tool_keywords(catalog), max_words=knobs.short_max_words, max_chars=knobs.short_max_chars
+        text, tool_keywords(catalog), max_words=knobs.short_max_words, max_chars=knobs.short_max_chars,
+        follow_up=follow_up,
     ):
         return Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(),
                         reason="short or greeting message with no URL and no tool keyword: conversation")

@@ -3,7 +3,8 @@
 One matrix product scores the message against every tool vector (cosine, since all rows are
 L2-normalised; scoring as semantic-router's ``linear.py``). Guards run first and may skip the
 embedder entirely (conversation) or force the fetch tool (URLs). Tool vectors come from
-``catalog.enrich_for_routing`` and are cached on disk per model (``embed.VectorCache``).
+``catalog.routing_phrases`` (the mean of the phrase vectors, ``embed_tools``); phrase vectors are
+cached on disk per model (``embed.VectorCache``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, domain_of, enrich_for_routing
+from .catalog import Catalog, domain_of, routing_phrases
 from .embed import Embedder, VectorCache, default_embedder, normalize_rows
 from .errors import CatalogError
 from .guard import (
@@ -32,10 +33,11 @@ from .knobs import Knobs
 from .offer import Latch, Offer, build
 from .policy import Decision, Hit, decide
 
-__all__ = ["Router", "Routed", "top_scores", "REFERRING_CUE_RE", "GERMAN_GLOSSES"]
+__all__ = ["Router", "Routed", "embed_tools", "top_scores", "REFERRING_CUE_RE", "GERMAN_GLOSSES"]
 
-#: A follow-up that points back ("more", "this", "again") is routed with the previous user
-#: message prepended (the fix reported with case route-05: forward the last full turn).
+#: A follow-up that points back ("more", "this", "again"), or any short message after an earlier
+#: user turn ("and tomorrow?"), is routed with the previous user message prepended too (the fix
+#: reported with case route-05: forward the last full turn). Scores are the max of both routings.
 REFERRING_CUE_RE = re.compile(
     r"(?i)\b(?:this|that|it|them|those|these|more|again|same|another|one more|the rest|"
     r"das|dies\w*|nochmal|noch\s+mehr|mehr|wieder|davon)\b"
@@ -80,6 +82,37 @@ def gloss_german(text: str) -> str:
     """Append English glosses of known German words (:data:`GERMAN_GLOSSES`); ``""`` if none."""
     glosses = [GERMAN_GLOSSES[w.lower()] for w in _WORD_RE.findall(text) if w.lower() in GERMAN_GLOSSES]
     return " ".join(dict.fromkeys(glosses))
+
+
+def embed_tools(catalog: Catalog, embed) -> np.ndarray:
+    """One routing vector per tool: the normalised mean of its phrase embeddings.
+
+    Parameters
+    ----------
+    catalog : Catalog
+    embed : callable
+        ``embed(texts) -> (n, dim) float32`` L2-normalised (an ``Embedder.embed`` or a
+        ``VectorCache.embed``).
+
+    Returns
+    -------
+    ndarray, ``(n_tools, dim) float32``
+        Rows in catalogue order, L2-normalised.
+
+    Notes
+    -----
+    Measured on data/demo_queries.jsonl with all-MiniLM-L6-v2: embedding the phrases joined into
+    one long text put the right tool first for 64.3% of tool queries; the centroid of the phrase
+    vectors for 73.5%, and it raised the gold tool's median cosine from 0.37 to 0.48.
+    """
+    phrases = [routing_phrases(tool) for tool in catalog]
+    flat = [p for group in phrases for p in group]
+    if not flat:
+        return np.zeros((0, 0), dtype=np.float32)
+    vectors = normalize_rows(embed(flat))
+    bounds = np.cumsum([0] + [len(g) for g in phrases])
+    centroids = np.stack([vectors[a:b].mean(axis=0) for a, b in zip(bounds[:-1], bounds[1:])])
+    return normalize_rows(centroids)
 
 
 def top_scores(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -221,7 +254,7 @@ class Router:
         """``(n_tools, dim) float32`` routing vectors, rows in catalogue order (embedded once)."""
         if self._vectors is None:
             start = time.perf_counter()
-            self._vectors = self._embed_cached([enrich_for_routing(t) for t in self.catalog])
+            self._vectors = embed_tools(self.catalog, self._embed_cached)
             self.startup_ms = (time.perf_counter() - start) * 1000
         return self._vectors
 
@@ -253,8 +286,10 @@ class Router:
               ) -> tuple[tuple[Hit, ...], str]:
         start = time.perf_counter()
         forced, guard = self._forced(text)
+        previous = _previous_user_text(history)
         conversational = not forced and is_conversational(
-            text, self._keywords, max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars)
+            text, self._keywords, max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars,
+            follow_up=bool(previous))
         timings["guard"] = (time.perf_counter() - start) * 1000
         if conversational:
             timings["embed"] = timings["score"] = 0.0
@@ -264,8 +299,8 @@ class Router:
         if gloss:
             queries.append(f"{text} ({gloss})")
             guard = "; ".join(filter(None, [guard, "german gloss"]))
-        previous = _previous_user_text(history)
-        if previous and REFERRING_CUE_RE.search(text):
+        short = len(text.split()) <= self.knobs.short_max_words or len(text) <= self.knobs.short_max_chars
+        if previous and (short or REFERRING_CUE_RE.search(text)):
             queries.append(f"{previous} {text}")
             guard = "; ".join(filter(None, [guard, "follow-up with previous turn"]))
         start = time.perf_counter()
@@ -319,7 +354,8 @@ class Router:
         hits, guard = self._hits(clean, history, timings)
         recent = tuple(h["name"] for h in history if h.get("role") == "tool_used" and h.get("name")) + tuple(recent)
         start = time.perf_counter()
-        decision = decide(clean, hits, self.catalog, recent=recent, knobs=self.knobs)
+        decision = decide(clean, hits, self.catalog, recent=recent, knobs=self.knobs,
+                          follow_up=bool(_previous_user_text(history)))
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         offer = build(decision, self.catalog, knobs=self.knobs, latch=latch)

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from eris_lab.catalog import Catalog, Tool, enrich_for_routing, load, normalize_schema_types, tools_from_json
+from eris_lab.catalog import (Catalog, Tool, enrich_for_routing, load, normalize_schema_types, routing_phrases,
+                              tools_from_json)
 from eris_lab.errors import CatalogError
 
 GOOD_TOML = '''
@@ -83,7 +84,7 @@ def test_load_duplicate_names_across_files(tmp_path):
     write(tmp_path / "b.toml", GOOD_TOML)
     with pytest.raises(CatalogError) as info:
         load(tmp_path)
-    assert str(info.value) == (f"{tmp_path / 'b.toml'}: tools[1].name: duplicate tool name 'clock:now' "
+    assert str(info.value) == (f"{tmp_path / 'b.toml'}: tools[0].name: duplicate tool name 'clock:now' "
                                f"(first defined in {tmp_path / 'a.toml'})")
 
 
@@ -132,6 +133,7 @@ def test_enrich_for_routing_order_hints_then_fallback_then_description():
     assert enrich_for_routing(hinted) == "weather current: Now.; is it raining"
     fallback = Tool(name="set_timer", description="Start a countdown.")
     assert enrich_for_routing(fallback).startswith("set timer: Start a countdown.; start a countdown timer")
+    assert routing_phrases(fallback)[:2] == ("set timer: Start a countdown.", "start a countdown timer")
     bare = Tool(name="zork", description="Plays a text adventure.")
     assert enrich_for_routing(bare) == "zork: Plays a text adventure."
 

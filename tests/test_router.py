@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eris_lab.catalog import Catalog, Tool, tools_from_json
+from eris_lab.catalog import Catalog, Tool, routing_phrases, tools_from_json
 from eris_lab.embed import SentenceTransformerEmbedder, VectorCache
 from eris_lab.errors import CatalogError
 from eris_lab.knobs import Knobs
@@ -109,7 +109,7 @@ def test_tool_vectors_are_cached_on_disk(fake_embedder, tmp_path):
     catalog = Catalog.from_names(["weather:current", "clock:now", "mail:read"])
     cache = VectorCache(fake_embedder, tmp_path / "vec")
     first = Router(catalog, fake_embedder, cache=cache).tool_vectors
-    assert cache.misses == 3
+    assert cache.misses == len({p for t in catalog for p in routing_phrases(t)})
     calls = fake_embedder.texts_embedded
     second = Router(catalog, fake_embedder, cache=VectorCache(fake_embedder, tmp_path / "vec")).tool_vectors
     assert fake_embedder.texts_embedded == calls  # a warm start embeds nothing
@@ -117,7 +117,7 @@ def test_tool_vectors_are_cached_on_disk(fake_embedder, tmp_path):
     bigger = Catalog.from_names(["weather:current", "clock:now", "mail:read", "news:today"])
     store = VectorCache(fake_embedder, tmp_path / "vec")
     Router(bigger, fake_embedder, cache=store).tool_vectors
-    assert store.misses == 1  # only the new tool
+    assert store.misses == len(routing_phrases(bigger.tool("news:today")))  # only the new tool's phrases
 
 
 def test_vector_cache_rebuilds_a_corrupt_file(fake_embedder, tmp_path):
@@ -147,3 +147,27 @@ def test_calibrated_scores_never_look_forced(fake_embedder):
     router = Router(catalog, fake_embedder)
     scores = router.scores(["weather forecast"])
     assert scores.max() <= 0.98
+
+
+def test_short_follow_up_after_a_user_turn_is_routed_not_conversation(fake_embedder):
+    catalog = Catalog([Tool(name="weather:forecast", description="weather forecast tomorrow rain"),
+                       Tool(name="clock:now", description="current time zone")])
+    router = Router(catalog, fake_embedder, knobs=Knobs(threshold=0.3, single_hit_floor=0.3))
+    alone = router.route("and tomorrow?")
+    assert alone.decision.rule == Rule.CONVERSATIONAL
+    history = [{"role": "user", "content": "weather forecast in Rome"}, {"role": "tool_used", "name": "weather:forecast"}]
+    followed = router.route("and tomorrow?", history=history)
+    assert "weather:forecast" in followed.offer.names and followed.decision.rule != Rule.CONVERSATIONAL
+    assert router.route("thanks!", history=history).decision.rule == Rule.CONVERSATIONAL
+
+
+def test_embed_tools_is_the_mean_of_phrase_vectors(fake_embedder):
+    from eris_lab.catalog import routing_phrases
+    from eris_lab.embed import normalize_rows
+    from eris_lab.router import embed_tools
+
+    tool = Tool(name="weather:current", description="x", short_description="Weather now.",
+                routing_hints=("is it raining", "how warm is it"))
+    vectors = embed_tools(Catalog([tool]), fake_embedder.embed)
+    phrases = fake_embedder.embed(list(routing_phrases(tool)))
+    np.testing.assert_allclose(vectors[0], normalize_rows(phrases.mean(axis=0, keepdims=True))[0], rtol=1e-5)
