@@ -190,12 +190,47 @@ def _run_decide(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# parse
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_parse(sub) -> None:
+    p = sub.add_parser("parse", help="read tool calls out of a model output on stdin (never fails on the text)")
+    p.add_argument("--offered", required=True, metavar="A,B",
+                   help="comma-separated offered tool names (an empty string: nothing offered)")
+    p.add_argument("--channel", choices=("text", "native"), default="text",
+                   help="text: the content text; native: the server's tool_calls field shown as text")
+    p.add_argument("--catalog", help="descriptors folder, TOML or JSON tools file: schemas for the offered tools")
+    p.add_argument("--json", action="store_true", help="print JSON (the default; accepted for symmetry)")
+
+
+def _run_parse(args) -> int:
+    from .parse import calls
+
+    offered = [n.strip() for n in args.offered.split(",") if n.strip()]
+    schemas = None
+    if args.catalog:
+        catalog = _load_catalog(args.catalog)
+        unknown = [n for n in offered if n not in catalog]
+        if unknown:
+            raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where="--offered")
+        schemas = {n: catalog.tool(n).parameters for n in offered}
+    try:
+        raw = sys.stdin.read()
+    except UnicodeDecodeError as exc:
+        raise ErisLabError(f"not UTF-8 text ({exc.reason})", where="stdin") from None
+    _print_json(calls(raw, offered, channel=args.channel, schemas=schemas).to_json())
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------------------------
 
 COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "route": (_add_route, _run_route),
     "decide": (_add_decide, _run_decide),
+    "parse": (_add_parse, _run_parse),
 }
 
 

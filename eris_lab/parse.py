@@ -328,7 +328,7 @@ def _python_calls(source: str, names: Mapping[str, str] | None = None) -> list[_
     ``names`` maps placeholder identifiers back to tool names that are not identifiers.
     """
     try:
-        tree = ast.parse(source.strip(), mode="exec")
+        tree = ast.parse("\n".join(line.strip() for line in source.strip().splitlines()), mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     nodes: list[ast.AST] = []
@@ -580,8 +580,7 @@ def _fmt_python_tag(text: str) -> _Found | None:
         segment = text[m.end():seg_end]
         c, _, r = _json_cands_in(segment, m.end())
         if not c:
-            # several calls may be separated by ';' (Llama 3.x docs)
-            c = _python_calls(segment.replace(";", "\n")) or []
+            c = _python_calls(segment) or []  # several calls: one per line or ';'-separated
         if c:
             cands.extend(c)
             repairs.extend(r)
