@@ -544,9 +544,38 @@ def _fmt_xml_tag(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
+_MISTRAL_HEAD_RE = re.compile(r"(?:\[TOOL_CALLS\]\s*)?(" + _NAME + r")\s*(?:\[CALL_ID\]\s*\w+\s*)?\[ARGS\]\s*")
+
+
+def _mistral_headers(text: str) -> Iterable[re.Match[str]]:
+    """``[TOOL_CALLS]name[ARGS]`` headers, found from each ``[ARGS]`` backwards (a forward name
+    regex would be quadratic on a long run of word characters)."""
+    pos = 0
+    for args in re.finditer(r"\[ARGS\]", text):
+        if args.start() < pos:
+            continue
+        head = args.start()
+        call_id = re.search(r"\[CALL_ID\]\s*\w+\s*$", text[max(pos, head - 200):head])
+        if call_id:
+            head -= len(call_id.group(0))
+        start = head
+        while start > pos and text[start - 1] in " \t\n":
+            start -= 1
+        while start > pos and (text[start - 1].isalnum() or text[start - 1] in "_.:-"):
+            start -= 1
+        name_start = start
+        tag = text.rfind("[TOOL_CALLS]", pos, name_start)
+        if tag >= 0 and not text[tag + len("[TOOL_CALLS]"):name_start].strip():
+            name_start = tag
+        m = _MISTRAL_HEAD_RE.match(text, name_start)
+        if m and m.end() > args.start():
+            pos = m.end()
+            yield m
+
+
 def _fmt_mistral(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
-    for m in re.finditer(r"(?:\[TOOL_CALLS\]\s*)?(" + _NAME + r")\s*(?:\[CALL_ID\]\s*\w+\s*)?\[ARGS\]\s*", text):
+    for m in _mistral_headers(text):
         got = _decode_at(text, m.end()) if text.startswith("{", m.end()) else None
         if got is None:
             rest = re.compile(r"[^\[]*").match(text, m.end())
@@ -859,7 +888,7 @@ class _Checker:
             return None
         name = name.strip()
         if name not in self.offered:
-            self.error(f"unknown tool {name!r}: not in offered tools; return an error message to the model "
+            self.error(f"unknown tool {_short(name, 80)}: not in offered tools; return an error message to the model "
                        f"listing valid names: {self._valid()}")
             return None
         schema = self.schemas.get(name)
