@@ -262,6 +262,7 @@ class _Cand:
     name: Any
     arguments: Any  # dict, str (JSON or bare), None, or anything the model wrote
     positional: tuple[Any, ...] = ()
+    weak: bool = False  # a bare "API: word" / "Action: word" line without arguments: maybe prose
 
 
 def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
@@ -700,14 +701,16 @@ def _fmt_api_line(text: str) -> _Found | None:
         name = m.group(1)
         got = _inline_args(text, m.end(), _line_end(text, m.end()), name)
         if got is None:
-            args, end = {}, m.end()
+            cands.append(_Cand(name, {}, weak=True))
+            spans.append((m.start(), m.end()))
+            continue
         else:
             args, end, fixed = got
             repairs.extend(fixed)
         if isinstance(args, _Cand):
             cands.append(args)
         else:
-            cands.append(_Cand(name, args))
+            cands.append(_Cand(name, args, weak=isinstance(args, str)))
         close = re.compile(r"[ \t]*\]").match(text, end)
         spans.append((m.start(), close.end() if close else end))
     return (cands, spans, repairs) if cands else None
@@ -732,11 +735,11 @@ def _fmt_react(text: str) -> _Found | None:
         if got is not None:
             args, _, fixed = got
             repairs.extend(fixed)
-            cands.append(args if isinstance(args, _Cand) else _Cand(name, args))
+            cands.append(args if isinstance(args, _Cand) else _Cand(name, args, weak=isinstance(args, str)))
             continue
         inp = _ACTION_INPUT_RE.match(text, line_end + 1) if line_end < len(text) else None
         if not inp:
-            cands.append(_Cand(name, {}))
+            cands.append(_Cand(name, {}, weak=True))
             continue
         p = inp.end()
         if text.startswith(("{", "["), p):
@@ -1032,5 +1035,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any) -> Parsed:
         got = _FORMATS[fmt](text)
         if got is not None:
             cands, spans, fixed = got
+            if all(c.weak and c.name not in offered_names for c in cands):
+                continue  # "API: the docs say..." is prose, not a call to a tool named 'the'
             return finish(cands, _cut(text, spans), fmt, fixed)
     return finish([], text.strip(), "", ())

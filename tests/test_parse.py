@@ -155,6 +155,8 @@ def test_calls_text_formats(raw, fmt, expected, content):
         'config = {"name": "web_search", "version": 2}',
         "```python\nprint('hello')\n```",
         "Plain answer with no call at all.",
+        "Action: none needed here.\nFinal Answer: 4",
+        'API: the REST docs say {"a": 1}',
         "",
     ],
 )
