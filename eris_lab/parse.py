@@ -672,12 +672,15 @@ def _inline_args(text: str, pos: int, line_end: int, name: str) -> tuple[Any, in
 def _paren_end(text: str, start: int) -> int:
     depth = 0
     quote = ""
+    escaped = False
     for i in range(start, min(len(text), start + _MAX_CHARS)):
         ch = text[i]
         if quote:
-            if ch == "\\":
-                continue
-            if ch == quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
                 quote = ""
         elif ch in "\"'":
             quote = ch
@@ -873,6 +876,16 @@ def _single_string_param(schema: Mapping[str, Any] | None) -> str | None:
     return strings[0] if len(props) == 1 and len(strings) == 1 else None
 
 
+def _allows_null(spec: Any) -> bool:
+    """Whether a property schema accepts ``null`` (no ``type`` at all accepts anything)."""
+    if not isinstance(spec, Mapping):
+        return True
+    kind = spec.get("type")
+    if kind is None:
+        return not any(k in spec for k in ("enum", "const", "anyOf", "oneOf")) or None in spec.get("enum", [None])
+    return kind == "null" or (isinstance(kind, list) and "null" in kind)
+
+
 class _Checker:
     def __init__(self, offered: Sequence[str], schemas: Mapping[str, Any] | None) -> None:
         self.offered = tuple(offered)
@@ -931,8 +944,11 @@ class _Checker:
                        "send the arguments as a JSON object")
             return None
         if isinstance(schema, Mapping):
+            props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
             for key in schema.get("required", ()) or ():
-                if isinstance(key, str) and args.get(key) is None:
+                if not isinstance(key, str):
+                    continue
+                if key not in args or (args[key] is None and not _allows_null(props.get(key))):
                     self.error(f"missing required argument {key!r} for {name}; return as a recoverable tool "
                                "error so the model can retry")
                     return None
