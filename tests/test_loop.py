@@ -87,6 +87,7 @@ def test_execute_routing_only_tool_says_so(session):
     result = run(session, "clock:alarm", {"action": "set"})
     assert result.status == "routing_only"
     assert "clock:alarm is routing-only in this lab: no executor, nothing was done." in result.text
+    assert session.recent == ("clock:alarm",)  # accepted calls feed dialog pairing
 
 
 # ---------------------------------------------------------------------------------------------
