@@ -570,34 +570,54 @@ def vault_read(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
 
 
 def vault_write(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
-    """``vault:write``: write (or with ``append``, add to) a text file in the vault."""
+    """``vault:write``: write a text file in the vault; ``mode`` append (default), create, overwrite."""
     path = _vault_path(session, _path_arg(args))
     content = args.get("content", args.get("text"))
     if not isinstance(content, str):
         raise ToolError(f"content: expected text, got {content!r}")
+    mode = args.get("mode") or ("append" if args.get("append", True) else "overwrite")
+    if mode not in ("append", "create", "overwrite"):
+        raise ToolError(f"mode: expected append, create or overwrite, got {mode!r}")
     if path == session.vault or path.is_dir():
         raise ToolError(f"{_path_arg(args)!r} is a folder; give a file path")
+    if mode == "create" and path.exists():
+        raise ToolError(f"{_path_arg(args)!r} exists already; use mode 'append' or 'overwrite'")
     path.parent.mkdir(parents=True, exist_ok=True)
     _vault_path(session, str(path.relative_to(session.vault)))  # re-check after creating folders
     flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    flags |= os.O_APPEND if args.get("append") or args.get("mode") == "append" else os.O_TRUNC
+    flags |= os.O_APPEND if mode == "append" else os.O_TRUNC
     fd = os.open(path, flags, 0o644)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(content)
-    return {"path": str(path.relative_to(session.vault)), "bytes": len(content.encode("utf-8"))}
+    return {"path": str(path.relative_to(session.vault)), "mode": mode, "bytes": len(content.encode("utf-8")),
+            "size": path.stat().st_size}
+
+
+MAX_VAULT_LIST_ENTRIES = 500  # longest listing vault:list returns
 
 
 def vault_list(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
-    """``vault:list``: the entries of a vault folder (name, type, size)."""
-    path = _vault_path(session, _path_arg(args))
+    """``vault:list``: the entries of a vault ``folder`` (name, type, size); ``recursive`` walks
+    sub-folders without following symlinks."""
+    folder = args.get("folder", args.get("path"))
+    path = _vault_path(session, "." if folder is None else folder, what="folder")
     if not path.is_dir():
-        raise ToolError(f"no folder {_path_arg(args)!r} in the vault")
-    entries = []
-    for entry in sorted(path.iterdir(), key=lambda p: p.name):
-        kind = "link" if entry.is_symlink() else "folder" if entry.is_dir() else "file"
-        size = entry.stat().st_size if kind == "file" else None
-        entries.append({"name": entry.name, "type": kind, **({"size": size} if size is not None else {})})
-    return {"path": str(path.relative_to(session.vault)) if path != session.vault else ".", "entries": entries}
+        raise ToolError(f"no folder {folder!r} in the vault")
+    entries: list[dict[str, Any]] = []
+    walk = os.walk(path, followlinks=False) if args.get("recursive") else [(str(path), None, None)]
+    for base, _, _ in walk:
+        for entry in sorted(Path(base).iterdir(), key=lambda p: p.name):
+            kind = "link" if entry.is_symlink() else "folder" if entry.is_dir() else "file"
+            item: dict[str, Any] = {"name": str(entry.relative_to(path)), "type": kind}
+            if kind == "file":
+                item["size"] = entry.stat().st_size
+            entries.append(item)
+            if len(entries) >= MAX_VAULT_LIST_ENTRIES:
+                break
+        if len(entries) >= MAX_VAULT_LIST_ENTRIES:
+            break
+    return {"folder": str(path.relative_to(session.vault)) if path != session.vault else ".",
+            "entries": entries, "complete": len(entries) < MAX_VAULT_LIST_ENTRIES}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -666,7 +686,8 @@ def _calc(node: ast.AST) -> Any:
 
 
 def calc_evaluate(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
-    """``calc:evaluate``: arithmetic on the parsed ``ast`` (no ``eval``, no names but math ones)."""
+    """``calc:evaluate``: arithmetic on the parsed ``ast`` (no ``eval``, no names but math ones);
+    a float result is rounded to ``precision`` decimals (default 6)."""
     expression = args.get("expression", args.get("expr"))
     if not isinstance(expression, str) or not expression.strip():
         raise ToolError(f"expression: expected arithmetic text such as '(2 + 3) * 4', got {expression!r}")
@@ -678,6 +699,9 @@ def calc_evaluate(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
     except SyntaxError:
         raise ToolError(f"expression: cannot read {expression!r} as arithmetic") from None
     result = _calc(tree)
+    precision = args.get("precision", 6)
+    if isinstance(result, float) and isinstance(precision, int) and not isinstance(precision, bool):
+        result = round(result, max(0, min(precision, 20)))
     if isinstance(result, float) and result.is_integer() and abs(result) < 2**53:
         result = int(result)
     return {"expression": expression, "result": result}
@@ -717,8 +741,8 @@ _units("data", {1.0: ("b", "byte", "bytes"), 1e3: ("kb", "kilobyte", "kilobytes"
 _units("area", {1.0: ("m2", "square meter", "square meters", "square metre"), 1e4: ("ha", "hectare", "hectares"),
        1e6: ("km2", "square kilometer", "square kilometre"), 4046.8564224: ("acre", "acres")})
 
-_TEMPERATURE = {"c": "C", "°c": "C", "celsius": "C", "f": "F", "°f": "F", "fahrenheit": "F", "k": "K",
-                "kelvin": "K"}
+_TEMPERATURE = {"c": "C", "°c": "C", "degc": "C", "celsius": "C", "f": "F", "°f": "F", "degf": "F",
+                "fahrenheit": "F", "k": "K", "degk": "K", "kelvin": "K"}
 
 
 def _unit(value: Any, what: str) -> str:

@@ -37,10 +37,11 @@ CATALOG = Catalog([
         ["item", "until"]),
     _tool("agenda:remind_self", {"text": STR, "priority": {"type": "string"}, "tags": {"type": "array"}}, ["text"]),
     _tool("vault:read", {"path": STR}, ["path"]),
-    _tool("vault:write", {"path": STR, "content": {"type": "string"}, "append": {"type": "boolean"}},
-          ["path", "content"]),
-    _tool("vault:list", {"path": {"type": "string"}}),
-    _tool("calc:evaluate", {"expression": STR}, ["expression"]),
+    _tool("vault:write", {"path": STR, "content": {"type": "string"},
+                          "mode": {"type": "string", "enum": ["create", "append", "overwrite"]}}, ["path", "content"]),
+    _tool("vault:list", {"folder": {"type": ["string", "null"]}, "path": {"type": "string"},
+                         "recursive": {"type": "boolean"}}),
+    _tool("calc:evaluate", {"expression": STR, "precision": {"type": "integer"}}, ["expression"]),
     _tool("calc:convert", {"value": {"type": "number"}, "from": STR, "to": STR}, ["value", "from", "to"]),
     _tool("test:echo", {"text": {"type": "string"}}, additional=True),
     _tool("test:slow", {}),
@@ -265,13 +266,24 @@ def test_agenda_ambiguous_item_asks(session):
 
 
 def test_vault_write_read_list(session):
-    assert run(session, "vault:write", {"path": "notes/todo.md", "content": "buy milk"}).data == {
-        "path": "notes/todo.md", "bytes": 8}
-    run(session, "vault:write", {"path": "notes/todo.md", "content": "\neggs", "append": True})
+    assert run(session, "vault:write", {"path": "notes/todo.md", "content": "buy milk", "mode": "create"}).data == {
+        "path": "notes/todo.md", "mode": "create", "bytes": 8, "size": 8}
+    run(session, "vault:write", {"path": "notes/todo.md", "content": "\neggs"})  # default mode: append
     assert run(session, "vault:read", {"path": "notes/todo.md"}).data["content"] == "buy milk\neggs"
-    assert run(session, "vault:list", {}).data == {"path": ".", "entries": [{"name": "notes", "type": "folder"}]}
-    assert run(session, "vault:list", {"path": "notes"}).data["entries"] == [
+    assert run(session, "vault:list", {}).data == {
+        "folder": ".", "entries": [{"name": "notes", "type": "folder"}], "complete": True}
+    assert run(session, "vault:list", {"folder": "notes"}).data["entries"] == [
         {"name": "todo.md", "type": "file", "size": 13}]
+    assert [e["name"] for e in run(session, "vault:list", {"recursive": True}).data["entries"]] == [
+        "notes", "notes/todo.md"]
+
+
+def test_vault_write_modes(session):
+    run(session, "vault:write", {"path": "a.md", "content": "one"})
+    assert run(session, "vault:write", {"path": "a.md", "content": "x", "mode": "create"}).error == (
+        "'a.md' exists already; use mode 'append' or 'overwrite'")
+    run(session, "vault:write", {"path": "a.md", "content": "two", "mode": "overwrite"})
+    assert (session.vault / "a.md").read_text() == "two"
 
 
 @pytest.mark.parametrize(
@@ -321,7 +333,7 @@ def test_vault_missing_file_is_an_error(session):
 @pytest.mark.parametrize(
     ("expression", "result"),
     [("(2 + 3) * 4", 20), ("2**10", 1024), ("7 / 2", 3.5), ("sqrt(16) + pi - pi", 4), ("-3 % 5", 2),
-     ("12 × 7", 84), ("max(1, 9, 3)", 9), ("round(2.567, 2)", 2.57)],
+     ("12 × 7", 84), ("max(1, 9, 3)", 9), ("round(2.567, 2)", 2.57), ("1/3", 0.333333)],
 )
 def test_calc_evaluate(session, expression, result):
     assert run(session, "calc:evaluate", {"expression": expression}).data["result"] == result
@@ -350,6 +362,10 @@ def test_calc_evaluate_refuses_unsafe_or_bad_input(session, expression, error):
     assert result.error.startswith(error)
 
 
+def test_calc_evaluate_precision(session):
+    assert run(session, "calc:evaluate", {"expression": "1200 / 7", "precision": 2}).data["result"] == 171.43
+
+
 def test_calc_evaluate_big_multiplication_is_bounded(session):
     result = run(session, "calc:evaluate", {"expression": "*".join(["(10**1000)"] * 5)})
     assert result.error == "the result is too large (more than 4096 bits)"
@@ -358,7 +374,8 @@ def test_calc_evaluate_big_multiplication_is_bounded(session):
 @pytest.mark.parametrize(
     ("value", "src", "dst", "result"),
     [(10, "km", "miles", 6.2137119224), (100, "celsius", "fahrenheit", 212.0), (0, "K", "°C", -273.15),
-     (1, "GiB", "MB", 1073.741824), (3, "feet", "m", 0.9144), (1, "gallon", "l", 3.785411784)],
+     (1, "GiB", "MB", 1073.741824), (3, "feet", "m", 0.9144), (1, "gallon", "l", 3.785411784),
+     (350, "degF", "degC", 176.6666666667)],
 )
 def test_calc_convert(session, value, src, dst, result):
     assert run(session, "calc:convert", {"value": value, "from": src, "to": dst}).data["result"] == pytest.approx(result)
@@ -369,3 +386,44 @@ def test_calc_convert_incompatible_units(session):
         "cannot convert 'kg' (mass) to 'km' (length)")
     assert run(session, "calc:convert", {"value": 1, "from": "celsius", "to": "km"}).error == (
         "cannot convert 'celsius' to 'km': only temperatures convert to temperatures")
+
+
+def test_calc_convert_descriptor_key_names(session):
+    result = execute(Call(name="calc:convert", arguments={"value": 10, "from_unit": "km", "to_unit": "mi"}),
+                     ["calc:convert"], Catalog([_tool("calc:convert", additional=True)]), session=session)
+    assert result.data["result"] == pytest.approx(6.2137119224)
+
+
+# ---------------------------------------------------------------------------------------------
+# The demo descriptors, when present: every good example runs on its real executor
+# ---------------------------------------------------------------------------------------------
+
+
+def _demo_examples():
+    from conftest import ROOT
+
+    from eris_lab.catalog import load
+    from eris_lab.loop import EXECUTORS
+
+    folder = ROOT / "descriptors"
+    if not folder.is_dir():
+        return []
+    catalog = load(folder)
+    return [(catalog, tool.name, ex.arguments) for tool in catalog if tool.name in EXECUTORS
+            for ex in tool.examples_good]
+
+
+@pytest.mark.skipif(not _demo_examples(), reason="no descriptors/ folder in this checkout yet")
+@pytest.mark.parametrize("catalog,name,arguments", _demo_examples() or [(None, "", {})])
+def test_demo_example_runs_on_its_executor(tmp_path, catalog, name, arguments):
+    session = Session(tmp_path, clock=lambda: FIXED)
+    session.vault.mkdir(parents=True, exist_ok=True)
+    (session.vault / "projects").mkdir()
+    for item in ("buy stamps", "renew passport", "pay the electricity bill", "Steuererklärung", "Blumen gießen",
+                 "Zahnarzt anrufen"):
+        execute(Call(name="agenda:remind_self", arguments={"text": item}), ["agenda:remind_self"],
+                Catalog([_tool("agenda:remind_self", {"text": STR}, ["text"])]), session=session)
+    for path in ("projects/garden.md", "einkaufsliste.md"):
+        (session.vault / path).write_text("x")
+    result = execute(Call(name=name, arguments=arguments), [name], catalog, session=session)
+    assert result.status == "ok", result.text
