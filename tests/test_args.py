@@ -168,3 +168,16 @@ def test_cli_resolve_arg_threshold_out_of_range_exits_2(capsys, tmp_path):
     path.write_text('["a"]')
     assert cli.main(["resolve-arg", "--candidates", str(path), "--value", "a", "--auto", "2", "--no-embed"]) == 2
     assert capsys.readouterr().err == "eris-lab: error: --auto: expected a score in [0, 1], got 2.0\n"
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.text(max_size=40), names=st.lists(st.text(max_size=20), max_size=6))
+def test_resolve_never_raises_and_scores_are_cosine_like(value, names):
+    res = resolve(value, names)
+    assert res.status in ("auto", "ask", "not_found")
+    assert all(0.0 <= s <= 1.0 for _, s in res.candidates)
+    assert (res.match is not None) == (res.status == "auto")

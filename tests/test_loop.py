@@ -427,3 +427,24 @@ def test_demo_example_runs_on_its_executor(tmp_path, catalog, name, arguments):
         (session.vault / path).write_text("x")
     result = execute(Call(name=name, arguments=arguments), [name], catalog, session=session)
     assert result.status == "ok", result.text
+
+
+# ---------------------------------------------------------------------------------------------
+# Fuzz: calc never crashes (only ToolError text) and never runs for long
+# ---------------------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_CALC_TEXT = st.text(alphabet="0123456789.+-*/%()e ,^" + "sqrtlogpimaxround", max_size=60)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(expression=_CALC_TEXT)
+def test_calc_evaluate_fuzz_only_tool_errors(tmp_path, expression):
+    session = Session(tmp_path, clock=lambda: FIXED)
+    result = execute(Call(name="calc:evaluate", arguments={"expression": expression or "0"}), ["calc:evaluate"],
+                     CATALOG, session=session, timeout_s=5)
+    assert result.status in ("ok", "error", "invalid"), result.text
+    assert "the tool failed" not in result.text
