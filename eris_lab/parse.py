@@ -835,6 +835,44 @@ def _envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
     return cands, message if isinstance(message, str) else json.dumps(message), list(fixed)
 
 
+_ENVELOPE_KEY_RE = re.compile(r'"(thought|status|message|tool_calls)"\s*:\s*')
+
+
+def _broken_envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
+    """An envelope that is not JSON (cut off at the token limit, a stray quote): its message and
+    every complete call object after ``"tool_calls"``; None when the text is not envelope-like."""
+    body, fixes = _repair(text.strip()[:_MAX_CHARS])
+    if not re.match(r'\{\s*"(thought|status|message|tool_calls)"', body):
+        return None
+    keys = {m.group(1): m for m in _ENVELOPE_KEY_RE.finditer(body)}
+    if len(keys) < 2:
+        return None
+    notes = []
+    message = ""
+    if "message" in keys and body.startswith('"', keys["message"].end()):
+        at = keys["message"].end()
+        try:
+            value, _ = json.JSONDecoder().raw_decode(body, at)
+            message = value if isinstance(value, str) else ""
+        except ValueError:
+            rest = body[at + 1:]
+            rest = rest[: len(rest) - (len(rest) - len(rest.rstrip("\\"))) % 2]  # no dangling escape
+            try:
+                message = json.loads(f'"{rest}"')
+            except ValueError:
+                message = rest
+            notes.append("the message was cut off; kept what there is")
+    cands: list[_Cand] = []
+    if "tool_calls" in keys:
+        start = keys["tool_calls"].end()
+        if body.startswith("[", start):
+            start += 1
+        cands, _, _ = _json_cands_in(body[start:], 0)
+    head = (f"the envelope is not valid JSON (cut off?); read its message and {len(cands)} complete "
+            f"call{'s' if len(cands) != 1 else ''} from it")
+    return cands, message, [head, *fixes, *notes]
+
+
 def _native(text: str) -> tuple[list[_Cand], list[tuple[int, int]], list[str]] | None:
     m = re.match(r"\s*(?:tool_calls\s*[=:]\s*)?", text)
     start = m.end() if m else 0
@@ -1043,7 +1081,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any) -> Parsed:
         if got is not None:
             cands, spans, fixed = got
             return finish(cands, _cut(text, spans), "native", fixed)
-    env = _envelope(text)
+    env = _envelope(text) or _broken_envelope(text)
     if env is not None:
         cands, message, fixed = env
         return finish(cands, message.strip(), "envelope", fixed)

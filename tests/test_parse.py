@@ -319,3 +319,20 @@ def test_calls_null_is_kept_where_the_schema_allows_it():
     parsed = calls('{"name": "agenda:complete", "arguments": {"item": "x", "note": null}}', ["agenda:complete"],
                    schemas=schemas)
     assert parsed.calls == (Call(name="agenda:complete", arguments={"item": "x", "note": None}),)
+
+
+def test_calls_cut_off_envelope_keeps_complete_calls_and_says_so():
+    raw = ('{"thought": "x", "status": "call", "message": "On it.", "tool_calls": [{"name": "get_weather", '
+           '"arguments": {"city": "Oslo"}}, {"name": "web_search", "argu')
+    parsed = calls(raw, OFFERED)
+    assert parsed.format == "envelope"
+    assert parsed.calls == (Call(name="get_weather", arguments={"city": "Oslo"}),)
+    assert parsed.content == "On it."
+    assert parsed.repairs == ("the envelope is not valid JSON (cut off?); read its message and 1 complete call "
+                              "from it",)
+
+
+def test_calls_cut_off_envelope_message_is_kept():
+    parsed = calls('{"thought": "", "status": "answer", "message": "Hello wor', OFFERED)
+    assert (parsed.calls, parsed.content) == ((), "Hello wor")
+    assert parsed.repairs[-1] == "the message was cut off; kept what there is"
