@@ -1,7 +1,8 @@
 """The dual parser: model output in, tool calls out; it never raises.
 
 ``calls(raw, offered)`` reads the envelope JSON the grammar asks for first
-(``{"thought", "status", "message", "tool_calls": [{"name", "arguments"}]}``); when the output
+(``{"thought", "status", "message", "tool_calls": [{"name", "arguments"}]}``; one cut off at the
+token limit still yields its message and every complete call, reported); when the output
 is not an envelope it tries the text formats small models are known to emit, in this order
 (:data:`TEXT_FORMATS`), and the first format that yields call-shaped text wins:
 
