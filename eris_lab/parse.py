@@ -1025,8 +1025,8 @@ def calls(raw: Any, offered: Any, *, channel: str = "text",
     Parameters
     ----------
     raw : str
-        The model output (``bytes`` are decoded as UTF-8 with replacement; anything else is
-        read as no output).
+        The model output (``bytes`` are decoded as UTF-8 with replacement, a list of stream
+        chunks is joined; anything else is read as no output).
     offered : Offer or iterable of str
         The tools offered this turn; a name outside it is reported, never returned.
     channel : {"text", "text-stream", "native"}
@@ -1055,6 +1055,8 @@ def calls(raw: Any, offered: Any, *, channel: str = "text",
 def _calls(raw: Any, offered: Any, channel: str, schemas: Any) -> Parsed:
     if isinstance(raw, (bytes, bytearray)):
         raw = bytes(raw).decode("utf-8", errors="replace")
+    elif isinstance(raw, (list, tuple)) and all(isinstance(chunk, str) for chunk in raw):
+        raw = "".join(raw)  # stream chunks: the parser reads the whole output once it has ended
     text = raw if isinstance(raw, str) else ""
     names = getattr(offered, "names", offered)
     if isinstance(names, str):

@@ -336,3 +336,8 @@ def test_calls_cut_off_envelope_message_is_kept():
     parsed = calls('{"thought": "", "status": "answer", "message": "Hello wor', OFFERED)
     assert (parsed.calls, parsed.content) == ((), "Hello wor")
     assert parsed.repairs[-1] == "the message was cut off; kept what there is"
+
+
+def test_calls_joins_stream_chunks():
+    chunks = ['<tool_call>{"name": "get_', 'weather", "argu', 'ments": {"city": "Oslo"}}', "</tool_call>"]
+    assert calls(chunks, OFFERED, channel="text-stream").calls == (Call(name="get_weather", arguments={"city": "Oslo"}),)
