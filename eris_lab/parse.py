@@ -289,8 +289,19 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
         return None
     for key in ARGUMENT_KEYS:
         if key in obj:
+            if _is_definition(obj, obj[key]):
+                return None
             return [_Cand(name, obj[key])]
     return None
+
+
+def _is_definition(obj: Mapping[str, Any], arguments: Any) -> bool:
+    """A tool *definition* echoed back (``{"name", "description", "parameters": {JSON Schema}}``) is
+    data, not a call."""
+    return (isinstance(arguments, dict) and arguments.get("type") == "object"
+            and isinstance(arguments.get("properties"), dict)
+            and ("description" in obj or set(arguments) <= {"type", "properties", "required", "additionalProperties",
+                                                            "$schema", "title", "description"}))
 
 
 # ---------------------------------------------------------------------------------------------

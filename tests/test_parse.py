@@ -156,6 +156,8 @@ def test_calls_text_formats(raw, fmt, expected, content):
         "```python\nprint('hello')\n```",
         "Plain answer with no call at all.",
         "Action: none needed here.\nFinal Answer: 4",
+        'My tools: {"name": "get_weather", "description": "Weather", "parameters": {"type": "object", '
+        '"properties": {"city": {"type": "string"}}}}',
         'API: the REST docs say {"a": 1}',
         "",
     ],
