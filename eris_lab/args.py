@@ -76,7 +76,10 @@ class Resolution:
 
 
 def normalize(text: str) -> str:
-    """Case-, accent-, width- and punctuation-insensitive form: ``'Light.Bedroom_Lamp!'`` -> ``'light bedroom lamp'``."""
+    """Case-, accent-, width- and punctuation-insensitive form.
+
+    ``'Light.Bedroom_Lamp!'`` -> ``'light bedroom lamp'``; ``'KÜCHE'`` -> ``'kuche'``.
+    """
     text = unicodedata.normalize("NFKC", str(text)).casefold()
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     text = re.sub(r"[\W_]+", " ", text)

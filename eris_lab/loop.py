@@ -442,9 +442,8 @@ def agenda_list(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
         where.append("status = ?")
         params.append(status)
     with _db(session) as con:
-        rows = [_row(r) for r in con.execute(
-            "SELECT * FROM items" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY due IS NULL, due, id",
-            params).fetchall()]
+        sql = "SELECT * FROM items" + (f" WHERE {' AND '.join(where)}" if where else "")
+        rows = [_row(r) for r in con.execute(sql + " ORDER BY due IS NULL, due, id", params).fetchall()]
     if args.get("due_before"):
         limit_at = _when(args["due_before"], session, "due_before")
         rows = [r for r in rows if r.get("due") and datetime.fromisoformat(r["due"]) < limit_at]
@@ -767,8 +766,8 @@ def calc_convert(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
     else:
         for unit, what in ((src, "from"), (dst, "to")):
             if unit not in UNITS:
-                raise ToolError(f"{what}: unknown unit {unit!r}; known: {', '.join(sorted({k for k in UNITS if len(k) <= 4}))}"
-                                ", celsius, fahrenheit, kelvin")
+                known = ", ".join(sorted(k for k in UNITS if len(k) <= 4))
+                raise ToolError(f"{what}: unknown unit {unit!r}; known: {known}, celsius, fahrenheit, kelvin")
         (dim_a, fa), (dim_b, fb) = UNITS[src], UNITS[dst]
         if dim_a != dim_b:
             raise ToolError(f"cannot convert {src!r} ({dim_a}) to {dst!r} ({dim_b})")
