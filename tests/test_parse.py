@@ -239,7 +239,15 @@ def _check_never_raises(raw, channel):
     json.dumps(parsed.to_json())
 
 
-_TEXT = st.one_of(st.text(max_size=300), _mangled())
+#: Pieces of every format, glued at random: reaches the format branches plain text never does.
+_PIECES = ['<tool_call>', '</tool_call>', '<|tool_call>call:get_weather', '<tool_call|>', '<|"|>', '<tool>', '</tool>',
+           '<toolcall>', '<web_search>', '</web_search>', '[TOOL_CALLS]', '[ARGS]', '[CALL_ID]', '<|python_tag|>',
+           '<|eom_id|>', 'API: get_weather', 'Action: web_search', '\nAction Input: ', 'Observation:', '```json\n',
+           '```tool_code\n', '```', '{', '}', '[', ']', '"', ':', ',', '"name"', '"arguments"', '"get_weather"',
+           '"parameters"', '"tool_calls"', '"message"', '{"thought": ', 'tool_calls=', '(', ')', 'f(x=1)', '\\', '\n',
+           ' ', 'null', '1', 'x=', "'", '"function"']
+_GLUED = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+_TEXT = st.one_of(st.text(max_size=300), _mangled(), _GLUED)
 _CHANNEL = st.sampled_from(["text", "native"])
 
 
