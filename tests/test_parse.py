@@ -351,3 +351,21 @@ def test_calls_cut_off_envelope_message_is_kept():
 def test_calls_joins_stream_chunks():
     chunks = ['<tool_call>{"name": "get_', 'weather", "argu', 'ments": {"city": "Oslo"}}', "</tool_call>"]
     assert calls(chunks, OFFERED, channel="text-stream").calls == (Call(name="get_weather", arguments={"city": "Oslo"}),)
+
+
+def test_cli_parse_nothing_offered_reports_the_name(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"name": "shell", "arguments": {"command": "ls"}}'))
+    assert cli.main(["parse", "--offered", ""]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["calls"] == []
+    assert out["error"].startswith("unknown tool 'shell': not in offered tools;")
+
+
+def test_cli_parse_stdin_not_utf8_exits_2(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe"), encoding="utf-8"))
+    assert cli.main(["parse", "--offered", "a"]) == 2
+    assert capsys.readouterr().err == "eris-lab: error: stdin: not UTF-8 text (invalid start byte)\n"
