@@ -9,6 +9,8 @@ is not an envelope it tries the text formats small models are known to emit, in 
 =================  =====================================================================
 ``gemma``          ``<|tool_call>call:name{k:<|"|>v<|"|>,n:1}<tool_call|>``
 ``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen)
+``function_tag``   ``<function=name>{json}</function>`` (Llama 3.1) and Qwen3-Coder's
+                   ``<function=name><parameter=k>v</parameter></function>``
 ``xml_tag``        ``<tool>``/``<toolcall>`` around ``{json}`` or ``<name>{json}</name>``
 ``mistral``        ``[TOOL_CALLS][{json}]`` and ``name[ARGS]{json}`` (one object per header)
 ``python_tag``     ``<|python_tag|>`` + JSON or a Python-style call (parsed with ``ast``)
@@ -51,7 +53,7 @@ ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
 
 #: Text formats tried after the envelope, in this order (see the module docstring).
 TEXT_FORMATS: tuple[str, ...] = (
-    "gemma", "tool_call_tag", "xml_tag", "mistral", "python_tag", "api_line", "react", "fenced", "bare_json",
+    "gemma", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line", "react", "fenced", "bare_json",
 )
 
 #: Work bounds that keep hostile input linear-ish: start positions tried per scan, input chars read.
@@ -522,11 +524,41 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
         seg_end = close if close >= 0 else stop
         segment = text[m.end():seg_end]
         c, _, r = _json_cands_in(segment, m.end())
+        if not c and "<function=" in segment:
+            got = _fmt_function_tag(segment)
+            c, r = (got[0], got[2]) if got else ([], [])
         if not c:
             c = _python_calls(segment) or []
         cands.extend(c)
         repairs.extend(r)
         spans.append((m.start(), close + len("</tool_call>") if close >= 0 else seg_end))
+    return (cands, spans, repairs) if cands else None
+
+
+_FUNCTION_RE = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|\Z)", flags=re.S)
+_PARAMETER_RE = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?(?:</parameter>|(?=<parameter=)|\Z)", flags=re.S)
+
+
+def _fmt_function_tag(text: str) -> _Found | None:
+    cands, spans, repairs = [], [], []
+    for m in _FUNCTION_RE.finditer(text):
+        body = m.group(2).strip()
+        if body.startswith("{"):
+            got = _decode_at(body, 0)
+            args: Any = got[0] if got is not None else body
+            repairs.extend(got[2] if got is not None else ())
+        elif "<parameter=" in body:
+            args = {}
+            for p in _PARAMETER_RE.finditer(body):
+                value = p.group(2)
+                try:
+                    args[p.group(1)] = json.loads(value) if value.strip()[:1] in '{["0123456789-tfn' else value
+                except ValueError:
+                    args[p.group(1)] = value
+        else:
+            args = body or {}
+        cands.append(_Cand(m.group(1), args))
+        spans.append(m.span())
     return (cands, spans, repairs) if cands else None
 
 
@@ -799,6 +831,7 @@ def _fmt_bare_json(text: str) -> _Found | None:
 _FORMATS = {
     "gemma": _fmt_gemma,
     "tool_call_tag": _fmt_tool_call_tag,
+    "function_tag": _fmt_function_tag,
     "xml_tag": _fmt_xml_tag,
     "mistral": _fmt_mistral,
     "python_tag": _fmt_python_tag,

@@ -136,6 +136,10 @@ def test_calls_envelope_arguments_as_json_string():
         ('Action: web_search(query="x")', "react", [("web_search", {"query": "x"})], ""),
         ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>\nDone.', "tool_call_tag",
          [("get_weather", {"city": "Rome"})], "Done."),
+        ("<tool_call>\n<function=get_weather>\n<parameter=city>\nSan Francisco\n</parameter>\n<parameter=days>\n3\n"
+         "</parameter>\n</function>\n</tool_call>", "tool_call_tag", [("get_weather", {"city": "San Francisco", "days": 3})],
+         ""),
+        ('<function=get_weather>{"city": "Oslo"}</function>', "function_tag", [("get_weather", {"city": "Oslo"})], ""),
         ('I will check. {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Bonn"}}}',
          "bare_json", [("get_weather", {"city": "Bonn"})], "I will check."),
     ],
@@ -240,7 +244,7 @@ def _check_never_raises(raw, channel):
 
 
 #: Pieces of every format, glued at random: reaches the format branches plain text never does.
-_PIECES = ['<tool_call>', '</tool_call>', '<|tool_call>call:get_weather', '<tool_call|>', '<|"|>', '<tool>', '</tool>',
+_PIECES = ['<tool_call>', '</tool_call>', '<function=get_weather>', '</function>', '<parameter=city>', '</parameter>', '<|tool_call>call:get_weather', '<tool_call|>', '<|"|>', '<tool>', '</tool>',
            '<toolcall>', '<web_search>', '</web_search>', '[TOOL_CALLS]', '[ARGS]', '[CALL_ID]', '<|python_tag|>',
            '<|eom_id|>', 'API: get_weather', 'Action: web_search', '\nAction Input: ', 'Observation:', '```json\n',
            '```tool_code\n', '```', '{', '}', '[', ']', '"', ':', ',', '"name"', '"arguments"', '"get_weather"',
