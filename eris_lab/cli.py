@@ -190,12 +190,91 @@ def _run_decide(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# parse
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_parse(sub) -> None:
+    p = sub.add_parser("parse", help="read tool calls out of a model output on stdin (never fails on the text)")
+    p.add_argument("--offered", required=True, metavar="A,B",
+                   help="comma-separated offered tool names (an empty string: nothing offered)")
+    p.add_argument("--channel", choices=("text", "native"), default="text",
+                   help="text: the content text; native: the server's tool_calls field shown as text")
+    p.add_argument("--catalog", help="descriptors folder, TOML or JSON tools file: schemas for the offered tools")
+    p.add_argument("--json", action="store_true", help="print JSON (the default; accepted for symmetry)")
+
+
+def _run_parse(args) -> int:
+    from .parse import calls
+
+    offered = [n.strip() for n in args.offered.split(",") if n.strip()]
+    schemas = None
+    if args.catalog:
+        catalog = _load_catalog(args.catalog)
+        unknown = [n for n in offered if n not in catalog]
+        if unknown:
+            raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where="--offered")
+        schemas = {n: catalog.tool(n).parameters for n in offered}
+    try:
+        raw = sys.stdin.read()
+    except UnicodeDecodeError as exc:
+        raise ErisLabError(f"not UTF-8 text ({exc.reason})", where="stdin") from None
+    _print_json(calls(raw, offered, channel=args.channel, schemas=schemas).to_json())
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# resolve-arg
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_resolve_arg(sub) -> None:
+    p = sub.add_parser("resolve-arg", help="resolve an argument value against the things that exist")
+    p.add_argument("--candidates", required=True, metavar="FILE",
+                   help='JSON list of strings or of {"value", "aliases": [...]} objects')
+    p.add_argument("--value", required=True, help="the value the model wrote")
+    p.add_argument("--no-embed", action="store_true",
+                   help="lexical stages only (no embedding model is loaded)")
+    p.add_argument("--auto", type=float, default=None, help="auto-resolve at or above this score (default 0.75)")
+    p.add_argument("--ask", type=float, default=None, help="ask the user at or above this score (default 0.5)")
+    p.add_argument("--json", action="store_true", help="print JSON (the default; accepted for symmetry)")
+
+
+def _run_resolve_arg(args) -> int:
+    from .args import candidates_from_json, resolve
+
+    try:
+        data = json.loads(Path(args.candidates).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ErisLabError(f"cannot read file ({exc.strerror})", where=f"--candidates {args.candidates}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ErisLabError(f"not valid JSON ({exc})", where=f"--candidates {args.candidates}") from None
+    candidates = candidates_from_json(data, where=args.candidates)
+    thresholds = {}
+    for flag in ("auto", "ask"):
+        value = getattr(args, flag)
+        if value is not None:
+            if not 0.0 <= value <= 1.0:
+                raise ErisLabError(f"expected a score in [0, 1], got {value!r}", where=f"--{flag}")
+            thresholds[flag] = value
+    embedder = None
+    if not args.no_embed:
+        from .embed import default_embedder
+
+        embedder = default_embedder()
+    _print_json(resolve(args.value, candidates, embedder=embedder, **thresholds).to_json())
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------------------------
 
 COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "route": (_add_route, _run_route),
     "decide": (_add_decide, _run_decide),
+    "parse": (_add_parse, _run_parse),
+    "resolve-arg": (_add_resolve_arg, _run_resolve_arg),
 }
 
 
