@@ -25,13 +25,14 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from .embed import cache_dir
 from .errors import LLMError
 
 __all__ = [
     "Generation",
+    "Runner",
     "LlamaRunner",
     "OpenAIBackend",
     "default_model_path",
@@ -109,6 +110,18 @@ class Generation:
     finish_reason: str = ""
     tool_calls: str = ""
     note: str = ""
+
+
+@runtime_checkable
+class Runner(Protocol):
+    """What the tool loop and follow-through need from a model: :meth:`LlamaRunner.generate`'s shape.
+
+    ``OpenAIBackend`` has it too (a grammar needs its ``grammar_field``); a test fake needs only
+    this one method.
+    """
+
+    def generate(self, prompt_or_messages: str | Messages, *, grammar: str | None = None,
+                 max_tokens: int = 128, temperature: float = 0.0, stop: Sequence[str] = ()) -> Generation: ...
 
 
 # ---------------------------------------------------------------------------------------------
