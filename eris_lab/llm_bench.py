@@ -8,7 +8,9 @@ printed with the numbers: on a shared machine it moves them more than anything e
 
 Modes: ``free`` (no grammar), ``tool_json`` (a small tool-call envelope: an enum of three names
 and one bounded string argument), ``json`` (llama.cpp's generic ``json.gbnf``, as shipped in
-llama-cpp-python).
+llama-cpp-python); each grammar mode runs with the runner's greedy grammar check and, as
+``*_chain``, with llama-cpp-python's own sampler chain (grammar over the whole vocabulary at
+every step).
 """
 
 from __future__ import annotations
@@ -37,10 +39,12 @@ str ::= "\"" [A-Za-z0-9 ,.'-]{1,60} "\""
 '''
 
 
-def _modes() -> dict[str, str | None]:
+def _modes() -> dict[str, tuple[str | None, bool]]:
+    """mode -> (grammar, greedy_grammar_check); ``*_chain`` = llama-cpp-python's own sampler chain."""
     from llama_cpp.llama_grammar import JSON_GBNF
 
-    return {"free": None, "tool_json": TOOL_JSON_GBNF, "json": JSON_GBNF}
+    return {"free": (None, True), "tool_json": (TOOL_JSON_GBNF, True), "tool_json_chain": (TOOL_JSON_GBNF, False),
+            "json": (JSON_GBNF, True), "json_chain": (JSON_GBNF, False)}
 
 
 def bench(runner: LlamaRunner, *, runs: int = 3, max_tokens: int = 48, prompt: str = PROMPT) -> dict[str, Any]:
@@ -57,7 +61,8 @@ def bench(runner: LlamaRunner, *, runs: int = 3, max_tokens: int = 48, prompt: s
     record: dict[str, Any] = {"model": str(runner.path), "n_threads": runner.n_threads, "runs": runs,
                               "max_tokens": max_tokens, "modes": {}}
     record["info"] = runner.info()
-    for mode, grammar in _modes().items():
+    for mode, (grammar, check) in _modes().items():
+        runner.greedy_grammar_check = check
         runner.generate(prompt, grammar=grammar, max_tokens=max_tokens)  # warm-up
         rates, ms_per_token, tokens, texts = [], [], [], []
         for _ in range(runs):
@@ -70,8 +75,9 @@ def bench(runner: LlamaRunner, *, runs: int = 3, max_tokens: int = 48, prompt: s
             "tokens_per_s_median": round(statistics.median(rates), 2),
             "tokens_per_s_runs": [round(r, 2) for r in rates],
             "ms_per_token_median": round(statistics.median(ms_per_token), 2),
-            "n_tokens": tokens, "text": texts[-1][:200],
+            "n_tokens": tokens, "text": texts[-1][:200], "note": out.note,
         }
+    runner.greedy_grammar_check = True
     free = record["modes"]["free"]["ms_per_token_median"]
     for mode, row in record["modes"].items():
         row["grammar_overhead_ms_per_token"] = round(row["ms_per_token_median"] - free, 2)

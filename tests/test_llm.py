@@ -526,3 +526,15 @@ def test_llama_cpp_server_with_the_openai_backend(llama_server):
     # the server honours the grammar field
     out = backend.generate("Is water wet? Answer yes or no:", grammar='root ::= "yes" | "no"', max_tokens=4)
     assert out.text in ("yes", "no")
+
+
+@pytest.mark.slow
+def test_gemma_greedy_grammar_check_gives_the_same_tokens_as_the_sampler_chain(gemma_path):
+    from eris_lab.llm_bench import PROMPT, TOOL_JSON_GBNF
+
+    fast = llm.LlamaRunner(gemma_path, n_ctx=512).generate(PROMPT, grammar=TOOL_JSON_GBNF, max_tokens=32)
+    chain = llm.LlamaRunner(gemma_path, n_ctx=512, greedy_grammar_check=False).generate(
+        PROMPT, grammar=TOOL_JSON_GBNF, max_tokens=32)
+    assert fast.text == chain.text and fast.n_tokens == chain.n_tokens
+    assert fast.text.startswith('{"name": "') and fast.text.endswith("}}")
+    assert fast.note.startswith("greedy grammar check:") and chain.note == ""
