@@ -2,9 +2,11 @@
 
 One process, one model load, pinned threads. Each mode generates from the same prompt at
 temperature 0 for ``--runs`` runs; the first run of each mode is a warm-up and is not counted.
-Tokens per second exclude prompt evaluation (``Generation.tokens_per_s``); the grammar overhead
-is the extra milliseconds per generated token against free generation. The load average is
-printed with the numbers: on a shared machine it moves them more than anything else.
+Tokens per second exclude prompt evaluation (``Generation.tokens_per_s``, wall clock). Beside
+them, CPU milliseconds per generated token (``time.process_time`` of this process, one pinned
+thread): on a shared machine the wall clock moves with other people's load, CPU time much
+less. The grammar overhead is each mode's extra CPU time per token against free generation.
+Modes run round robin (one run of each per round) so that a burst of load hits all of them.
 
 Modes: ``free`` (no grammar), ``tool_json`` (a small tool-call envelope: an enum of three names
 and one bounded string argument), ``json`` (llama.cpp's generic ``json.gbnf``, as shipped in
@@ -20,6 +22,7 @@ import json
 import os
 import statistics
 import sys
+import time
 from typing import Any, Sequence
 
 from .errors import ErisLabError
@@ -61,27 +64,44 @@ def bench(runner: LlamaRunner, *, runs: int = 3, max_tokens: int = 48, prompt: s
     record: dict[str, Any] = {"model": str(runner.path), "n_threads": runner.n_threads, "runs": runs,
                               "max_tokens": max_tokens, "modes": {}}
     record["info"] = runner.info()
-    for mode, (grammar, check) in _modes().items():
+    modes = _modes()
+    rows: dict[str, dict[str, list]] = {m: {"rates": [], "cpu": [], "tokens": [], "texts": [], "notes": []} for m in modes}
+
+    def one(mode: str) -> tuple[Any, float]:
+        grammar, check = modes[mode]
         runner.greedy_grammar_check = check
-        runner.generate(prompt, grammar=grammar, max_tokens=max_tokens)  # warm-up
-        rates, ms_per_token, tokens, texts = [], [], [], []
-        for _ in range(runs):
-            out = runner.generate(prompt, grammar=grammar, max_tokens=max_tokens)
-            rates.append(out.tokens_per_s)
-            ms_per_token.append(1000.0 / out.tokens_per_s if out.tokens_per_s else float("nan"))
-            tokens.append(out.n_tokens)
-            texts.append(out.text)
+        cpu = time.process_time()
+        out = runner.generate(prompt, grammar=grammar, max_tokens=max_tokens)
+        return out, time.process_time() - cpu
+
+    for mode in modes:  # warm-up: load, prompt cache, first grammar parse
+        one(mode)
+    for _ in range(runs):  # round robin, so a burst of load on the shared machine hits every mode
+        for mode in modes:
+            out, cpu_s = one(mode)
+            row = rows[mode]
+            row["rates"].append(out.tokens_per_s)
+            row["cpu"].append(1000.0 * cpu_s / out.n_tokens if out.n_tokens else float("nan"))
+            row["tokens"].append(out.n_tokens)
+            row["texts"].append(out.text)
+            row["notes"].append(out.note)
+    for mode, row in rows.items():
+        rate = statistics.median(row["rates"])
         record["modes"][mode] = {
-            "tokens_per_s_median": round(statistics.median(rates), 2),
-            "tokens_per_s_runs": [round(r, 2) for r in rates],
-            "ms_per_token_median": round(statistics.median(ms_per_token), 2),
-            "n_tokens": tokens, "text": texts[-1][:200], "note": out.note,
+            "tokens_per_s_median": round(rate, 2),
+            "tokens_per_s_runs": [round(r, 2) for r in row["rates"]],
+            "ms_per_token_median": round(1000.0 / rate, 2) if rate else None,
+            "cpu_ms_per_token_median": round(statistics.median(row["cpu"]), 2),
+            "n_tokens": row["tokens"], "text": row["texts"][-1][:200], "note": row["notes"][-1],
         }
     runner.greedy_grammar_check = True
-    free = record["modes"]["free"]["ms_per_token_median"]
-    for mode, row in record["modes"].items():
-        row["grammar_overhead_ms_per_token"] = round(row["ms_per_token_median"] - free, 2)
-        row["grammar_overhead_pct"] = round(100.0 * (row["ms_per_token_median"] - free) / free, 1) if free else None
+    free = record["modes"]["free"]
+    for row in record["modes"].values():
+        for key, base in (("ms_per_token_median", "grammar_overhead_pct"), ("cpu_ms_per_token_median", "grammar_cpu_overhead_pct")):
+            row[base] = (round(100.0 * (row[key] - free[key]) / free[key], 1)
+                         if row[key] is not None and free[key] else None)
+        cpu, base_cpu = row["cpu_ms_per_token_median"], free["cpu_ms_per_token_median"]
+        row["grammar_share_of_cpu"] = round(max(0.0, cpu - base_cpu) / cpu, 3) if cpu else None
     record["loadavg_1m"] = round(os.getloadavg()[0], 2)
     return record
 
@@ -106,10 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     print(f"model {record['model']}  threads {record['n_threads']}  gpu_offload {record['info']['gpu_offload']}  "
           f"runs {record['runs']}  max_tokens {record['max_tokens']}  load average {record['loadavg_1m']}")
-    print(f"{'mode':<10} {'tok/s':>8} {'ms/tok':>8} {'overhead':>9}  tokens")
+    print(f"{'mode':<16} {'tok/s':>7} {'ms/tok':>7} {'cpu ms/tok':>10} {'cpu overhead':>12} {'grammar share':>13}  tokens")
     for mode, row in record["modes"].items():
-        print(f"{mode:<10} {row['tokens_per_s_median']:>8.1f} {row['ms_per_token_median']:>8.1f} "
-              f"{row['grammar_overhead_pct']:>8.1f}%  {row['n_tokens']}")
+        print(f"{mode:<16} {row['tokens_per_s_median']:>7.1f} {row['ms_per_token_median'] or 0:>7.1f} "
+              f"{row['cpu_ms_per_token_median']:>10.1f} {row['grammar_cpu_overhead_pct'] or 0:>11.1f}% {row['grammar_share_of_cpu'] or 0:>13.2f}  {row['n_tokens']}")
     return 0
 
 
