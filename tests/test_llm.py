@@ -538,3 +538,19 @@ def test_gemma_greedy_grammar_check_gives_the_same_tokens_as_the_sampler_chain(g
     assert fast.text == chain.text and fast.n_tokens == chain.n_tokens
     assert fast.text.startswith('{"name": "') and fast.text.endswith("}}")
     assert fast.note.startswith("greedy grammar check:") and chain.note == ""
+
+
+def test_runner_format_uses_a_string_prompt_verbatim_without_loading():
+    runner = llm.LlamaRunner("/nonexistent.gguf")
+    assert runner.format("Call: ") == ("Call: ", ())
+
+
+@pytest.mark.slow
+def test_gemma_with_a_chat_template_renders_through_it(gemma_path):
+    template = "{% for m in messages %}<{{ m.role }}>{{ m.content }}\n{% endfor %}<assistant>"
+    runner = llm.LlamaRunner(gemma_path, n_ctx=512, chat_template=template)
+    assert runner.prompt_format == "custom-template"
+    text, stop = runner.format([{"role": "user", "content": "Hi"}])
+    assert text == "<user>Hi\n<assistant>" and stop == ("<eos>",)
+    out = runner.generate([{"role": "user", "content": "Hi"}], max_tokens=4)
+    assert out.n_prompt_tokens == runner.count_tokens(text) + 1  # + BOS
