@@ -509,6 +509,8 @@ class LlamaRunner:
             try:
                 out = llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
                                             stop=stops or None, grammar=compiled, seed=self.seed)
+            except LLMError:
+                raise
             except Exception as exc:
                 raise LLMError(f"llama.cpp failed while generating: {exc}", where=str(self.path)) from None
             finally:
@@ -540,8 +542,9 @@ class _GreedyGrammarSampler:
     ``common/sampling.cpp`` (``common_sampler_sample``) instead samples first, checks that one
     token against the grammar, and runs the grammar over the whole vocabulary only when the
     token is rejected. In between, this sampler tries the ``GRAMMAR_TOP_K`` best tokens by logit:
-    the best of them the grammar accepts is the best accepted token overall. At temperature 0 with no penalties (what :meth:`LlamaRunner.generate`
-    asks for) the chain is a plain argmax, so the result is the same token; only the cost differs.
+    the best of them the grammar accepts is the best accepted token overall. At temperature 0
+    with no penalties (what :meth:`LlamaRunner.generate` asks for) the chain is a plain argmax,
+    so the result is the same token; only the cost differs.
     Installed per call in place of llama-cpp-python's sampler chain (``Llama._init_sampler``).
     """
 
@@ -601,6 +604,8 @@ class _GreedyGrammarSampler:
                 llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(self.full.candidates))
                 size = self.full.candidates.size
                 best = int(np.argmax(self.full.candidates_data.logit[:size]))
+                if self.full.candidates_data.logit[best] == float("-inf"):
+                    raise LLMError("the grammar allows no token at this point (a dead end)", where="grammar")
                 token = int(self.full.candidates_data.id[best])
         llama_cpp.llama_sampler_accept(self.grammar, token)
         return token
