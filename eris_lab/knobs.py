@@ -49,6 +49,9 @@ class Knobs:
     short_max_words: int = 3  # input of <= this many words is conversation (no URL/keyword)
     short_max_chars: int = 15  # ... or of <= this many characters; DESIGN.md
     max_query_chars: int = 4000  # longer input is cut before embedding (MiniLM reads 256 pieces)
+    max_calls: int = 3  # tool calls one reply envelope may carry; issue #3 "up to a knob"
+    max_thought_chars: int = 400  # bound on the envelope's thought string (a runaway must end); issue #3
+    max_message_chars: int = 2000  # bound on the envelope's message string, in characters; issue #3
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
     notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
@@ -72,7 +75,8 @@ class Knobs:
                 f"expected one of {', '.join(EMPTY_FALLBACKS)}, got {self.empty_fallback!r}",
                 where="empty_fallback",
             )
-        for name in ("dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars"):
+        for name in ("dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars",
+                     "max_calls", "max_thought_chars", "max_message_chars"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise KnobsError(f"expected an integer >= 0, got {value!r}", where=name)
