@@ -190,15 +190,22 @@ class Oracle:
                     pass
         return out
 
-    def tokenize(self, text: str) -> list[int]:
-        """Token ids whose pieces concatenate to exactly ``text`` (model tokenizer, else bytes)."""
+    def model_tokens(self, text: str) -> list[int]:
+        """The model tokenizer's ids for ``text`` (no special tokens added)."""
         data = text.encode("utf-8")
         if not data:
             return []
         n_max = len(data) + 8
         arr = (self._llama.llama_token * n_max)()
         n = self._llama.llama_tokenize(self.vocab, data, len(data), arr, n_max, False, False)
-        tokens = list(arr[:n]) if n > 0 else []
+        return list(arr[:n]) if n > 0 else []
+
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids whose pieces concatenate to exactly ``text`` (model tokenizer, else bytes)."""
+        data = text.encode("utf-8")
+        if not data:
+            return []
+        tokens = self.model_tokens(text)
         if tokens and b"".join(self.piece(t) for t in tokens) == data:
             return tokens
         if len(self._byte_tokens) == 256:
