@@ -760,7 +760,16 @@ class Compiler:
             dropped = [v for v in values if _json_key(v) not in {_json_key(k) for k in kept}]
             self._warn(f"{path}/enum", f"values {dropped!r} are invalid under the rest of the schema; left out")
         if not kept:
-            raise self._error(f"{path}/enum", "no enum/const value is valid under the rest of the schema")
+            bfcl_style = (rest.get("type") == "array" and "enum" in schema
+                          and not any(isinstance(v, list) for v in values))
+            if bfcl_style and self.lenient:
+                self._warn(f"{path}/enum", "enum of non-arrays on an array schema (no value is valid); "
+                                           "applied to the items instead (lenient)")
+                items = rest.get("items", True)
+                repaired = {**rest, "items": {"enum": values} if items is True else {"allOf": [items, {"enum": values}]}}
+                return self.visit(repaired, name, path)
+            hint = " (lenient mode applies it to the array's items)" if bfcl_style else ""
+            raise self._error(f"{path}/enum", f"no enum/const value is valid under the rest of the schema{hint}")
         return self._rule(name, f"{_trie([_json_text(v) for v in kept])} space", path)
 
     # -- objects -----------------------------------------------------------------------------
@@ -1050,9 +1059,12 @@ def _trie(words: list[str]) -> str:
             if w:
                 by_first.setdefault(w[0], []).append(w[1:])
         by_expr: dict[str, list[int]] = {}
-        for ch, tails in by_first.items():
-            by_expr.setdefault(build(tails), []).append(ord(ch))
         alts = []
+        for ch, tails in by_first.items():
+            if len(tails) == 1 and sum(1 for t in by_first.values() if t == tails) == 1:
+                alts.append(literal(ch + tails[0]))  # a lone branch stays one literal
+                continue
+            by_expr.setdefault(build(tails), []).append(ord(ch))
         for expr, chars in by_expr.items():
             head = literal(chr(chars[0])) if len(chars) == 1 else char_class(_pattern.normalize((c, c) for c in chars))
             alts.append(f"{head} {_group(expr)}".strip() if expr else head)
