@@ -9,7 +9,8 @@ STYLE.md section 1. What differs, on purpose:
   overlapping ``oneOf`` branches, unknown formats) is listed in ``Grammar.not_enforced`` so the
   caller validates with ``jsonschema`` after generation;
 * the grammar is never wider than the schema. It may be *narrower* where tool calling wants it:
-  keys appear in schema order; an object without ``additionalProperties`` takes no extra keys;
+  keys appear in schema order; an object that declares ``properties`` but not
+  ``additionalProperties`` takes no extra keys (one without ``properties`` is a free-form dict);
   a schema without ``type`` takes the types its keywords imply; numbers have bounded digits;
   strings under ``pattern`` use canonical escapes;
 * every grammar is checked before it is returned: rules that can never finish (a recursive
@@ -95,6 +96,10 @@ FORMAT_LENGTHS = {"date": (10, 10), "time": (9, 24), "date-time": (20, 35), "uui
 MAX_UNION_ALTERNATIVES = 256
 
 _INVALID_RULE_CHARS_RE = re.compile(r"[^a-zA-Z0-9-]+")
+
+
+class Unsatisfiable(SchemaError):
+    """No JSON value is valid under this (sub)schema."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -335,6 +340,9 @@ class Compiler:
     def _error(self, path: str, message: str) -> SchemaError:
         return SchemaError(message, where=self._at(path))
 
+    def _unsat(self, path: str, message: str) -> SchemaError:
+        return Unsatisfiable(message, where=self._at(path))
+
     def _warn(self, path: str, message: str) -> None:
         self._warnings.append((self._at(path), message))
 
@@ -437,7 +445,13 @@ class Compiler:
             name = f"{self._doc_name}-{name}" if self._doc_name != "root" else name
         placeholder = self._reserve(name, ref)
         self._refs[key] = placeholder
-        got = self.visit(target, placeholder, ref)
+        try:
+            got = self.visit(target, placeholder, ref)
+        except SchemaError:
+            del self._refs[key]
+            if self._rules.get(placeholder) is None:
+                self._rules.pop(placeholder, None)
+            raise
         if self._rules[placeholder] is None:
             self._rules[placeholder] = got  # an alias: the target compiled to another rule
         return placeholder
@@ -487,7 +501,7 @@ class Compiler:
         if schema is True:
             return self._primitive("value")
         if schema is False:
-            raise self._error(path, "schema false: no value is valid here")
+            raise self._unsat(path, "schema false: no value is valid here")
         if not isinstance(schema, dict):
             raise self._error(path, f"expected a schema object, got {type(schema).__name__}")
         self._check_keywords(schema, path)
@@ -510,7 +524,7 @@ class Compiler:
             alts = [self.visit({**schema, "type": t, "nullable": False}, f"{name}-{t}", path) for t in types]
             return self._rule(name, " | ".join(alts), path)
         if types == []:
-            raise self._error(f"{path}/type", "no type is allowed")
+            raise self._unsat(f"{path}/type", "no type is allowed")
         kind = types[0] if types else None
         # 4. const / enum
         if "const" in schema or "enum" in schema:
@@ -551,7 +565,7 @@ class Compiler:
         if schema is True:
             return []
         if schema is False:
-            raise self._error(path, "schema false inside allOf: no value is valid")
+            raise self._unsat(path, "schema false inside allOf: no value is valid")
         if not isinstance(schema, dict):
             raise self._error(path, f"expected a schema object, got {type(schema).__name__}")
         self._check_keywords(schema, path)
@@ -615,7 +629,7 @@ class Compiler:
             out["properties"] = {k: v for k, v in props.items() if k in allowed}
             for k in out.get("required", ()):
                 if k not in allowed:
-                    raise self._error(path, f"allOf requires {k!r}, which additionalProperties: false forbids")
+                    raise self._unsat(path, f"allOf requires {k!r}, which additionalProperties: false forbids")
             out["additionalProperties"] = False
         elif open_schemas:
             value, props, mpath = open_schemas[0]
@@ -636,7 +650,7 @@ class Compiler:
             if "number" in both:
                 both.discard("integer")
             if not both:
-                raise self._error(path, f"allOf: types {a!r} and {b!r} have no value in common")
+                raise self._unsat(path, f"allOf: types {a!r} and {b!r} have no value in common")
             return [t for t in TYPES if t in both]
         if key == "enum":
             keys = {_json_key(v) for v in b}
@@ -769,7 +783,7 @@ class Compiler:
                 repaired = {**rest, "items": {"enum": values} if items is True else {"allOf": [items, {"enum": values}]}}
                 return self.visit(repaired, name, path)
             hint = " (lenient mode applies it to the array's items)" if bfcl_style else ""
-            raise self._error(f"{path}/enum", f"no enum/const value is valid under the rest of the schema{hint}")
+            raise self._unsat(f"{path}/enum", f"no enum/const value is valid under the rest of the schema{hint}")
         return self._rule(name, f"{_trie([_json_text(v) for v in kept])} space", path)
 
     # -- objects -----------------------------------------------------------------------------
@@ -781,12 +795,14 @@ class Compiler:
         if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
             raise self._error(f"{path}/required", f"expected a list of property names, got {required!r}")
         additional = schema.get("additionalProperties")
+        if additional is None and "properties" not in schema:
+            additional = True  # a free-form dict ({"type": "dict"} in BFCL): any keys, any values
         items: list[tuple[str, bool]] = []  # (kv rule, required)
         declared = list(props)
         for key in required:
             if key not in props:
                 if additional is False:
-                    raise self._error(f"{path}/required", f"required property {key!r} is forbidden by "
+                    raise self._unsat(f"{path}/required", f"required property {key!r} is forbidden by "
                                                           "additionalProperties: false")
                 declared.append(key)
         for key in declared:
@@ -794,9 +810,15 @@ class Compiler:
             ppath = f"{path}/properties/{_pointer_escape(key)}"
             if sub is False:
                 if key in required:
-                    raise self._error(ppath, "required property has schema false: no value is valid")
+                    raise self._unsat(ppath, "required property has schema false: no value is valid")
                 continue
-            value = self.visit(sub, f"{name}-{key}", ppath)
+            try:
+                value = self.visit(sub, f"{name}-{key}", ppath)
+            except Unsatisfiable as exc:
+                if key in required:
+                    raise
+                self._warn(ppath, f"optional property can never be valid ({exc.message}); left out")
+                continue
             kv = self._rule(f"{name}-{key}-kv", f'{literal(_json_text(key))} space ":" space {value}', ppath)
             items.append((kv, key in required))
         extra = ""
@@ -818,12 +840,12 @@ class Compiler:
         if items is False:
             hi = len(prefix) if hi is None else min(hi, len(prefix))
         if hi is not None and lo > hi:
-            raise self._error(path, f"minItems {lo} > maxItems {hi}: no array is valid")
+            raise self._unsat(path, f"minItems {lo} > maxItems {hi}: no array is valid")
         elements = [self.visit(s, f"{name}-tuple-{i}", f"{path}/prefixItems/{i}") for i, s in enumerate(prefix)]
         if hi is not None:
             elements = elements[:hi]
         if len(elements) < len(prefix) and lo > len(elements):
-            raise self._error(path, "minItems exceeds the items allowed")
+            raise self._unsat(path, "minItems exceeds the items allowed")
         item = None
         if items is not False and (hi is None or hi > len(elements)):
             item = self.visit(items, f"{name}-item", f"{path}/items")
@@ -860,7 +882,7 @@ class Compiler:
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
                 raise self._error(f"{path}/{key}", f"expected an integer >= 0, got {v!r}")
         if hi is not None and lo > hi:
-            raise self._error(path, f"minLength {lo} > maxLength {hi}: no string is valid")
+            raise self._unsat(path, f"minLength {lo} > maxLength {hi}: no string is valid")
         return lo, hi
 
     def _implied(self, path: str, have: tuple[int, int | None], lo: int, hi: int | None, what: str) -> None:
@@ -992,7 +1014,7 @@ class Compiler:
         if lo is None and hi is None:
             return self._primitive("integer")
         if lo is not None and hi is not None and lo > hi:
-            raise self._error(path, f"no integer lies between the bounds ({lo} > {hi})")
+            raise self._unsat(path, f"no integer lies between the bounds ({lo} > {hi})")
         return self._rule(name, f"({integer_range(lo, hi)}) space", path)
 
     def _build_number_rule(self, schema: dict, name: str, path: str) -> str:
