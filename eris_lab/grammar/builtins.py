@@ -72,11 +72,12 @@ PRIMITIVE_RULES: dict[str, BuiltinRule] = {
         ("integral-part", "decimal-part", "exponent-part", "space"),
     ),
     # one JSON string character: raw (no quote, backslash or control), a short escape, a \u
-    # escape of a non-surrogate, or a surrogate pair (one code point, as JSON Schema counts)
-    "char": BuiltinRule(
-        '[^"\\\\\\x00-\\x1F] | "\\\\" ["\\\\/bfnrt] | "\\\\u" hex-bmp | "\\\\u" hex-high "\\\\u" hex-low',
-        ("hex-bmp", "hex-high", "hex-low"),
-    ),
+    # escape of a non-surrogate, or a surrogate pair (one code point, as JSON Schema counts).
+    # Two top-level alternatives only: llama.cpp's per-token cost grows with live stacks, so the
+    # escape forms unfold only after a backslash.
+    "char": BuiltinRule('[^"\\\\\\x00-\\x1F] | "\\\\" char-escape', ("char-escape",)),
+    "char-escape": BuiltinRule(
+        '["\\\\/bfnrt] | "u" (hex-bmp | hex-high "\\\\u" hex-low)', ("hex-bmp", "hex-high", "hex-low")),
     "hex-bmp": BuiltinRule(f"[0-9a-cA-Ce-fE-F] {_HEX}{{3}} | [dD] [0-7] {_HEX}{{2}}"),
     "hex-high": BuiltinRule(f"[dD] [89abAB] {_HEX}{{2}}"),
     "hex-low": BuiltinRule(f"[dD] [c-fC-F] {_HEX}{{2}}"),
