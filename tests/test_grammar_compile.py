@@ -46,8 +46,9 @@ def test_literal_escapes_every_special_character(text, expected):
 
 
 def test_char_class_escapes_brackets_dash_caret_and_non_ascii():
-    assert char_class([(0x5B, 0x5B), (0x5D, 0x5D), (0x2D, 0x2D), (0x5E, 0x5E)]) == "[\\[\\]\\-\\x5E]"
-    assert char_class([(0xE9, 0xE9), (0x1F600, 0x1F600)], negated=True) == "[^\\u00E9\\U0001F600]"
+    assert char_class([(0x5B, 0x5B), (0x5D, 0x5D), (0x2D, 0x2D), (0x5E, 0x5E)]) == "[\\[\\]\\x2D\\x5E]"
+    assert char_class([(0xE9, 0xE9), (0x300, 0x300), (0x2028, 0x2028), (0x1F600, 0x1F600)],
+                      negated=True) == "[^\\xE9\u0300\\u2028\U0001F600]"
     assert char_class([(0x61, 0x7A)]) == "[a-z]"
 
 

@@ -135,23 +135,30 @@ RESERVED_NAMES: frozenset[str] = frozenset(
 #: Escapes llama.cpp's parser knows (``parse_char``): \t \r \n \\ \" \[ \] \- and \x \u \U.
 _SHORT_ESCAPES = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x5C: "\\\\"}
 _LITERAL_SPECIAL = {0x22: '\\"'}
-_CLASS_SPECIAL = {0x5D: "\\]", 0x5B: "\\[", 0x2D: "\\-", 0x5E: "\\x5E"}  # ^ has no short escape
+#: In classes ``-`` and ``^`` are written as hex: llguidance's GBNF reader knows no ``\\-``.
+_CLASS_SPECIAL = {0x5D: "\\]", 0x5B: "\\[", 0x2D: "\\x2D", 0x5E: "\\x5E"}
 
 
 def _escape(cp: int, *, in_class: bool) -> str:
-    """GBNF text for one code point inside a literal (``"..."``) or a class (``[...]``)."""
+    """GBNF text for one code point inside a literal (``"..."``) or a class (``[...]``).
+
+    Written so that both engines read it the same: llama.cpp, and llguidance's ``gbnf_to_lark``,
+    which strips leading zeros from ``\\u``/``\\U`` escapes (``\\u0085`` would become ``\\u85``).
+    So: ``\\xNN`` up to U+00FF, ``\\uXXXX`` from U+1000 to U+FFFF, and the raw character elsewhere
+    (UTF-8; none of those is a line break).
+    """
     if cp in _SHORT_ESCAPES:
         return _SHORT_ESCAPES[cp]
     special = _CLASS_SPECIAL if in_class else _LITERAL_SPECIAL
     if cp in special:
         return special[cp]
-    if cp < 0x20 or cp == 0x7F:
-        return f"\\x{cp:02X}"
+    if cp < 0x20 or cp == 0x7F or (in_class and 0x80 <= cp <= 0xFF) or cp in (0x85, 0x2028, 0x2029):
+        return f"\\x{cp:02X}" if cp <= 0xFF else f"\\u{cp:04X}"
     if 0xD800 <= cp <= 0xDFFF:
         return f"\\u{cp:04X}"  # cannot appear in UTF-8 text; never raw
     if cp < 0x80 or not in_class:
         return chr(cp)  # ASCII, or readable UTF-8 in literals (llama.cpp decodes UTF-8)
-    return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
+    return f"\\u{cp:04X}" if 0x1000 <= cp <= 0xFFFF else chr(cp)
 
 
 def literal(text: str) -> str:
