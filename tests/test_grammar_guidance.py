@@ -68,3 +68,11 @@ def test_llguidance_logits_processor_constrains_generation(engines):
     else:  # cut by max_tokens: still a prefix llama.cpp's engine allows
         n_ok, _ = judge.prefix_accepted(gbnf, text)
         assert n_ok == len(judge.tokenize(text))
+
+
+def test_constraint_defaults_to_llguidance_and_falls_back_to_llama_cpp():
+    from eris_lab.grammar.guidance import constraint
+
+    gbnf = compile_schema({"type": "boolean"}).text
+    assert set(constraint(gbnf)) == {"logits_processor"}
+    assert set(constraint(gbnf, engine="llama.cpp")) == {"grammar"}

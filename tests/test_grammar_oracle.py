@@ -384,17 +384,20 @@ def test_model_samples_under_the_grammar_always_parse_and_validate():
 
     llm = Llama(model_path=str(default_model_path()), n_ctx=1024, n_threads=1, verbose=False, seed=7)
     catalog = demo_catalog()
-    for name in ("calendar:create", "weather:current", "clock:timer", "mail:check"):
+    judged = 0
+    for name in ("mail:check", "clock:timer", "weather:current"):
         schema = catalog.tool(name).parameters
         g = compile_schema(schema)
         grammar = LlamaGrammar.from_string(g.text, verbose=False)
-        out = llm.create_completion(f"Arguments for {name} as JSON: ", grammar=grammar, max_tokens=120,
+        out = llm.create_completion(f"Arguments for {name} as JSON: ", grammar=grammar, max_tokens=60,
                                     temperature=0.8, seed=7)
         choice = out["choices"][0]
         if choice["finish_reason"] != "stop":
             continue  # cut by max_tokens: nothing to judge
         value = json.loads(choice["text"])
         jsonschema.validate(value, schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        judged += 1
+    assert judged >= 1  # at least one sample ended inside max_tokens
 
 
 # -- real data: BFCL (slow; needs the unpacked bfcl_eval/data folder) ------------------------

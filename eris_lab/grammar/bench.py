@@ -71,12 +71,16 @@ def compile_times(catalog: Catalog, sizes: Iterable[int] = (1, 5, 20, 63), *, re
 
 
 def sampling_speed(grammars: Mapping[str, str | None], *, prompt: str, n_tokens: int = 48,
-                   model_path: str | None = None, n_threads: int = 1, rounds: int = 2) -> dict[str, dict[str, float]]:
+                   model_path: str | None = None, n_threads: int = 1, rounds: int = 2,
+                   guided: Mapping[str, str] | None = None) -> dict[str, dict[str, float]]:
     """Tokens per second of llama.cpp generation under each grammar, in one run.
 
     Parameters
     ----------
     grammars : mapping name -> GBNF text or None (free generation)
+        Enforced by llama.cpp's grammar sampler.
+    guided : mapping name -> GBNF text, optional
+        Enforced by llguidance's token mask as a logits processor (``guidance.py``).
     prompt : str
     n_tokens : int
         Generated tokens per call (a grammar may end earlier; rates are per generated token).
@@ -89,20 +93,27 @@ def sampling_speed(grammars: Mapping[str, str | None], *, prompt: str, n_tokens:
         ``{name: {"tokens_per_s", "ms_per_token", "ratio_to_free"}}``; the ratio uses the
         variant named ``"free"`` when present.
     """
-    from llama_cpp import Llama, LlamaGrammar
+    from llama_cpp import Llama, LlamaGrammar, LogitsProcessorList
 
     from .oracle import default_model_path
 
+    guided = dict(guided or {})
+    if guided:
+        from .guidance import guidance
+
+        engine = guidance()
     llm = Llama(model_path=str(model_path or default_model_path()), n_ctx=1024, n_threads=n_threads,
                 n_threads_batch=n_threads, verbose=False, seed=0)
-    rates: dict[str, list[float]] = {name: [] for name in grammars}
+    rates: dict[str, list[float]] = {name: [] for name in [*grammars, *guided]}
+    variants = [(name, text, False) for name, text in grammars.items()] + [(n, t, True) for n, t in guided.items()]
     for _ in range(rounds):
-        for name, text in grammars.items():
-            grammar = LlamaGrammar.from_string(text, verbose=False) if text else None
+        for name, text, is_guided in variants:
+            grammar = LlamaGrammar.from_string(text, verbose=False) if text and not is_guided else None
+            processors = LogitsProcessorList([engine.logits_processor(text)]) if is_guided else None
             llm.reset()
-            llm.eval(llm.tokenize(prompt.encode("utf-8")))  # prompt processing outside the timing
             start = time.perf_counter()
-            out = llm.create_completion(prompt, grammar=grammar, max_tokens=n_tokens, temperature=0.0)
+            out = llm.create_completion(prompt, grammar=grammar, logits_processor=processors,
+                                        max_tokens=n_tokens, temperature=0.0)
             elapsed = time.perf_counter() - start
             rates[name].append(out["usage"]["completion_tokens"] / elapsed)
     result = {}
@@ -232,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
                   "required": ["city", "unit", "days"], "additionalProperties": False}
         grammars = {"free": None, "ours": compile_schema(schema).text,
                     "llama-cpp-python": json_schema_to_gbnf(json.dumps(schema))}
-        speeds = sampling_speed(grammars, prompt="Weather request as JSON:", n_tokens=args.n_tokens)
+        speeds = sampling_speed(grammars, prompt="Weather request as JSON:", n_tokens=args.n_tokens,
+                                guided={"ours via llguidance": grammars["ours"]})
         print("llama.cpp sampling, Gemma 3 270M, 1 thread (median of interleaved rounds):")
         for name, row in speeds.items():
             print(f"  {name:>17}: {row['tokens_per_s']:6.1f} tokens/s  {row['ms_per_token']:6.1f} ms/token  "

@@ -324,6 +324,7 @@ class Compiler:
         self._doc_name = "root"
         self._where = ""
         self._validator: Any = None
+        self._quiet = 0  # > 0 while analysing (oneOf exclusivity): keyword checks report nothing
 
     # -- bookkeeping -------------------------------------------------------------------------
     @property
@@ -458,6 +459,8 @@ class Compiler:
 
     # -- keywords ----------------------------------------------------------------------------
     def _check_keywords(self, schema: Mapping[str, Any], path: str) -> None:
+        if self._quiet:
+            return
         for key, value in schema.items():
             if key in SUPPORTED_KEYWORDS or key in ANNOTATION_KEYWORDS or key.startswith("x-"):
                 continue
@@ -703,10 +706,13 @@ class Compiler:
         """``schema`` as one merged dict, or None when it is a union (not analysed)."""
         if schema is True:
             return {}
+        self._quiet += 1
         try:
             base, groups = self._merge(self._flatten(schema, path, ()), path)
         except SchemaError:
             return None
+        finally:
+            self._quiet -= 1
         return None if groups else base
 
     def _valid(self, value: Any, schema: Any) -> bool:

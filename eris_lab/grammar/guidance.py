@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import SchemaError
 from .oracle import Oracle, OracleError, oracle
 
-__all__ = ["Guidance", "guidance"]
+__all__ = ["Guidance", "guidance", "constraint"]
 
 
 class Guidance:
@@ -118,3 +118,32 @@ class Guidance:
 def guidance() -> Guidance:
     """One shared :class:`Guidance` over the shared oracle's vocabulary."""
     return Guidance()
+
+
+def constraint(gbnf: str, *, engine: str = "auto") -> dict[str, Any]:
+    """Keyword arguments for ``llama_cpp.Llama.create_completion`` that enforce ``gbnf``.
+
+    Parameters
+    ----------
+    gbnf : str
+    engine : {"auto", "llguidance", "llama.cpp"}, default "auto"
+        ``auto`` uses llguidance (the fast engine; same verdicts as llama.cpp on the test
+        strings, ``tests/test_grammar_guidance.py``) and falls back to llama.cpp's grammar
+        sampler when llguidance is missing or cannot read the grammar.
+
+    Returns
+    -------
+    dict
+        ``{"logits_processor": LogitsProcessorList}`` or ``{"grammar": LlamaGrammar}``.
+    """
+    from llama_cpp import LlamaGrammar, LogitsProcessorList
+
+    if engine not in ("auto", "llguidance", "llama.cpp"):
+        raise SchemaError(f"expected 'auto', 'llguidance' or 'llama.cpp', got {engine!r}", where="engine")
+    if engine != "llama.cpp":
+        try:
+            return {"logits_processor": LogitsProcessorList([guidance().logits_processor(gbnf)])}
+        except (OracleError, SchemaError):
+            if engine == "llguidance":
+                raise
+    return {"grammar": LlamaGrammar.from_string(gbnf, verbose=False)}
