@@ -259,3 +259,15 @@ def test_compiler_reuses_identical_rules_and_renames_different_ones():
     assert c.add_rule("x", '"a"') == "x"
     assert c.add_rule("x", '"b"') == "x-1"
     assert c.add_rule("string", '"s"') == "string-"  # builtin names are reserved
+
+
+@pytest.mark.skipif(not HAVE_LLAMA, reason="needs llama-cpp-python")
+def test_differential_ours_is_a_superset_of_llama_cpp_python_converter():
+    from eris_lab.grammar.bench import _cases_from_grammar_file, differential
+    from eris_lab.grammar.oracle import oracle
+
+    from conftest import CASES as CASES_DIR
+
+    stats = differential(_cases_from_grammar_file(CASES_DIR / "grammar_cases.json"), oracle())
+    assert stats["superset"] and stats["ours_wrong_accepts"] == 0 and stats["ours_wrong_rejects"] == 0
+    assert stats["ours_right"] == stats["instances"] > stats["theirs_right"]

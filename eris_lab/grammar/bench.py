@@ -21,7 +21,7 @@ from ..policy import Decision, Rule
 from .compile import compile_schema
 from .envelope import compile as compile_offer
 
-__all__ = ["compile_times", "sampling_speed", "differential", "bfcl_catalog", "main"]
+__all__ = ["compile_times", "sampling_speed", "differential", "bfcl_catalog", "prompt_tokens", "main"]
 
 BFCL_POOLED_CATEGORIES = ("multiple", "live_multiple", "irrelevance", "live_irrelevance", "live_relevance")
 
@@ -67,6 +67,26 @@ def compile_times(catalog: Catalog, sizes: Iterable[int] = (1, 5, 20, 63), *, re
             best = min(best, time.perf_counter() - start)
         rows.append({"n_tools": len(names), "ms": best * 1000, "rules": grammar.text.count("\n"),
                      "chars": len(grammar.text)})
+    return rows
+
+
+def prompt_tokens(catalog: Catalog, sizes: Iterable[int] = (1, 5, 20), tokenizer: Any = None) -> list[dict[str, Any]]:
+    """Prompt tokens per turn (bundled Gemma tokenizer): full catalogue with schemas vs slim offers.
+
+    Returns
+    -------
+    list of dict
+        ``{"n_tools", "catalog_tokens", "offer_tokens", "ratio"}`` for offers of the first n tools.
+    """
+    from .. import prompt
+
+    full_n = prompt.count_tokens(prompt.full(catalog), tokenizer)
+    rows = []
+    for n in sizes:
+        offer = _offer(tuple(catalog.names[:n]))
+        slim_n = prompt.count_tokens(prompt.slim(offer, catalog), tokenizer)
+        rows.append({"n_tools": len(offer.names), "catalog_tokens": full_n, "offer_tokens": slim_n,
+                     "ratio": slim_n / full_n})
     return rows
 
 
@@ -212,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     """Print compile times, sampling speeds and the differential (see ``--help``)."""
     parser = argparse.ArgumentParser(prog="python -m eris_lab.grammar.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--bfcl", metavar="DIR", help="bfcl_eval/data folder (pooled catalogue, answers)")
+    parser.add_argument("--catalog", metavar="C", help="a catalogue for prompt-token and compile-time rows")
     parser.add_argument("--cases", metavar="FILE", default="tests/cases/grammar_cases.json")
     parser.add_argument("--sampling", action="store_true", help="also time llama.cpp generation (slow)")
     parser.add_argument("--n-tokens", type=int, default=48)
@@ -225,6 +246,18 @@ def main(argv: list[str] | None = None) -> int:
               "incl. llama.cpp parse check):")
         for row in compile_times(catalog):
             print(f"  {row['n_tools']:>3} tools: {row['ms']:8.1f} ms  {row['rules']:5d} rules  {row['chars']:7d} chars")
+    catalogs = []
+    if args.catalog:
+        from ..catalog import load
+
+        catalogs.append(("catalogue " + args.catalog, load(args.catalog)))
+    if args.bfcl:
+        catalogs.append(("pooled BFCL catalogue", catalog))
+    for label, cat in catalogs:
+        print(f"prompt tokens per turn, {label} ({len(cat)} tools), Gemma 3 tokenizer:")
+        for row in prompt_tokens(cat):
+            print(f"  slim offer of {row['n_tools']:>2} tools: {row['offer_tokens']:6d} tokens vs full catalogue with "
+                  f"schemas {row['catalog_tokens']:7d} ({row['ratio']:.2%})")
     cases = _cases_from_grammar_file(Path(args.cases))
     if args.bfcl:
         cases += _cases_from_bfcl(Path(args.bfcl))
