@@ -463,3 +463,39 @@ def test_bfcl_design_categories_compile(judge):
                     failures.append((function["name"], str(exc)))
     assert sorted(set(failures)) == [("Events_3_BuyEventTickets", "#/properties/number_of_tickets/enum: no enum/const "
                                       "value is valid under the rest of the schema")]
+
+
+def _bfcl_sample(n: int = 120):
+    """Every k-th BFCL function schema of the design categories (deterministic sample)."""
+    import os
+    from pathlib import Path
+
+    from eris_lab.catalog import normalize_schema_types
+
+    root = os.environ.get("ERIS_LAB_BFCL_DIR")
+    if not root or not (Path(root) / "BFCL_v4_multiple.json").exists():
+        return []
+    seen = {}
+    for category in ("multiple", "live_multiple", "irrelevance", "live_irrelevance", "live_relevance"):
+        for line in (Path(root) / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
+            for function in json.loads(line)["function"] if line.strip() else ():
+                seen.setdefault(function["name"], normalize_schema_types(function["parameters"]))
+    names = sorted(seen)
+    step = max(1, len(names) // n)
+    return [(name, seen[name]) for name in names[::step]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("schema_id", "schema"), _bfcl_sample() or [pytest.param("none", {}, marks=pytest.mark.skip(
+    reason="set ERIS_LAB_BFCL_DIR to bfcl_eval/data"))], ids=lambda v: v if isinstance(v, str) else None)
+@settings(max_examples=4, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_bfcl_generated_instances_accepted_and_invalid_mutations_rejected(judge, schema_id, schema, data):
+    from eris_lab.errors import SchemaError
+
+    try:
+        compile_schema(schema, lenient=True)
+    except SchemaError:
+        pytest.skip("a schema no value satisfies")
+    test_generated_instances_accepted_and_invalid_mutations_rejected.hypothesis.inner_test(judge, schema_id, schema, data)
