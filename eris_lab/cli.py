@@ -267,6 +267,124 @@ def _run_resolve_arg(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# grammar, grammar-check, prompt
+# ---------------------------------------------------------------------------------------------
+
+
+def _parse_offer(raw: str, catalog):
+    """An Offer from ``--offer A,B`` (``""`` = nothing callable); unknown names are an error."""
+    from .offer import Offer
+    from .policy import Decision, Rule
+
+    names = tuple(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip()))
+    unknown = [n for n in names if n not in catalog]
+    if unknown:
+        raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where="--offer")
+    if not names:
+        decision = Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(), reason="--offer ''")
+    else:
+        decision = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=names, reason="--offer")
+    return Offer(names=names, decision=decision)
+
+
+def _read_text(path: str, flag: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ErisLabError(f"cannot read {path!r} ({exc.strerror})", where=flag) from None
+    except UnicodeDecodeError as exc:
+        raise ErisLabError(f"{path!r} is not UTF-8 text ({exc.reason})", where=flag) from None
+
+
+def _add_grammar(sub) -> None:
+    p = sub.add_parser("grammar", help="print the GBNF grammar for an offer or a JSON Schema")
+    p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--offer", metavar="A,B", help='offered tool names, comma-separated ("" = none callable)')
+    source.add_argument("--schema", metavar="FILE", help="a JSON Schema file (compiles the bare schema)")
+    p.add_argument("--max-calls", type=int, help="tool calls per reply (default: the max_calls knob)")
+    p.add_argument("--lenient", action="store_true", help="unsupported keywords warn instead of failing")
+    p.add_argument("--knobs", help="knobs TOML file")
+    p.add_argument("--json", action="store_true",
+                   help='print {"grammar", "names", "warnings", "not_enforced"}')
+
+
+def _run_grammar(args) -> int:
+    from .errors import SchemaError
+    from .grammar import compile as compile_grammar
+    from .grammar import compile_schema
+
+    if args.schema is not None:
+        try:
+            schema = json.loads(_read_text(args.schema, "--schema"))
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"not valid JSON (line {exc.lineno}: {exc.msg})", where=args.schema) from None
+        grammar = compile_schema(schema, lenient=args.lenient)
+    else:
+        catalog = _load_catalog(args.catalog)
+        offer = _parse_offer(args.offer, catalog)
+        grammar = compile_grammar(offer, catalog, max_calls=args.max_calls, lenient=args.lenient,
+                                  knobs=_load_knobs(args.knobs))
+    if args.json:
+        _print_json({"grammar": grammar.text, "names": list(grammar.names),
+                     "warnings": [list(w) for w in grammar.warnings],
+                     "not_enforced": [list(n) for n in grammar.not_enforced]})
+        return 0
+    sys.stdout.write(grammar.text)
+    for where, message in grammar.warnings:
+        print(f"eris-lab: warning: {where}: {message}", file=sys.stderr)
+    for where, keyword in grammar.not_enforced:
+        print(f"eris-lab: not enforced by the grammar: {where}: {keyword}", file=sys.stderr)
+    return 0
+
+
+def _add_grammar_check(sub) -> None:
+    p = sub.add_parser("grammar-check", help="does llama.cpp's grammar engine accept this text? (exit 0/1)")
+    p.add_argument("--grammar", required=True, metavar="FILE", help="a GBNF file")
+    text = p.add_mutually_exclusive_group(required=True)
+    text.add_argument("--text", metavar="S", help="the candidate output")
+    text.add_argument("--text-file", metavar="F", help="a file holding the candidate output")
+    p.add_argument("--model", metavar="GGUF", help="vocabulary to tokenize with (default: bundled Gemma 3)")
+
+
+def _run_grammar_check(args) -> int:
+    from .grammar.oracle import Oracle, oracle
+
+    gbnf = _read_text(args.grammar, "--grammar")
+    text = args.text if args.text is not None else _read_text(args.text_file, "--text-file")
+    judge = Oracle(args.model) if args.model else oracle()
+    n_ok, accepted = judge.prefix_accepted(gbnf, text)
+    n_tokens = len(judge.tokenize(text))
+    if accepted:
+        print(f"accepted ({n_tokens} tokens)")
+        return 0
+    where = "the end of the text is not a complete match" if n_ok == n_tokens else f"token {n_ok + 1} of {n_tokens}"
+    print(f"rejected at {where}")
+    return 1
+
+
+def _add_prompt(sub) -> None:
+    p = sub.add_parser("prompt", help="print the slim tool prompt for an offer")
+    p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
+    p.add_argument("--offer", required=True, metavar="A,B", help='offered tool names ("" = none callable)')
+    p.add_argument("--tokens", action="store_true",
+                   help="also print token counts (bundled Gemma tokenizer) to stderr: full catalogue vs slim")
+
+
+def _run_prompt(args) -> int:
+    from . import prompt
+
+    catalog = _load_catalog(args.catalog)
+    offer = _parse_offer(args.offer, catalog)
+    sys.stdout.write(prompt.slim(offer, catalog))
+    if args.tokens:
+        report = prompt.token_report(offer, catalog)
+        print(f"eris-lab: tokens: catalogue with schemas {report['catalog_tokens']}, slim offer "
+              f"{report['offer_tokens']} ({report['ratio']:.1%})", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------------------------
 
@@ -275,6 +393,9 @@ COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "decide": (_add_decide, _run_decide),
     "parse": (_add_parse, _run_parse),
     "resolve-arg": (_add_resolve_arg, _run_resolve_arg),
+    "grammar": (_add_grammar, _run_grammar),
+    "grammar-check": (_add_grammar_check, _run_grammar_check),
+    "prompt": (_add_prompt, _run_prompt),
 }
 
 

@@ -54,6 +54,9 @@ class Knobs:
     # only for catalogues without routing hints (bare OpenAI/MCP descriptions)
     background_z: float = 2.5  # with calibration: z over neutral chit-chat that maps to `threshold`
     background_slope: float = 0.15  # cosine units per standard deviation above the background
+    max_calls: int = 3  # tool calls one reply envelope may carry; issue #3 "up to a knob"
+    max_thought_chars: int = 400  # bound on the envelope's thought string (a runaway must end); issue #3
+    max_message_chars: int = 2000  # bound on the envelope's message string, in characters; issue #3
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
     notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
@@ -85,7 +88,8 @@ class Knobs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)
-        for name in ("dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars"):
+        for name in ("dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars",
+                     "max_calls", "max_thought_chars", "max_message_chars"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise KnobsError(f"expected an integer >= 0, got {value!r}", where=name)

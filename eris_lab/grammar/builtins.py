@@ -1,0 +1,229 @@
+"""The grammar's vocabulary: primitive GBNF rules, string formats, whitespace, and escaping.
+
+Modelled on llama.cpp ``examples/json_schema_to_grammar.py`` (``PRIMITIVE_RULES``,
+``STRING_FORMAT_RULES``, ``SPACE_RULE``, ``_format_literal``), with three differences:
+
+* escaping lives in one place, :func:`literal` / :func:`char_class` (both go through
+  :func:`_escape`), so class text is never written raw;
+* ``char`` counts a surrogate-pair escape (``\\ud83d\\ude00``) as ONE character, as JSON Schema
+  counts code points, and rejects lone surrogate escapes;
+* formats are exact calendars: day-of-month per month and leap years (``2023-02-29`` is rejected),
+  matching what ``jsonschema``'s format checker accepts (``datetime.date.fromisoformat``,
+  ``rfc3339_validator``), never more.
+
+Every rule here is data: a :class:`BuiltinRule` of GBNF body plus the builtins it references.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+__all__ = [
+    "BuiltinRule",
+    "PRIMITIVE_RULES",
+    "STRING_FORMAT_RULES",
+    "SPACE_RULE",
+    "RESERVED_NAMES",
+    "MAX_REPETITION",
+    "literal",
+    "char_class",
+    "repetition",
+]
+
+#: llama.cpp's grammar parser (``src/llama-grammar.cpp``, ``MAX_REPETITION_THRESHOLD``) rejects a
+#: minimum above 2000 and SILENTLY turns a maximum above 2000 into "unbounded"; it also rejects a
+#: repeated group whose expansion exceeds 2000 rules. :func:`repetition` never emits a count above
+#: this and only repeats atoms (a rule name, a literal or a class).
+MAX_REPETITION = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinRule:
+    """A primitive rule: its GBNF body and the builtin rules that body references."""
+
+    body: str
+    deps: tuple[str, ...] = ()
+
+
+#: Whitespace between tokens is bounded: an unbounded ``[ \t\n]*`` lets a small model emit
+#: whitespace forever (llama.cpp bounds it the same way, ``SPACE_RULE``). One space, or one
+#: newline followed by at most 20 spaces or tabs of indentation, or nothing.
+SPACE_RULE = '| " " | "\\n" [ \\t]{0,20}'
+
+_HEX = "[0-9a-fA-F]"
+
+#: Primitive JSON values. Every value rule ends in ``space``. Sources: RFC 8259 grammar;
+#: digit bounds as llama.cpp (``integral-part``), widened so Python's ``repr`` of any float
+#: (17 significant digits, exponent up to 3 digits with a leading zero, e.g. ``1e-05``) fits.
+PRIMITIVE_RULES: dict[str, BuiltinRule] = {
+    "boolean": BuiltinRule('("true" | "false") space', ("space",)),
+    "null": BuiltinRule('"null" space', ("space",)),
+    "integral-part": BuiltinRule("[0] | [1-9] [0-9]{0,18}"),
+    "decimal-part": BuiltinRule("[0-9]{1,24}"),
+    "exponent-part": BuiltinRule("[eE] [-+]? [0-9]{1,3}"),
+    "integer": BuiltinRule('("-"? integral-part) space', ("integral-part", "space")),
+    "number": BuiltinRule(
+        '("-"? integral-part) ("." decimal-part)? exponent-part? space',
+        ("integral-part", "decimal-part", "exponent-part", "space"),
+    ),
+    "nonnegative-number": BuiltinRule(
+        'integral-part ("." decimal-part)? exponent-part? space',
+        ("integral-part", "decimal-part", "exponent-part", "space"),
+    ),
+    # one JSON string character: raw (no quote, backslash or control), a short escape, a \u
+    # escape of a non-surrogate, or a surrogate pair (one code point, as JSON Schema counts).
+    # Two top-level alternatives only: llama.cpp's per-token cost grows with live stacks, so the
+    # escape forms unfold only after a backslash.
+    "char": BuiltinRule('[^"\\\\\\x00-\\x1F] | "\\\\" char-escape', ("char-escape",)),
+    "char-escape": BuiltinRule(
+        '["\\\\/bfnrt] | "u" (hex-bmp | hex-high "\\\\u" hex-low)', ("hex-bmp", "hex-high", "hex-low")),
+    "hex-bmp": BuiltinRule(f"[0-9a-cA-Ce-fE-F] {_HEX}{{3}} | [dD] [0-7] {_HEX}{{2}}"),
+    "hex-high": BuiltinRule(f"[dD] [89abAB] {_HEX}{{2}}"),
+    "hex-low": BuiltinRule(f"[dD] [c-fC-F] {_HEX}{{2}}"),
+    "string": BuiltinRule('"\\"" char* "\\"" space', ("char", "space")),
+    "value": BuiltinRule(
+        "object | array | string | number | boolean | null",
+        ("object", "array", "string", "number", "boolean", "null"),
+    ),
+    "object": BuiltinRule(
+        '"{" space ( string ":" space value ("," space string ":" space value)* )? "}" space',
+        ("string", "value", "space"),
+    ),
+    "array": BuiltinRule('"[" space ( value ("," space value)* )? "]" space', ("value", "space")),
+}
+
+#: ``format`` values enforced in the grammar (the string content, without quotes). Each is exact
+#: or narrower than jsonschema's FormatChecker: ``date`` = ``datetime.date.fromisoformat`` after
+#: ``\d{4}-\d{2}-\d{2}`` (year 0000 is invalid there); ``time`` / ``date-time`` = RFC 3339 as
+#: ``rfc3339_validator`` (offset required, seconds 00-59, fraction bounded to 9 digits, ``T`` and
+#: ``Z`` upper case); ``uuid`` = 8-4-4-4-12 hex digits.
+STRING_FORMAT_RULES: dict[str, BuiltinRule] = {
+    "date-year": BuiltinRule('[0-9]{3} [1-9] | [0-9]{2} [1-9] "0" | [0-9] [1-9] "00" | [1-9] "000"'),
+    # a leap year: YY%4==0 with YY != 00, or a century CC00 with CC%4==0 and CC != 00
+    "date-leap-year": BuiltinRule(
+        '[0-9]{2} ("0" [48] | [2468] [048] | [13579] [26]) | ("0" [48] | [2468] [048] | [13579] [26]) "00"'
+    ),
+    "date-day-31": BuiltinRule('"0" [1-9] | [12] [0-9] | "3" [01]'),
+    "date-day-30": BuiltinRule('"0" [1-9] | [12] [0-9] | "30"'),
+    "date-day-28": BuiltinRule('"0" [1-9] | "1" [0-9] | "2" [0-8]'),
+    "date": BuiltinRule(
+        'date-year "-" ("0" [13578] | "1" [02]) "-" date-day-31'
+        ' | date-year "-" ("0" [469] | "11") "-" date-day-30'
+        ' | date-year "-02-" date-day-28'
+        ' | date-leap-year "-02-29"',
+        ("date-year", "date-leap-year", "date-day-31", "date-day-30", "date-day-28"),
+    ),
+    "time-hour": BuiltinRule('[01] [0-9] | "2" [0-3]'),
+    "time": BuiltinRule(
+        'time-hour ":" [0-5] [0-9] ":" [0-5] [0-9] ("." [0-9]{1,9})? ("Z" | [+-] time-hour ":" [0-5] [0-9])',
+        ("time-hour",),
+    ),
+    "date-time": BuiltinRule('date "T" time', ("date", "time")),
+    "uuid": BuiltinRule(f'{_HEX}{{8}} "-" {_HEX}{{4}} "-" {_HEX}{{4}} "-" {_HEX}{{4}} "-" {_HEX}{{12}}'),
+}
+
+#: Names a schema-derived rule may not take (it gets a ``-`` suffix instead).
+RESERVED_NAMES: frozenset[str] = frozenset(
+    {"root", "space", *PRIMITIVE_RULES, *STRING_FORMAT_RULES}
+)
+
+# ---------------------------------------------------------------------------------------------
+# Escaping: the one place GBNF text is written for characters
+# ---------------------------------------------------------------------------------------------
+
+#: Escapes llama.cpp's parser knows (``parse_char``): \t \r \n \\ \" \[ \] \- and \x \u \U.
+_SHORT_ESCAPES = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x5C: "\\\\"}
+_LITERAL_SPECIAL = {0x22: '\\"'}
+#: In classes ``-`` and ``^`` are written as hex: llguidance's GBNF reader knows no ``\\-``.
+_CLASS_SPECIAL = {0x5D: "\\]", 0x5B: "\\[", 0x2D: "\\x2D", 0x5E: "\\x5E"}
+
+
+def _escape(cp: int, *, in_class: bool) -> str:
+    """GBNF text for one code point inside a literal (``"..."``) or a class (``[...]``).
+
+    Written so that both engines read it the same: llama.cpp, and llguidance's ``gbnf_to_lark``,
+    which strips leading zeros from ``\\u``/``\\U`` escapes (``\\u0085`` would become ``\\u85``).
+    So: ``\\xNN`` up to U+00FF, ``\\uXXXX`` from U+1000 to U+FFFF, and the raw character elsewhere
+    (UTF-8; none of those is a line break).
+    """
+    if cp in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[cp]
+    special = _CLASS_SPECIAL if in_class else _LITERAL_SPECIAL
+    if cp in special:
+        return special[cp]
+    if cp < 0x20 or cp == 0x7F or (in_class and 0x80 <= cp <= 0xFF) or cp in (0x85, 0x2028, 0x2029):
+        return f"\\x{cp:02X}" if cp <= 0xFF else f"\\u{cp:04X}"
+    if 0xD800 <= cp <= 0xDFFF:
+        return f"\\u{cp:04X}"  # cannot appear in UTF-8 text; never raw
+    if cp < 0x80 or not in_class:
+        return chr(cp)  # ASCII, or readable UTF-8 in literals (llama.cpp decodes UTF-8)
+    return f"\\u{cp:04X}" if 0x1000 <= cp <= 0xFFFF else chr(cp)
+
+
+def literal(text: str) -> str:
+    """A GBNF string literal matching ``text`` exactly."""
+    return '"' + "".join(_escape(ord(c), in_class=False) for c in text) + '"'
+
+
+def char_class(ranges: Iterable[tuple[int, int]], *, negated: bool = False) -> str:
+    """A GBNF character class of inclusive code-point ranges (``[a-z0-9]``, ``[^"]``)."""
+    parts = []
+    for lo, hi in ranges:
+        if lo == hi:
+            parts.append(_escape(lo, in_class=True))
+        elif hi == lo + 1:
+            parts.append(_escape(lo, in_class=True) + _escape(hi, in_class=True))
+        else:
+            parts.append(f"{_escape(lo, in_class=True)}-{_escape(hi, in_class=True)}")
+    return "[" + ("^" if negated else "") + "".join(parts) + "]"
+
+
+def repetition(atom: str, lo: int, hi: int | None) -> str:
+    """``atom`` repeated ``lo`` to ``hi`` times (``hi=None``: unbounded), within llama.cpp's cap.
+
+    Parameters
+    ----------
+    atom : str
+        A rule name, a literal or a class: one GBNF symbol (never a group; see
+        :data:`MAX_REPETITION`).
+    lo, hi : int, int or None
+        Bounds, ``0 <= lo <= hi``.
+
+    Returns
+    -------
+    str
+        GBNF sequence. Counts above :data:`MAX_REPETITION` are split into chained blocks
+        (``x{2000} x{0,500}``) that accept exactly the same lengths.
+    """
+    cap = MAX_REPETITION
+    parts: list[str] = []
+    while lo > cap:
+        parts.append(f"{atom}{{{cap}}}")
+        lo -= cap
+        hi = None if hi is None else hi - cap
+    if hi is None:
+        parts.append(f"{atom}*" if lo == 0 else f"{atom}+" if lo == 1 else f"{atom}{{{lo},}}")
+    elif hi <= cap:
+        if (lo, hi) == (0, 1):
+            parts.append(f"{atom}?")
+        elif lo == hi:
+            if lo:
+                parts.append(atom if lo == 1 else f"{atom}{{{lo}}}")
+        else:
+            parts.append(f"{atom}{{{lo},{hi}}}")
+    else:
+        # lo <= cap < hi: take lo now, then up to hi - lo more in blocks of at most cap, each
+        # block only reachable when the previous one is full: x{lo} (x{0,cap-1} | x{cap} (...))
+        if lo:
+            parts.append(atom if lo == 1 else f"{atom}{{{lo}}}")
+        parts.append(_optional_chain(atom, hi - lo))
+    return " ".join(p for p in parts if p)
+
+
+def _optional_chain(atom: str, n: int) -> str:
+    """0..n repetitions of ``atom`` for n > cap, nested so every count stays <= cap."""
+    cap = MAX_REPETITION
+    if n <= cap:
+        return f"{atom}{{0,{n}}}"
+    return f"({atom}{{0,{cap - 1}}} | {atom}{{{cap}}} {_optional_chain(atom, n - cap)})"

@@ -1,0 +1,1238 @@
+"""JSON Schema to GBNF: one :class:`Compiler`, one ``visit`` dispatcher, exact or it says so.
+
+Modelled on llama.cpp ``examples/json_schema_to_grammar.py`` (``SchemaConverter``), see
+STYLE.md section 1. What differs, on purpose:
+
+* nothing is skipped silently: a keyword the grammar cannot express is a :class:`SchemaError`
+  naming its JSON path, or, with ``lenient=True``, a warning with that path; what the grammar
+  accepts but cannot fully check (``multipleOf``, ``uniqueItems``, bounds on non-integers,
+  overlapping ``oneOf`` branches, unknown formats) is listed in ``Grammar.not_enforced`` so the
+  caller validates with ``jsonschema`` after generation;
+* the grammar is never wider than the schema. It may be *narrower* where tool calling wants it:
+  keys appear in schema order; an object that declares ``properties`` but not
+  ``additionalProperties`` takes no extra keys (one without ``properties`` is a free-form dict);
+  a schema without ``type`` takes the types its keywords imply; numbers have bounded digits;
+  strings under ``pattern`` use canonical escapes;
+* every grammar is checked before it is returned: rules that can never finish (a recursive
+  ``$ref`` with no base case) and left recursion are errors naming the path, and llama.cpp's own
+  parser must accept the text (``oracle.check_parses``; fail closed).
+
+``visit`` order (each branch returns a rule name): boolean schema, keyword check, ``$ref`` alone,
+composition (``$ref`` with siblings, ``allOf``, ``anyOf``, ``oneOf``: merged, then a union),
+several types, ``const`` / ``enum``, object, array, string (``pattern``, ``format``, length),
+integer (bounds), number, boolean, null, any value.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from ..catalog import normalize_schema_types
+from ..errors import SchemaError
+from . import _analysis, _pattern
+from .builtins import (
+    PRIMITIVE_RULES,
+    RESERVED_NAMES,
+    SPACE_RULE,
+    STRING_FORMAT_RULES,
+    char_class,
+    literal,
+    repetition,
+)
+
+__all__ = [
+    "Grammar",
+    "Compiler",
+    "compile_schema",
+    "ANNOTATION_KEYWORDS",
+    "SUPPORTED_KEYWORDS",
+    "NOT_ENFORCED_KEYWORDS",
+    "UNSUPPORTED_KEYWORDS",
+]
+
+#: Keywords without validation meaning (JSON Schema 2020-12 meta-data, content and core
+#: vocabularies, plus OpenAPI's ``example``): ignored.
+ANNOTATION_KEYWORDS = frozenset({
+    "title", "description", "default", "examples", "example", "$comment", "deprecated", "readOnly",
+    "writeOnly", "$schema", "$id", "$anchor", "$vocabulary", "$defs", "definitions",
+    "contentMediaType", "contentEncoding", "contentSchema",
+})
+#: Keywords the grammar enforces.
+SUPPORTED_KEYWORDS = frozenset({
+    "type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "nullable", "properties", "required",
+    "additionalProperties", "items", "prefixItems", "additionalItems", "minItems", "maxItems",
+    "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum",
+})
+#: Keywords GBNF cannot express: accepted, listed in ``Grammar.not_enforced``.
+NOT_ENFORCED_KEYWORDS = frozenset({"multipleOf", "uniqueItems"})
+#: Validation keywords the compiler does not support: an error (or a lenient warning).
+UNSUPPORTED_KEYWORDS = frozenset({
+    "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies",
+    "patternProperties", "propertyNames", "minProperties", "maxProperties", "contains", "minContains",
+    "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$dynamicAnchor",
+    "$recursiveRef", "$recursiveAnchor", "disallow", "extends", "divisibleBy",
+})
+
+TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
+#: Which type a type-specific keyword implies when a schema has no ``type`` (as llama.cpp infers
+#: object from ``properties``). The grammar then accepts only those types: narrower, never wider.
+TYPE_OF_KEYWORD = {
+    "properties": "object", "required": "object", "additionalProperties": "object",
+    "items": "array", "prefixItems": "array", "additionalItems": "array", "minItems": "array",
+    "maxItems": "array", "uniqueItems": "array",
+    "minLength": "string", "maxLength": "string", "pattern": "string", "format": "string",
+    "minimum": "number", "maximum": "number", "exclusiveMinimum": "number",
+    "exclusiveMaximum": "number", "multipleOf": "number",
+}
+#: Formats with a grammar rule; shortest and longest string of each (for length checks).
+FORMAT_LENGTHS = {"date": (10, 10), "time": (9, 24), "date-time": (20, 35), "uuid": (36, 36)}
+#: Alternatives a composition may expand to (allOf over several anyOf/oneOf is a product).
+MAX_UNION_ALTERNATIVES = 256
+
+_INVALID_RULE_CHARS_RE = re.compile(r"[^a-zA-Z0-9-]+")
+
+
+class Unsatisfiable(SchemaError):
+    """No JSON value is valid under this (sub)schema."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Grammar:
+    """A compiled GBNF grammar and what it does not enforce.
+
+    Attributes
+    ----------
+    text : str
+        GBNF, rules sorted by name, start symbol ``root``.
+    names : tuple of str
+        For an offer: the offered tool names in offer order; empty for a bare schema.
+    warnings : tuple of (json_path, message)
+        Unknown keywords ignored; in lenient mode, unsupported keywords dropped.
+    not_enforced : tuple of (json_path, keyword)
+        What the grammar accepts without checking; validate with ``jsonschema`` after generation.
+    """
+
+    text: str
+    names: tuple[str, ...] = ()
+    warnings: tuple[tuple[str, str], ...] = ()
+    not_enforced: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _pointer_escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _json_text(value: Any) -> str:
+    """The canonical JSON spelling of a constant: compact, UTF-8, lone surrogates escaped."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def _json_key(value: Any) -> str:
+    """Equality key with JSON Schema semantics (1 == 1.0, true != 1)."""
+
+    def norm(v: Any) -> Any:
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            return v
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        if isinstance(v, (int, float)):
+            return v
+        if isinstance(v, list):
+            return [norm(x) for x in v]
+        if isinstance(v, dict):
+            return {k: norm(x) for k, x in v.items()}
+        return v
+
+    return json.dumps(norm(value), sort_keys=True)
+
+
+def _value_type(value: Any) -> set[str]:
+    if value is None:
+        return {"null"}
+    if isinstance(value, bool):
+        return {"boolean"}
+    if isinstance(value, int):
+        return {"integer", "number"}
+    if isinstance(value, float):
+        return {"integer", "number"} if value.is_integer() else {"number"}
+    if isinstance(value, str):
+        return {"string"}
+    if isinstance(value, list):
+        return {"array"}
+    return {"object"}
+
+
+def _type_set(types: Iterable[str]) -> set[str]:
+    """Types with ``integer`` made explicit under ``number``."""
+    out = set(types)
+    if "number" in out:
+        out.add("integer")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Integer ranges (cf. llama.cpp _generate_min_max_int)
+# ---------------------------------------------------------------------------------------------
+
+#: Unbounded integers have at most this many digits (int64 has 19); narrower, never wider.
+MAX_INT_DIGITS = 19
+
+
+def _same_length_range(lo: str, hi: str) -> str:
+    """GBNF for the digit strings from ``lo`` to ``hi`` (same length, lo <= hi)."""
+    if lo == hi:
+        return literal(lo)
+    if len(lo) == 1:
+        return f"[{lo}-{hi}]"
+    if lo[0] == hi[0]:
+        return f"{literal(lo[0])} {_group(_same_length_range(lo[1:], hi[1:]))}"
+    n = len(lo) - 1
+    alts = []
+    first, last = int(lo[0]), int(hi[0])
+    if lo[1:] != "0" * n:
+        alts.append(f"{literal(lo[0])} {_group(_same_length_range(lo[1:], '9' * n))}")
+        first += 1
+    tail = ""
+    if hi[1:] != "9" * n:
+        tail = f"{literal(hi[0])} {_group(_same_length_range('0' * n, hi[1:]))}"
+        last -= 1
+    if first <= last:
+        digit = literal(str(first)) if first == last else f"[{first}-{last}]"
+        alts.append(f"{digit} {repetition('[0-9]', n, n)}")
+    if tail:
+        alts.append(tail)
+    return " | ".join(alts)
+
+
+def _seq(*parts: str) -> str:
+    """GBNF sequence of the non-empty parts."""
+    return " ".join(p for p in parts if p)
+
+
+def _group(expr: str) -> str:
+    return f"({expr})" if "|" in expr else expr
+
+
+def _natural_range(lo: int, hi: int | None) -> str:
+    """GBNF for the decimal spellings (no leading zeros) of lo..hi, 0 <= lo; hi None = open."""
+    alts = []
+    top = len(str(hi)) if hi is not None else max(MAX_INT_DIGITS, len(str(lo)))
+    for digits in range(len(str(lo)), top + 1):
+        start = max(lo, 0 if digits == 1 else 10 ** (digits - 1))
+        end = (10 ** digits) - 1 if hi is None else min(hi, 10 ** digits - 1)
+        if start > end:
+            continue
+        if hi is None and digits > len(str(lo)):
+            alts.append(f"[1-9] {repetition('[0-9]', digits - 1, top - 1)}")
+            break
+        alts.append(_same_length_range(str(start), str(end)))
+    return " | ".join(alts)
+
+
+def integer_range(lo: int | None, hi: int | None) -> str:
+    """GBNF for the integers in [lo, hi] (``None`` = unbounded), without ``space``; no ``-0``."""
+    alts = []
+    if lo is None or lo < 0:  # negatives v = -m, m in [m_lo, m_hi]
+        m_lo = 1 if hi is None else max(1, -hi)
+        m_hi = None if lo is None else -lo
+        if m_hi is None or m_lo <= m_hi:
+            alts.append(f'"-" {_group(_natural_range(m_lo, m_hi))}')
+    start = max(lo or 0, 0)
+    if hi is None or hi >= start:
+        alts.append(_natural_range(start, hi))
+    return " | ".join(alts)
+
+
+# ---------------------------------------------------------------------------------------------
+# String content for character sets (pattern)
+# ---------------------------------------------------------------------------------------------
+
+_CONTROL = ((0x00, 0x1F),)
+_SURROGATES = ((0xD800, 0xDFFF),)
+_SHORT_JSON_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"}
+
+
+def _json_char_alternatives(ranges: _pattern.Ranges) -> list[str]:
+    """GBNF alternatives matching the JSON spelling of one character of ``ranges``.
+
+    Raw where JSON allows it; the canonical escape for ``"``, backslash and control characters.
+    """
+    forbidden_raw = _pattern.normalize(_CONTROL + _SURROGATES + ((0x22, 0x22), (0x5C, 0x5C)))
+    raw = _pattern.intersect(ranges, _pattern.complement(forbidden_raw))
+    alts = []
+    if raw:
+        negated = _pattern.normalize(_pattern.complement(raw + _SURROGATES))
+        if len(negated) < len(raw):
+            alts.append(char_class(negated, negated=True))
+        else:
+            alts.append(char_class(raw))
+
+    def has(cp: int) -> bool:
+        return any(lo <= cp <= hi for lo, hi in ranges)
+
+    if has(0x22):
+        alts.append(literal('\\"'))
+    if has(0x5C):
+        alts.append(literal("\\\\"))
+    controls = [cp for cp in range(0x20) if has(cp)]
+    if len(controls) == 0x20:
+        alts.append('"\\\\" [bfnrt]')
+        alts.append('"\\\\u00" [01] [0-9a-fA-F]')
+    else:
+        for cp in controls:
+            alts.append(literal(_SHORT_JSON_ESCAPES.get(cp, f"\\u{cp:04x}")))
+    return alts
+
+
+# ---------------------------------------------------------------------------------------------
+# The compiler
+# ---------------------------------------------------------------------------------------------
+
+
+class Compiler:
+    """Turns JSON Schemas into GBNF rules; one instance builds one grammar.
+
+    Parameters
+    ----------
+    lenient : bool, default False
+        Unsupported keywords become warnings (and ``not_enforced`` entries) instead of errors.
+
+    Notes
+    -----
+    Use :meth:`document` for each schema (its ``$ref`` resolve against it), then
+    :meth:`add_rule` for hand-written rules (the envelope), then :meth:`format`.
+    """
+
+    def __init__(self, *, lenient: bool = False) -> None:
+        self.lenient = lenient
+        self._rules: dict[str, str | None] = {"space": SPACE_RULE}
+        self._paths: dict[str, str] = {}
+        self._warnings: list[tuple[str, str]] = []
+        self._not_enforced: list[tuple[str, str]] = []
+        self._refs: dict[tuple[int, str], str] = {}
+        self._doc: Any = None
+        self._doc_name = "root"
+        self._where = ""
+        self._validator: Any = None
+        self._quiet = 0  # > 0 while analysing (oneOf exclusivity): keyword checks report nothing
+
+    # -- bookkeeping -------------------------------------------------------------------------
+    @property
+    def warnings(self) -> tuple[tuple[str, str], ...]:
+        return tuple(dict.fromkeys(self._warnings))
+
+    @property
+    def not_enforced(self) -> tuple[tuple[str, str], ...]:
+        return tuple(dict.fromkeys(self._not_enforced))
+
+    def _at(self, path: str) -> str:
+        return f"{self._where}{path}" if self._where else path
+
+    def _error(self, path: str, message: str) -> SchemaError:
+        return SchemaError(message, where=self._at(path))
+
+    def _unsat(self, path: str, message: str) -> SchemaError:
+        return Unsatisfiable(message, where=self._at(path))
+
+    def _warn(self, path: str, message: str) -> None:
+        self._warnings.append((self._at(path), message))
+
+    def _unenforced(self, path: str, keyword: str) -> None:
+        self._not_enforced.append((self._at(path), keyword))
+
+    def _unsupported(self, path: str, message: str, keyword: str) -> None:
+        if not self.lenient:
+            raise self._error(path, message)
+        self._warn(path, f"{message}; not enforced by the grammar (lenient)")
+        self._unenforced(path, keyword)
+
+    def _rule(self, name: str, body: str, path: str = "") -> str:
+        """Add a rule; the only place rules are named. Same name and body: reuse it."""
+        name = _INVALID_RULE_CHARS_RE.sub("-", name).strip("-") or "r"
+        if name in RESERVED_NAMES and name != "root":
+            name += "-"
+        key = name
+        i = 0
+        while key in self._rules and self._rules[key] is not None and self._rules[key] != body:
+            i += 1
+            key = f"{name}-{i}"
+        if self._rules.get(key) is None:
+            self._rules[key] = body
+            self._paths.setdefault(key, self._at(path) or key)
+        return key
+
+    def _reserve(self, name: str, path: str) -> str:
+        """Reserve a rule name (a ``$ref`` target being built) so recursion can refer to it."""
+        name = _INVALID_RULE_CHARS_RE.sub("-", name).strip("-") or "r"
+        if name in RESERVED_NAMES and name != "root":
+            name += "-"
+        key, i = name, 0
+        while key in self._rules:
+            i += 1
+            key = f"{name}-{i}"
+        self._rules[key] = None
+        self._paths[key] = self._at(path)
+        return key
+
+    def _primitive(self, name: str) -> str:
+        """Pull in a builtin rule and its dependencies; returns its name."""
+        table = PRIMITIVE_RULES if name in PRIMITIVE_RULES else STRING_FORMAT_RULES
+        rule = table[name]
+        if name not in self._rules:
+            self._rules[name] = rule.body
+            for dep in rule.deps:
+                if dep != "space":
+                    self._primitive(dep)
+        return name
+
+    def add_rule(self, name: str, body: str) -> str:
+        """Add a hand-written rule (used by the envelope); returns the name used."""
+        return self._rule(name, body)
+
+    # -- documents and refs ------------------------------------------------------------------
+    def document(self, schema: Any, name: str, *, where: str = "") -> str:
+        """Compile one whole schema; its ``$ref`` resolve against it. Returns its rule name.
+
+        Parameters
+        ----------
+        schema : JSON Schema (dict or bool)
+        name : str
+            Rule name of the document root (``root`` for a bare schema).
+        where : str
+            Prefix for error paths (a tool name).
+        """
+        self._doc, self._doc_name, self._where = schema, name, where
+        self._validator = None
+        return self._ref("#", "#")
+
+    def _resolve_pointer(self, ref: str, path: str) -> Any:
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise self._error(path, f"only local $ref ('#...') are supported; got {ref!r}")
+        from urllib.parse import unquote
+
+        node = self._doc
+        pointer = unquote(ref[1:])
+        if pointer and not pointer.startswith("/"):
+            raise self._error(path, f"$ref to an anchor is not supported; got {ref!r}")
+        for raw in pointer.split("/")[1:] if pointer else []:
+            part = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                raise self._error(path, f"$ref {ref!r} points at nothing in this schema")
+        return node
+
+    def _ref(self, ref: str, path: str) -> str:
+        key = (id(self._doc), ref)
+        if key in self._refs:
+            return self._refs[key]
+        target = self._resolve_pointer(ref, path)
+        if ref in ("#", ""):
+            name = self._doc_name
+        else:
+            name = ref.rstrip("/").split("/")[-1]
+            name = f"{self._doc_name}-{name}" if self._doc_name != "root" else name
+        placeholder = self._reserve(name, ref)
+        self._refs[key] = placeholder
+        try:
+            got = self.visit(target, placeholder, ref)
+        except SchemaError:
+            del self._refs[key]
+            if self._rules.get(placeholder) is None:
+                self._rules.pop(placeholder, None)
+            raise
+        if self._rules[placeholder] is None:
+            self._rules[placeholder] = got  # an alias: the target compiled to another rule
+        return placeholder
+
+    # -- keywords ----------------------------------------------------------------------------
+    def _check_keywords(self, schema: Mapping[str, Any], path: str) -> None:
+        if self._quiet:
+            return
+        for key, value in schema.items():
+            if key in SUPPORTED_KEYWORDS or key in ANNOTATION_KEYWORDS or key.startswith("x-"):
+                continue
+            if key in NOT_ENFORCED_KEYWORDS:
+                if not (key == "uniqueItems" and value is False):
+                    self._unenforced(f"{path}/{key}", key)
+            elif key in UNSUPPORTED_KEYWORDS:
+                self._unsupported(f"{path}/{key}", f"unsupported keyword {key!r}", key)
+            else:
+                self._warn(f"{path}/{key}", f"unknown keyword {key!r} ignored (no JSON Schema meaning)")
+
+    def _types(self, schema: Mapping[str, Any], path: str) -> list[str] | None:
+        raw = schema.get("type")
+        if raw is None:
+            types = None
+        elif isinstance(raw, str):
+            types = [raw]
+        elif isinstance(raw, list) and raw and all(isinstance(t, str) for t in raw):
+            types = list(dict.fromkeys(raw))
+        else:
+            raise self._error(f"{path}/type", f"expected a type name or a list of them, got {raw!r}")
+        for t in types or ():
+            if t not in TYPES:
+                raise self._error(f"{path}/type", f"unknown type {t!r}; expected one of {', '.join(TYPES)}")
+        if types is not None and schema.get("nullable") is True and "null" not in types:
+            types.append("null")
+        return types
+
+    # -- the dispatcher ----------------------------------------------------------------------
+    def visit(self, schema: Any, name: str, path: str) -> str:
+        """Compile ``schema`` to a rule; returns the rule's name.
+
+        Parameters
+        ----------
+        schema : dict or bool
+        name : str
+            Wanted rule name, from the JSON path (``<parent>-<property>``, ``-item``, ...).
+        path : str
+            JSON pointer of ``schema`` (``#/properties/a``), for errors.
+        """
+        if schema is True:
+            return self._primitive("value")
+        if schema is False:
+            raise self._unsat(path, "schema false: no value is valid here")
+        if not isinstance(schema, dict):
+            raise self._error(path, f"expected a schema object, got {type(schema).__name__}")
+        self._check_keywords(schema, path)
+        schema = self._normalize(schema, path)
+        validating = {k for k in schema if k not in ANNOTATION_KEYWORDS and not k.startswith("x-")}
+        # 1. $ref alone
+        if "$ref" in schema and validating <= {"$ref"}:
+            return self._ref(schema["$ref"], f"{path}/$ref")
+        # 2. composition: $ref with siblings, allOf, anyOf, oneOf
+        if validating & {"$ref", "allOf", "anyOf", "oneOf"}:
+            return self._visit_composition(schema, name, path)
+        # 3. several types
+        types = self._types(schema, path)
+        if types is None and "enum" not in schema and "const" not in schema:
+            implied = {TYPE_OF_KEYWORD[k] for k in validating if k in TYPE_OF_KEYWORD}
+            types = [t for t in TYPES if t in implied] if implied else None
+        if types is not None and {"integer", "number"} <= set(types):
+            types.remove("integer")
+        if types is not None and len(types) > 1 and "enum" not in schema and "const" not in schema:
+            alts = [self.visit({**schema, "type": t, "nullable": False}, f"{name}-{t}", path) for t in types]
+            return self._rule(name, " | ".join(alts), path)
+        if types == []:
+            raise self._unsat(f"{path}/type", "no type is allowed")
+        kind = types[0] if types else None
+        # 4. const / enum
+        if "const" in schema or "enum" in schema:
+            return self._visit_enum(schema, name, path)
+        # 5. by type
+        if kind == "object":
+            return self._build_object_rule(schema, name, path)
+        if kind == "array":
+            return self._build_array_rule(schema, name, path)
+        if kind == "string":
+            return self._build_string_rule(schema, name, path)
+        if kind == "integer":
+            return self._build_integer_rule(schema, name, path)
+        if kind == "number":
+            return self._build_number_rule(schema, name, path)
+        if kind in ("boolean", "null"):
+            return self._primitive(kind)
+        return self._primitive("value")  # no type, no constraint: any JSON value
+
+    def _normalize(self, schema: dict, path: str) -> dict:
+        """Draft-4 boolean exclusive bounds to numbers; ``items`` as a list to ``prefixItems``."""
+        out = dict(schema)
+        for excl, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            if isinstance(out.get(excl), bool):
+                if out.pop(excl) and bound in out:
+                    out[excl] = out.pop(bound)
+        if isinstance(out.get("items"), list):
+            out["prefixItems"] = out.pop("items")
+            if "additionalItems" in out:
+                out["items"] = out.pop("additionalItems")
+        elif "additionalItems" in out:
+            out.pop("additionalItems")  # ignored when items is not a list (draft 2019 and older)
+        return out
+
+    # -- composition -------------------------------------------------------------------------
+    def _flatten(self, schema: Any, path: str, stack: tuple) -> list[tuple[dict, str]]:
+        """The conjunction ``schema`` stands for: $ref and allOf expanded, as (member, path)."""
+        if schema is True:
+            return []
+        if schema is False:
+            raise self._unsat(path, "schema false inside allOf: no value is valid")
+        if not isinstance(schema, dict):
+            raise self._error(path, f"expected a schema object, got {type(schema).__name__}")
+        self._check_keywords(schema, path)
+        schema = self._normalize(schema, path)
+        out: list[tuple[dict, str]] = []
+        if "$ref" in schema:
+            ref = schema["$ref"]
+            key = (id(self._doc), ref)
+            if key in stack:
+                raise self._error(f"{path}/$ref", f"$ref {ref!r} is merged into itself (allOf through a "
+                                                  "recursive $ref); no finite schema")
+            out += self._flatten(self._resolve_pointer(ref, f"{path}/$ref"), ref, stack + (key,))
+        rest = {k: v for k, v in schema.items() if k not in ("$ref", "allOf")}
+        if rest:
+            out.append((rest, path))
+        for i, member in enumerate(schema.get("allOf", ())):
+            out += self._flatten(member, f"{path}/allOf/{i}", stack)
+        return out
+
+    def _merge(self, members: list[tuple[dict, str]], path: str) -> tuple[dict, list[tuple[str, list, str]]]:
+        """allOf of flattened members: one schema, plus the anyOf/oneOf groups still to expand."""
+        out: dict[str, Any] = {}
+        groups: list[tuple[str, list, str]] = []
+        closed: list[set[str]] = []
+        open_schemas: list[tuple[Any, set[str], str]] = []
+        open_true = False
+        for member, mpath in members:
+            if "nullable" in member and member.get("type") is not None:
+                types = self._types(member, mpath)
+                member = {**member, "type": types}
+            member = {k: v for k, v in member.items() if k != "nullable"}
+            if "const" in member:
+                consts = [member["const"]]
+                member = {k: v for k, v in member.items() if k != "const"}
+                member["enum"] = consts if "enum" not in member else [
+                    v for v in member["enum"] if _json_key(v) == _json_key(consts[0])]
+            for key, value in member.items():
+                if key in ANNOTATION_KEYWORDS:
+                    continue
+                if key in ("anyOf", "oneOf"):
+                    if not isinstance(value, list) or not value:
+                        raise self._error(f"{mpath}/{key}", f"expected a non-empty list of schemas, got {value!r}")
+                    groups.append((key, value, f"{mpath}/{key}"))
+                    continue
+                if key == "additionalProperties":
+                    props = set(member.get("properties", {}))
+                    if value is False:
+                        closed.append(props)
+                    elif value is True:
+                        open_true = True
+                    else:
+                        open_schemas.append((value, props, mpath))
+                    continue
+                if key not in out:
+                    out[key] = value
+                    continue
+                out[key] = self._combine(key, out[key], value, mpath)
+        if closed:
+            allowed = set.intersection(*closed)
+            props = out.get("properties", {})
+            out["properties"] = {k: v for k, v in props.items() if k in allowed}
+            for k in out.get("required", ()):
+                if k not in allowed:
+                    raise self._unsat(path, f"allOf requires {k!r}, which additionalProperties: false forbids")
+            out["additionalProperties"] = False
+        elif open_schemas:
+            value, props, mpath = open_schemas[0]
+            if len(open_schemas) > 1 or not set(out.get("properties", {})) <= props:
+                raise self._error(mpath, "allOf with additionalProperties as a schema cannot be merged "
+                                         "with properties declared elsewhere")
+            out["additionalProperties"] = value
+        elif open_true:
+            out["additionalProperties"] = True
+        return out, groups
+
+    def _combine(self, key: str, a: Any, b: Any, path: str) -> Any:
+        """One keyword of two allOf members, combined so the result means both."""
+        if key == "type":
+            ta = _type_set([a] if isinstance(a, str) else a)
+            tb = _type_set([b] if isinstance(b, str) else b)
+            both = ta & tb
+            if "number" in both:
+                both.discard("integer")
+            if not both:
+                raise self._unsat(path, f"allOf: types {a!r} and {b!r} have no value in common")
+            return [t for t in TYPES if t in both]
+        if key == "enum":
+            keys = {_json_key(v) for v in b}
+            return [v for v in a if _json_key(v) in keys]
+        if key == "properties":
+            merged = dict(a)
+            for k, v in b.items():
+                merged[k] = {"allOf": [merged[k], v]} if k in merged else v
+            return merged
+        if key == "required":
+            return list(dict.fromkeys([*a, *b]))
+        if key == "items":
+            return {"allOf": [a, b]}
+        if key in ("minimum", "exclusiveMinimum", "minLength", "minItems"):
+            return max(a, b)
+        if key in ("maximum", "exclusiveMaximum", "maxLength", "maxItems"):
+            return min(a, b)
+        if key == "uniqueItems":
+            return bool(a or b)
+        if key == "multipleOf":
+            return a  # not enforced either way; listed by the keyword check
+        if a == b:
+            return a
+        if key in ("pattern", "format", "prefixItems"):
+            raise self._error(path, f"allOf: two different {key!r} values cannot be combined in one grammar")
+        return a
+
+    def _visit_composition(self, schema: dict, name: str, path: str) -> str:
+        base, groups = self._merge(self._flatten(schema, path, ()), path)
+        if not groups:
+            return self.visit(base, name, path)
+        combos = list(itertools.product(*(range(len(alts)) for _, alts, _ in groups)))
+        if len(combos) > MAX_UNION_ALTERNATIVES:
+            raise self._error(path, f"anyOf/oneOf expand to {len(combos)} alternatives; at most "
+                                    f"{MAX_UNION_ALTERNATIVES} are supported")
+        exclusive = any(kind == "oneOf" for kind, _, _ in groups)
+        alternatives = []
+        for combo in combos:
+            members = [base] + [groups[g][1][i] for g, i in enumerate(combo)]
+            first = groups[0]
+            alt_path = f"{first[2]}/{combo[0]}"
+            alternatives.append(({"allOf": members}, alt_path))
+        if exclusive and len(alternatives) > 1 and not self._pairwise_disjoint(alternatives):
+            self._unenforced(groups[0][2] if groups[0][0] == "oneOf" else path, "oneOf")
+        names = [self.visit(alt, f"{name}-{i}", alt_path) for i, (alt, alt_path) in enumerate(alternatives)]
+        return self._rule(name, " | ".join(dict.fromkeys(names)), path)
+
+    # -- oneOf exclusivity -------------------------------------------------------------------
+    def _merged(self, schema: Any, path: str) -> dict | None:
+        """``schema`` as one merged dict, or None when it is a union (not analysed)."""
+        if schema is True:
+            return {}
+        self._quiet += 1
+        try:
+            base, groups = self._merge(self._flatten(schema, path, ()), path)
+        except SchemaError:
+            return None
+        finally:
+            self._quiet -= 1
+        return None if groups else base
+
+    def _valid(self, value: Any, schema: Any) -> bool:
+        if self._validator is None:
+            import jsonschema
+
+            self._validator = jsonschema.Draft202012Validator(
+                self._doc, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        try:
+            return self._validator.evolve(schema=schema).is_valid(value)
+        except Exception:  # an unresolvable or odd schema: cannot prove anything
+            return True
+
+    def _pairwise_disjoint(self, alternatives: list[tuple[Any, str]]) -> bool:
+        merged = [self._merged(alt, p) for alt, p in alternatives]
+        if any(m is None for m in merged):
+            return False
+        return all(self._disjoint(a, b, 0) for a, b in itertools.combinations(merged, 2))
+
+    def _disjoint(self, a: dict, b: dict, depth: int) -> bool:
+        """True when no value is valid under both (a sufficient check, never a guess)."""
+        if depth > 8:
+            return False
+        ta = _type_set([a["type"]] if isinstance(a.get("type"), str) else a["type"]) if a.get("type") else None
+        tb = _type_set([b["type"]] if isinstance(b.get("type"), str) else b["type"]) if b.get("type") else None
+        if ta is not None and tb is not None and not ta & tb:
+            return True
+        ea, eb = a.get("enum"), b.get("enum")
+        if ea is not None and eb is not None:
+            return not {_json_key(v) for v in ea} & {_json_key(v) for v in eb}
+        if ea is not None:
+            return not any(self._valid(v, b) for v in ea)
+        if eb is not None:
+            return not any(self._valid(v, a) for v in eb)
+        objects_only = (ta is not None and ta <= {"object"}) or (tb is not None and tb <= {"object"})
+        if objects_only:
+            for k in set(a.get("required", ())) & set(b.get("required", ())):
+                pa = a.get("properties", {}).get(k, True)
+                pb = b.get("properties", {}).get(k, True)
+                ma, mb = self._merged(pa, ""), self._merged(pb, "")
+                if ma is not None and mb is not None and self._disjoint(ma, mb, depth + 1):
+                    return True
+            for x, y in ((a, b), (b, a)):
+                if y.get("additionalProperties") is False:
+                    if set(x.get("required", ())) - set(y.get("properties", {})):
+                        return True
+        return False
+
+    # -- const / enum ------------------------------------------------------------------------
+    def _visit_enum(self, schema: dict, name: str, path: str) -> str:
+        if "const" in schema:
+            values = [schema["const"]]
+            if "enum" in schema:
+                values = [v for v in schema["enum"] if _json_key(v) == _json_key(values[0])]
+        else:
+            values = schema["enum"]
+            if not isinstance(values, list) or not values:
+                raise self._error(f"{path}/enum", f"expected a non-empty list, got {values!r}")
+        rest = {k: v for k, v in schema.items() if k not in ("enum", "const", "nullable")}
+        if schema.get("nullable") is True and rest.get("type"):
+            rest["type"] = self._types(schema, path)
+        checked = {k: v for k, v in rest.items() if k not in ANNOTATION_KEYWORDS}
+        kept = list({_json_key(v): v for v in values if not checked or self._valid(v, checked)}.values())
+        if len(kept) < len(values):
+            dropped = [v for v in values if _json_key(v) not in {_json_key(k) for k in kept}]
+            self._warn(f"{path}/enum", f"values {dropped!r} are invalid under the rest of the schema; left out")
+        if not kept:
+            bfcl_style = (rest.get("type") == "array" and "enum" in schema
+                          and not any(isinstance(v, list) for v in values))
+            if bfcl_style and self.lenient:
+                self._warn(f"{path}/enum", "enum of non-arrays on an array schema (no value is valid); "
+                                           "applied to the items instead (lenient)")
+                items = rest.get("items", True)
+                repaired = {**rest, "items": {"enum": values} if items is True else {"allOf": [items, {"enum": values}]}}
+                return self.visit(repaired, name, path)
+            hint = " (lenient mode applies it to the array's items)" if bfcl_style else ""
+            raise self._unsat(f"{path}/enum", f"no enum/const value is valid under the rest of the schema{hint}")
+        return self._rule(name, f"{_trie([_json_text(v) for v in kept])} space", path)
+
+    # -- objects -----------------------------------------------------------------------------
+    def _build_object_rule(self, schema: dict, name: str, path: str) -> str:
+        props = schema.get("properties", {})
+        if not isinstance(props, dict):
+            raise self._error(f"{path}/properties", f"expected an object of schemas, got {props!r}")
+        required = schema.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise self._error(f"{path}/required", f"expected a list of property names, got {required!r}")
+        additional = schema.get("additionalProperties")
+        if additional is None and "properties" not in schema:
+            additional = True  # a free-form dict ({"type": "dict"} in BFCL): any keys, any values
+        items: list[tuple[str, bool]] = []  # (kv rule, required)
+        declared = list(props)
+        for key in required:
+            if key not in props:
+                if additional is False:
+                    raise self._unsat(f"{path}/required", f"required property {key!r} is forbidden by "
+                                                          "additionalProperties: false")
+                declared.append(key)
+        for key in declared:
+            sub = props.get(key, additional if isinstance(additional, dict) else True)
+            ppath = f"{path}/properties/{_pointer_escape(key)}"
+            if sub is False:
+                if key in required:
+                    raise self._unsat(ppath, "required property has schema false: no value is valid")
+                continue
+            try:
+                value = self.visit(sub, f"{name}-{key}", ppath)
+            except Unsatisfiable as exc:
+                if key in required:
+                    raise
+                self._warn(ppath, f"optional property can never be valid ({exc.message}); left out")
+                continue
+            kv = self._rule(f"{name}-{key}-kv", f'{literal(_json_text(key))} space ":" space {value}', ppath)
+            items.append((kv, key in required))
+        extra = ""
+        if additional is not None and additional is not False:
+            apath = f"{path}/additionalProperties"
+            value = self.visit(additional, f"{name}-additional", apath)
+            key_rule = self._rule(f"{name}-additional-key", _not_strings([_json_text(k) for k in declared]), apath)
+            extra = self._rule(f"{name}-additional-kv", f'{key_rule} ":" space {value}', apath)
+        body = _object_body(items, extra)
+        return self._rule(name, _seq('"{" space', body, '"}" space'), path)
+
+    # -- arrays ------------------------------------------------------------------------------
+    def _build_array_rule(self, schema: dict, name: str, path: str) -> str:
+        prefix = schema.get("prefixItems", [])
+        items = schema.get("items", True)
+        lo = int(schema.get("minItems", 0))
+        hi = schema.get("maxItems")
+        hi = None if hi is None else int(hi)
+        if items is False:
+            hi = len(prefix) if hi is None else min(hi, len(prefix))
+        if hi is not None and lo > hi:
+            raise self._unsat(path, f"minItems {lo} > maxItems {hi}: no array is valid")
+        elements = [self.visit(s, f"{name}-tuple-{i}", f"{path}/prefixItems/{i}") for i, s in enumerate(prefix)]
+        if hi is not None:
+            elements = elements[:hi]
+        if len(elements) < len(prefix) and lo > len(elements):
+            raise self._unsat(path, "minItems exceeds the items allowed")
+        item = None
+        if items is not False and (hi is None or hi > len(elements)):
+            item = self.visit(items, f"{name}-item", f"{path}/items")
+
+        def after(i: int) -> str:
+            """What may follow once i elements were written (i >= 1)."""
+            if hi is not None and i >= hi:
+                return ""
+            if i < len(elements):
+                step = f'"," space {elements[i]} {after(i + 1)}'.strip()
+                if i >= lo:
+                    return f"({step})?" if " " in step else f"{step}?"
+                return step
+            if item is None:
+                return ""
+            more_lo = max(0, lo - i)
+            more_hi = None if hi is None else hi - i
+            sep = self._rule(f"{name}-more", f'"," space {item}', path)
+            return repetition(sep, more_lo, more_hi)
+
+        first = elements[0] if elements else item
+        if first is None or hi == 0:
+            content = ""
+        else:
+            seq = f"{first} {after(1)}".strip()
+            content = (f"({seq})?" if " " in seq else f"{seq}?") if lo == 0 else seq
+        return self._rule(name, _seq('"[" space', content, '"]" space'), path)
+
+    # -- strings -----------------------------------------------------------------------------
+    def _length_bounds(self, schema: dict, path: str) -> tuple[int, int | None]:
+        lo = schema.get("minLength", 0)
+        hi = schema.get("maxLength")
+        for key, v in (("minLength", lo), ("maxLength", hi)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise self._error(f"{path}/{key}", f"expected an integer >= 0, got {v!r}")
+        if hi is not None and lo > hi:
+            raise self._unsat(path, f"minLength {lo} > maxLength {hi}: no string is valid")
+        return lo, hi
+
+    def _implied(self, path: str, have: tuple[int, int | None], lo: int, hi: int | None, what: str) -> None:
+        """Length bounds beside a pattern/format: fine when every match already satisfies them."""
+        a, b = have
+        if a >= lo and (hi is None or (b is not None and b <= hi)):
+            return
+        self._unsupported(path, f"minLength/maxLength together with {what} that does not imply them",
+                          "maxLength" if hi is not None else "minLength")
+
+    def _build_string_rule(self, schema: dict, name: str, path: str) -> str:
+        lo, hi = self._length_bounds(schema, path)
+        fmt = schema.get("format")
+        pattern = schema.get("pattern")
+        if pattern is not None:
+            if fmt is not None:
+                self._unsupported(f"{path}/format", "format together with pattern", "format")
+            return self._visit_pattern(pattern, name, f"{path}/pattern", lo, hi)
+        if fmt in STRING_FORMAT_RULES and fmt in FORMAT_LENGTHS:
+            if lo or hi is not None:
+                self._implied(path, FORMAT_LENGTHS[fmt], lo, hi, f"format {fmt!r}")
+            inner = self._primitive(fmt)
+            return self._rule(f"{fmt}-string", f'"\\"" {inner} "\\"" space', path)
+        if fmt is not None:
+            self._unenforced(f"{path}/format", f"format:{fmt}")
+        if lo == 0 and hi is None:
+            return self._primitive("string")
+        char = self._primitive("char")
+        return self._rule(name, f'"\\"" {repetition(char, lo, hi)} "\\"" space', path)
+
+    def _visit_pattern(self, pattern: Any, name: str, path: str, lo: int, hi: int | None) -> str:
+        if not isinstance(pattern, str):
+            raise self._error(path, f"expected a regex string, got {pattern!r}")
+        try:
+            tree = _pattern.parse(pattern)
+        except _pattern.PatternError as exc:
+            raise self._error(path, f"{exc.message} at index {exc.index} of pattern {pattern!r}") from None
+        counter = itertools.count(1)
+
+        def make(expr: str) -> str:
+            return self._rule(f"{name}-{next(counter)}", expr, path)
+
+        def gen(node: _pattern.Node) -> tuple[str, bool]:
+            """(GBNF, is_atom) for the JSON spelling of what ``node`` matches."""
+            if node.kind == "set":
+                if not node.ranges:
+                    raise self._error(path, f"an empty class never matches in pattern {pattern!r}")
+                alts = _json_char_alternatives(node.ranges)
+                return (alts[0], True) if len(alts) == 1 else (f"({' | '.join(alts)})", False)
+            if node.kind in ("bol", "eol"):
+                raise self._error(path, f"anchors are supported only at the ends of the pattern; got {pattern!r}")
+            if node.kind == "seq":
+                parts: list[tuple[str, bool]] = []
+                run = ""
+                for child in node.children:
+                    fixed = _fixed_char(child)
+                    if fixed is not None:
+                        run += fixed
+                        continue
+                    if run:
+                        parts.append((literal(run), True))
+                        run = ""
+                    parts.append(gen(child))
+                if run:
+                    parts.append((literal(run), True))
+                parts = [p for p in parts if p[0]]
+                text = " ".join(p for p, _ in parts)
+                return text, len(parts) == 1 and parts[0][1]
+            if node.kind == "alt":
+                alts = [gen(c)[0] for c in node.children]
+                if len(alts) == 1:
+                    return gen(node.children[0])
+                return f"({' | '.join(a or chr(34) * 2 for a in alts)})", False
+            inner, atom = gen(node.children[0])
+            if (node.lo, node.hi) == (1, 1):
+                return inner, atom
+            if not inner:
+                return "", False
+            if not atom:
+                inner = make(inner)
+            return repetition(inner, node.lo, node.hi), False
+
+        branches = []
+        for seq in tree.children:
+            items = list(seq.children)
+            anchored_start = bool(items) and items[0].kind == "bol"
+            anchored_end = bool(items) and items[-1].kind == "eol" and (len(items) > 1 or not anchored_start)
+            if anchored_start:
+                items = items[1:]
+            if anchored_end:
+                items = items[:-1]
+            core = _pattern.Node("seq", children=tuple(items))
+            length = _pattern.min_max_length(core)
+            if not (anchored_start and anchored_end):
+                length = (length[0], None)
+            if lo or hi is not None:
+                self._implied(path, length, lo, hi, f"pattern {pattern!r}")
+            text = gen(core)[0]
+            any_char = self._primitive("char")
+            parts = ([f"{any_char}*"] if not anchored_start else []) + ([text] if text else [])
+            if not anchored_end and (anchored_start or text):
+                parts.append(f"{any_char}*")
+            branches.append(" ".join(parts) if parts else '""')
+        body = branches[0] if len(branches) == 1 else f"({' | '.join(branches)})"
+        return self._rule(name, f'"\\"" {body} "\\"" space', path)
+
+    # -- numbers -----------------------------------------------------------------------------
+    def _build_integer_rule(self, schema: dict, name: str, path: str) -> str:
+        lo: int | None = None
+        hi: int | None = None
+        for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+            v = schema.get(key)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise self._error(f"{path}/{key}", f"expected a number, got {v!r}")
+            if key == "minimum":
+                b = math.ceil(v)
+                lo = b if lo is None else max(lo, b)
+            elif key == "exclusiveMinimum":
+                b = math.floor(v) + 1
+                lo = b if lo is None else max(lo, b)
+            elif key == "maximum":
+                b = math.floor(v)
+                hi = b if hi is None else min(hi, b)
+            else:
+                b = math.ceil(v) - 1
+                hi = b if hi is None else min(hi, b)
+        if lo is None and hi is None:
+            return self._primitive("integer")
+        if lo is not None and hi is not None and lo > hi:
+            raise self._unsat(path, f"no integer lies between the bounds ({lo} > {hi})")
+        return self._rule(name, f"({integer_range(lo, hi)}) space", path)
+
+    def _build_number_rule(self, schema: dict, name: str, path: str) -> str:
+        bounds = [k for k in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum") if k in schema]
+        nonnegative = schema.get("minimum") == 0 and not isinstance(schema.get("minimum"), bool)
+        for key in bounds:
+            if not (key == "minimum" and nonnegative):
+                self._unenforced(f"{path}/{key}", key)
+        return self._primitive("nonnegative-number" if nonnegative else "number")
+
+    # -- output ------------------------------------------------------------------------------
+    def format(self) -> str:
+        """The grammar: every rule, sorted by name, after checking it can be sampled.
+
+        Raises
+        ------
+        SchemaError
+            A rule reachable from ``root`` derives no finite string (recursion without a base
+            case), or rules reach each other without consuming input (left recursion).
+        """
+        missing = [k for k, v in self._rules.items() if v is None]
+        if missing:  # pragma: no cover - a compiler bug
+            raise SchemaError(f"internal: rules without a body: {missing}")
+        rules = {k: v for k, v in self._rules.items() if v is not None}
+        ast = _analysis.parse_rules(rules)
+        if "root" in ast:
+            bad = _analysis.unproductive(ast, "root")
+            if bad:
+                where = self._paths.get(bad[0], bad[0])
+                raise SchemaError(
+                    "recursive $ref without a base case: no finite value is valid "
+                    f"(rule {bad[0]!r} can never finish)", where=where)
+        cycle = _analysis.left_recursive(ast)
+        if cycle:
+            where = self._paths.get(cycle[0], cycle[0])
+            raise SchemaError(f"a $ref cycle that consumes no input ({' -> '.join(cycle)})", where=where)
+        return "".join(f"{name} ::= {rules[name]}\n" for name in sorted(rules))
+
+
+def _fixed_char(node: _pattern.Node) -> str | None:
+    """The JSON spelling of a one-character, once-only node, if it has exactly one spelling."""
+    if node.kind != "set" or len(node.ranges) != 1 or node.ranges[0][0] != node.ranges[0][1]:
+        return None
+    cp = node.ranges[0][0]
+    if 0xD800 <= cp <= 0xDFFF:
+        return None
+    return _json_text(chr(cp))[1:-1]
+
+
+def _trie(words: list[str]) -> str:
+    """GBNF matching exactly ``words``, with shared prefixes factored (long enums stay small)."""
+
+    def build(ws: list[str]) -> str:
+        ws = sorted(set(ws))
+        if len(ws) == 1:
+            return literal(ws[0]) if ws[0] else ""
+        prefix = _common_prefix(ws)
+        if prefix:
+            rest = build([w[len(prefix):] for w in ws])
+            return f"{literal(prefix)} {rest}".strip()
+        optional = "" in ws
+        by_first: dict[str, list[str]] = {}
+        for w in ws:
+            if w:
+                by_first.setdefault(w[0], []).append(w[1:])
+        by_expr: dict[str, list[int]] = {}
+        alts = []
+        for ch, tails in by_first.items():
+            if len(tails) == 1 and sum(1 for t in by_first.values() if t == tails) == 1:
+                alts.append(literal(ch + tails[0]))  # a lone branch stays one literal
+                continue
+            by_expr.setdefault(build(tails), []).append(ord(ch))
+        for expr, chars in by_expr.items():
+            head = literal(chr(chars[0])) if len(chars) == 1 else char_class(_pattern.normalize((c, c) for c in chars))
+            alts.append(f"{head} {_group(expr)}".strip() if expr else head)
+        body = " | ".join(alts)
+        if optional:
+            return f"({body})?" if (len(alts) > 1 or " " in body) else f"{body}?"
+        return f"({body})" if len(alts) > 1 else body
+
+    return build(words)
+
+
+def _common_prefix(words: list[str]) -> str:
+    first, last = min(words), max(words)
+    i = 0
+    while i < len(first) and i < len(last) and first[i] == last[i]:
+        i += 1
+    return first[:i]
+
+
+def _not_strings(words: list[str]) -> str:
+    """GBNF for a JSON string key (raw characters, no escapes) that is none of ``words``.
+
+    ``words`` are JSON spellings with quotes. Extra keys use raw characters only, so an escape
+    spelling (``"\\u0061"``) can never duplicate a declared key.
+    """
+    raw = '[^"\\\\\\x00-\\x1F]'
+    contents = [w[1:-1] for w in words]
+    trie: dict = {}
+    for w in contents:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        chars = sorted(c for c in node if c)
+        alts = []
+        if chars:
+            excluded = _pattern.normalize([(0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C)] + [(ord(c), ord(c)) for c in chars])
+            alts.append(f"{char_class(excluded, negated=True)} {raw}*")
+            for c in chars:
+                if c == "\\":
+                    continue  # a declared key with an escape: extra keys never contain backslashes
+                alts.append(f"{literal(c)} ({build(node[c])})")
+        else:
+            alts.append(f"{raw}+")
+        if "" not in node:
+            alts.append('""')
+        return " | ".join(alts)
+
+    if not contents:
+        return f'"\\"" {raw}* "\\"" space'
+    return f'"\\"" ({build(trie)}) "\\"" space'
+
+
+def _object_body(items: list[tuple[str, bool]], extra: str) -> str:
+    """Keys in order, each optional one present or not, commas only between present keys.
+
+    ``head(i)``: nothing written yet; ``tail(i)``: something written, so every later key brings
+    its comma. ``{"b":1}`` is valid when ``a`` and ``b`` are optional; ``{,"b":1}`` never.
+    """
+    n = len(items)
+    rest = f'("," space {extra})*' if extra else ""
+
+    def tail(i: int) -> str:
+        parts = []
+        for kv, req in items[i:]:
+            parts.append(f'"," space {kv}' if req else f'("," space {kv})?')
+        if rest:
+            parts.append(rest)
+        return " ".join(parts)
+
+    alts = []
+    for i, (kv, req) in enumerate(items):
+        alts.append(f"{kv} {tail(i + 1)}".strip())
+        if req:
+            break
+    else:
+        if extra:
+            alts.append(f"{extra} {rest}")
+        alts.append("")
+    if n == 0 and not extra:
+        return ""
+    nonempty = [a for a in alts if a]
+    body = " | ".join(nonempty)
+    if "" in alts:
+        return f"({body})?" if len(nonempty) > 1 or " " in body else f"{body}?"
+    return f"({body})" if len(nonempty) > 1 else body
+
+
+def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) -> Grammar:
+    """Compile one bare JSON Schema to a grammar whose root accepts exactly its instances.
+
+    Parameters
+    ----------
+    schema : dict or bool
+        A JSON Schema (draft 4 to 2020-12); BFCL type aliases are normalised first.
+    lenient : bool, default False
+        Unsupported keywords become warnings and ``not_enforced`` entries instead of errors.
+    check : bool, default True
+        Parse the result with llama.cpp's own grammar parser (fail closed). Needs
+        ``llama-cpp-python``.
+
+    Returns
+    -------
+    Grammar
+        ``names`` empty.
+
+    Raises
+    ------
+    SchemaError
+        Not a JSON Schema, an unsupported keyword or pattern, an unsatisfiable or infinitely
+        recursive schema, or a grammar llama.cpp rejects; ``where`` is the JSON path.
+    """
+    schema = normalize_schema_types(schema)
+    check_schema(schema)
+    compiler = Compiler(lenient=lenient)
+    got = compiler.document(schema, "root")
+    if got != "root":  # pragma: no cover - document() always returns the reserved root
+        compiler.add_rule("root", got)
+    text = compiler.format()
+    if check:
+        from .oracle import check_parses
+
+        check_parses(text)
+    return Grammar(text=text, warnings=compiler.warnings, not_enforced=compiler.not_enforced)
+
+
+def check_schema(schema: Any, *, where: str = "") -> None:
+    """Raise :class:`SchemaError` (with the JSON path) when ``schema`` is not a JSON Schema."""
+    if isinstance(schema, bool):
+        return
+    if not isinstance(schema, dict):
+        raise SchemaError(f"expected a JSON Schema object, got {type(schema).__name__}", where=where or "#")
+    import jsonschema
+    from jsonschema.validators import validator_for
+
+    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        path = "#" + "".join(f"/{_pointer_escape(str(p))}" for p in exc.path)
+        raise SchemaError(f"not a JSON Schema: {exc.message}", where=f"{where}{path}") from None

