@@ -51,6 +51,7 @@ into place (atomic; a finished cache is reused). Cache: ``$ERIS_LAB_BFCL_DIR`` i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -341,7 +342,11 @@ def _case_catalog(functions: Sequence[Mapping[str, Any]], make: _ToolMaker, wher
 
 
 def _load_bfcl(category: str) -> Suite:
-    data = _bfcl_data()
+    return _load_bfcl_from(category, _bfcl_data())
+
+
+@functools.lru_cache(maxsize=16)
+def _load_bfcl_from(category: str, data: Path) -> Suite:
     path = data / f"BFCL_v4_{category}.json"
     expect = BFCL_SUITES[category]
     answers: dict[str, tuple[str, ...]] = {}
@@ -378,7 +383,11 @@ def _schema_key(function: Mapping[str, Any]) -> str:
 
 
 def _load_pooled(name: str) -> Suite:
-    data = _bfcl_data()
+    return _load_pooled_from(name, _bfcl_data())
+
+
+@functools.lru_cache(maxsize=4)
+def _load_pooled_from(name: str, data: Path) -> Suite:
     files = POOLED_SUITES[name]
     make = _ToolMaker("bfcl-pooled")
     ids: dict[tuple[str, str], str] = {}  # (name, schema) -> pooled tool name
@@ -398,7 +407,7 @@ def _load_pooled(name: str) -> Suite:
                 ids[key] = pooled_name
                 tools.append(tool if n == 1 else replace(tool, name=pooled_name))
     catalog = Catalog(tools, source=name)
-    base = _load_bfcl("live_multiple")
+    base = _load_bfcl_from("live_multiple", data)
     raw = {row["id"]: row for row in _read_lines(data / "BFCL_v4_live_multiple.json")}
     queries = []
     for q in base.queries:
