@@ -12,6 +12,9 @@ top1
 recall_at
     ``{k: fraction}`` for k in (1, 5, 10): every gold tool is among the first k hits (the
     strategy's ranking, independent of how many tools it offers).
+name_recall_at
+    The same, but a pooled variant ``f~2`` counts for gold ``f`` (pooled BFCL suites keep
+    same-named functions with different schemas apart; elsewhere it equals ``recall_at``).
 mean_offer, p95_offer
     Offer size over all queries; p95 by numpy's default (linear) percentile.
 lock_in
@@ -159,9 +162,18 @@ class QueryResult:
         """Recalled when a tool is needed; nothing offered when none is."""
         return self.recalled if self.needs_tool else not self.offered
 
-    def recalled_at(self, k: int) -> bool:
+    def recalled_at(self, k: int, *, by_name: bool = False) -> bool:
+        """Every gold tool among the first ``k`` hits (``by_name``: any pooled variant of its name)."""
+        if by_name:
+            ranked = {_base(h.name) for h in self.hits[:k]}
+            return bool(self.gold) and all(_base(g) in ranked for g in self.gold)
         ranked = {h.name for h in self.hits[:k]}
         return bool(self.gold) and all(g in ranked for g in self.gold)
+
+
+def _base(name: str) -> str:
+    """A pooled tool's BFCL name: ``'f~2'`` -> ``'f'`` (see datasets "Pooling")."""
+    return name.split("~", 1)[0]
 
 
 def _rate(flags: Sequence[bool]) -> float | None:
@@ -253,6 +265,7 @@ def evaluate(results: Sequence[QueryResult], *, suite: str = "", strategy: str =
         "catalog_tokens": round(float(np.mean([r.catalog_tokens for r in results])), 2) if results else None,
         "misrouted": [_misrouted(r) for r in results if not r.correct],
         "recall_at": {str(k): _rate([r.recalled_at(k) for r in single]) for k in recall_at},
+        "name_recall_at": {str(k): _rate([r.recalled_at(k, by_name=True) for r in single]) for k in recall_at},
         "relevance_recall": _rate([bool(r.offered) for r in needing]),
         "irrelevance_empty_rate": _rate([not r.offered for r in no_tool]),
         "p50_offer": round(float(np.percentile(sizes, 50)), 4) if len(sizes) else None,
