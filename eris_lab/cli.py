@@ -204,6 +204,8 @@ def _add_eval(sub) -> None:
                    help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-abstain, toolkit; "
                         "parameters as NAME:k=v,... (default policy)")
     p.add_argument("--knobs", help="knobs TOML file for the embedding + policy strategies")
+    p.add_argument("--embedder", default="minilm", choices=("minilm", "use-multilingual"),
+                   help="embedding model (default minilm: the bundled all-MiniLM-L6-v2)")
     p.add_argument("--split", choices=("train", "test"), help="keep one split")
     p.add_argument("--limit", type=int, metavar="N", help="first N queries only")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -238,11 +240,14 @@ def _print_eval(record: dict[str, Any]) -> None:
 
 def _run_eval(args) -> int:
     from .eval.datasets import load_suite
+    from .eval.embedders import make_embedder
     from .eval.harness import run_eval
 
     knobs = _load_knobs(args.knobs) if args.knobs else None
     suite = load_suite(args.suite, catalog=args.catalog, split=args.split, limit=args.limit)
-    record = run_eval(suite, args.strategy, knobs=knobs, progress=not args.json or sys.stderr.isatty())
+    embedder = make_embedder(args.embedder) if args.embedder != "minilm" else None
+    record = run_eval(suite, args.strategy, knobs=knobs, embedder=embedder,
+                      progress=not args.json or sys.stderr.isatty())
     _print_json(record) if args.json else _print_eval(record)
     return 0
 

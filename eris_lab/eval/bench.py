@@ -46,11 +46,18 @@ MISROUTED_KEPT = 25  # misrouted queries kept per row in the JSON (the count is 
 
 
 def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DEFAULT_STRATEGIES, *,
-          limit: int | None = None, catalog: str | None = None, progress: bool = True) -> dict[str, Any]:
-    """Run every strategy on every suite; return ``{"rows", "goals", "skipped", ...}``."""
-    from ..strategies import make
+          limit: int | None = None, catalog: str | None = None, embedders: Sequence[str] = ("minilm",),
+          progress: bool = True) -> dict[str, Any]:
+    """Run every strategy on every suite (embedding strategies once per embedder).
 
-    memo = shared_embedder()
+    Returns ``{"rows", "goals", "skipped", ...}``; a row's ``strategy`` carries ``@<embedder>``
+    for every embedder after the first.
+    """
+    from ..strategies import make
+    from .embedders import make_embedder
+
+    memos = {name: shared_embedder(make_embedder(name)) for name in embedders}
+    memo = memos[embedders[0]]
     rows: list[dict[str, Any]] = []
     skipped: dict[str, str] = {}
     started = time.perf_counter()
@@ -61,22 +68,11 @@ def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DE
             skipped[name] = str(exc)
             print(f"skipped {name}: {exc}", file=sys.stderr)
             continue
-        built = [make(spec, embedder=memo) for spec in strategies]
-        t0 = time.perf_counter()
-        prime(memo, suite, tuple(dict.fromkeys(getattr(s, "query_prefix", "") for s in built if s.uses_embedder)))
-        embed_s = time.perf_counter() - t0
-        for spec, strategy in zip(strategies, built):
-            t0 = time.perf_counter()
-            results = run(strategy, suite, progress=progress)
-            record = evaluate(results, suite=name, strategy=spec)
-            record["seconds"] = round(time.perf_counter() - t0, 2)
-            record["embed_seconds_suite"] = round(embed_s, 2)
-            record["n_misrouted"] = len(record["misrouted"])
-            record["misrouted"] = record["misrouted"][:MISROUTED_KEPT]
-            record["notes"] = suite.notes
-            rows.append(record)
-            if progress:
-                print(_row_line(record), file=sys.stderr)
+        for e_name, e_memo in memos.items():
+            built = [(spec, make(spec, embedder=e_memo)) for spec in strategies]
+            if e_name != embedders[0]:
+                built = [(f"{spec}@{e_name}", s) for spec, s in built if s.uses_embedder]
+            rows.extend(_run_suite(suite, built, e_memo, progress))
     by = {(r["suite"], r["strategy"]): r for r in rows}
 
     def get(suite: str, strategy: str, key: str, sub: str | None = None):
@@ -105,6 +101,7 @@ def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DE
     return {
         "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "embedding_model": memo.model_id,
+        "embedders": {name: m.model_id for name, m in memos.items()},
         "limit": limit,
         "suites": list(suites),
         "strategies": list(strategies),
@@ -115,6 +112,26 @@ def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DE
         "skipped": skipped,
         "rows": rows,
     }
+
+
+def _run_suite(suite, built, memo, progress: bool) -> list[dict[str, Any]]:
+    """Rows of one suite: prime the embedder once, then run each (label, strategy)."""
+    t0 = time.perf_counter()
+    prime(memo, suite, tuple(dict.fromkeys(getattr(s, "query_prefix", "") for _, s in built if s.uses_embedder)))
+    embed_s = time.perf_counter() - t0
+    rows = []
+    for label, strategy in built:
+        t0 = time.perf_counter()
+        record = evaluate(run(strategy, suite, progress=progress), suite=suite.name, strategy=label)
+        record["seconds"] = round(time.perf_counter() - t0, 2)
+        record["embed_seconds_suite"] = round(embed_s, 2)
+        record["n_misrouted"] = len(record["misrouted"])
+        record["misrouted"] = record["misrouted"][:MISROUTED_KEPT]
+        record["notes"] = suite.notes
+        rows.append(record)
+        if progress:
+            print(_row_line(record), file=sys.stderr)
+    return rows
 
 
 def _fmt(v: Any) -> str:
@@ -152,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--suites", nargs="+", default=list(DEFAULT_SUITES), help=f"default: {' '.join(DEFAULT_SUITES)}")
     parser.add_argument("--strategies", nargs="+", default=list(DEFAULT_STRATEGIES))
     parser.add_argument("--limit", type=int, help="first N queries of each suite (a quick run)")
+    parser.add_argument("--embedders", nargs="+", default=["minilm"],
+                        help="minilm, use-multilingual (embedding strategies run once per embedder)")
     parser.add_argument("--catalog", help="catalogue for demo suites and files (default descriptors/)")
     parser.add_argument("--out", help="JSON file (default reports/bench-<UTC time>.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -161,7 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench: error: unknown suite {unknown[0]!r}; expected one of {', '.join(SUITES)}", file=sys.stderr)
         return 2
     try:
-        report = bench(args.suites, args.strategies, limit=args.limit, catalog=args.catalog, progress=not args.quiet)
+        report = bench(args.suites, args.strategies, limit=args.limit, catalog=args.catalog,
+                       embedders=args.embedders, progress=not args.quiet)
     except ErisLabError as exc:
         print(f"bench: error: {exc}", file=sys.stderr)
         return 2
