@@ -15,7 +15,7 @@ import pytest
 
 from eris_lab.errors import DataError
 from eris_lab.eval import datasets
-from eris_lab.eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_jsonl, load_suite
+from eris_lab.eval.datasets import Query, fetch_bfcl, load_jsonl, load_suite
 
 DATA = Path(__file__).resolve().parent / "data"
 MINI_CATALOG = DATA / "mini_catalog.toml"

@@ -28,14 +28,14 @@ import json
 import math
 import sys
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..catalog import Catalog, domain_of, enrich_for_routing
 from ..embed import Embedder
 from ..errors import ErisLabError
-from ..knobs import Knobs, write_atomic
+from ..knobs import Knobs
 from ..strategies import Context, EmbeddingPolicy
 from ..strategies.embedding import Scored
 from .datasets import Query

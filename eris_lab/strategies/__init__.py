@@ -8,7 +8,7 @@ they can be, else kept as strings), e.g. ``dense:k=10`` or ``hybrid:fusion=weigh
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any
 
 from ..embed import Embedder
 from ..errors import ErisLabError

@@ -13,7 +13,6 @@ catalogues are cheap because tool vectors are memoised by text (:class:`MemoEmbe
 from __future__ import annotations
 
 import inspect
-import re
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -223,13 +222,6 @@ class Strategy:
         if embedder is None:
             embedder = self.__dict__.setdefault("_default_embedder", default_embedder())
         return embedder
-
-
-def _routed(text: str, hits: Sequence[Hit], offer: Offer, guard: str = "") -> Routed:
-    return Routed(text=text, hits=tuple(hits), decision=offer.decision, offer=offer, guard=guard)
-
-
-_WORDS = re.compile(r"\w+")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..catalog import Catalog
 from ..errors import ErisLabError
-from ..policy import Hit, Rule
+from ..policy import Hit
 from ..router import Routed, top_scores
 from .base import Context, Strategy, subset_offer, tool_document
 

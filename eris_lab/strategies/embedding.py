@@ -9,7 +9,7 @@ with one, such as ``"query: "``); tool texts are embedded as they are.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
