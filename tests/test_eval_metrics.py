@@ -113,6 +113,14 @@ def test_per_tool_breakdown_counts_false_offers(record):
     assert per["mail:delete"] == {"n": 0, "recall": None, "top1": None, "false_offers": 2}
 
 
+def test_per_tag_breakdown():
+    rs = [QueryResult(id="1", query="q", gold=("a",), expect="all", offered=("a",), tags=("german", "typo")),
+          QueryResult(id="2", query="q", gold=("a",), expect="all", offered=("b",), tags=("german",))]
+    per = evaluate(rs)["per_tag"]
+    assert per["german"]["n"] == 2 and per["german"]["recall"] == 0.5
+    assert per["typo"]["recall"] == 1.0
+
+
 def test_expect_any_needs_one_candidate_offered():
     r = [_r("x", ["a", "b"], ["b"], expect="any"), _r("y", ["a", "b"], [], expect="any")]
     record = evaluate(r)

@@ -64,7 +64,7 @@ def run(strategy: Strategy, suite: Suite, *, tokenizer: Callable[[str], int] = a
             id=q.id, query=q.query, gold=q.gold, expect=q.expect, offered=offer.names, kind=offer.kind,
             rule=str(offer.decision.rule), reason=offer.decision.reason, hits=routed.hits,
             offer_tokens=tokens.of(catalog, offer.names), catalog_tokens=tokens.catalog(catalog),
-            toolkit=toolkit_of(q.gold[0]) if q.gold and q.expect == "all" else "",
+            toolkit=toolkit_of(q.gold[0]) if q.gold and q.expect == "all" else "", tags=q.tags,
         ))
     return results
 

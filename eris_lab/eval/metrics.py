@@ -29,9 +29,9 @@ relevance_recall, irrelevance_empty_rate
 offer_tokens, catalog_tokens
     Mean prompt tokens of the offered tool definitions, and of the whole catalogue, per query
     (each tool as compact OpenAI JSON; counted with ``tokenizer``).
-per_domain, per_tool
-    Breakdown by the gold tools' toolkit (domain before ``:``, else dotted prefix) and by gold
-    tool; ``(none)`` holds the no-tool queries. ``false_offers``: queries where the tool was
+per_domain, per_tool, per_tag
+    Breakdown by the gold tools' toolkit (domain before ``:``, else dotted prefix), by gold
+    tool, and by query tag (``german``, ``history``...); ``(none)`` holds the no-tool queries. ``false_offers``: queries where the tool was
     offered without being gold.
 misrouted
     Every query that failed recall, or was offered tools when it needed none: id, query, gold,
@@ -116,6 +116,8 @@ class QueryResult:
     offer_tokens, catalog_tokens : int
     toolkit : str
         Toolkit of the first gold tool (``""`` when gold is empty).
+    tags : tuple of str
+        The query's tags (``german``, ``history``...), for the per-tag breakdown.
     """
 
     id: str
@@ -130,6 +132,7 @@ class QueryResult:
     offer_tokens: int = 0
     catalog_tokens: int = 0
     toolkit: str = ""
+    tags: tuple[str, ...] = ()
 
     # -- per-query verdicts ----------------------------------------------------------------------
     @property
@@ -273,6 +276,7 @@ def evaluate(results: Sequence[QueryResult], *, suite: str = "", strategy: str =
         "n_needs_tool": len(needing),
         "n_no_tool": len(no_tool),
         "per_domain": _breakdown(results, lambda r: [r.toolkit or "(none)"]),
+        "per_tag": _breakdown(results, lambda r: r.tags),
         "per_tool": dict(sorted(per_tool.items())),
     }
     return record
