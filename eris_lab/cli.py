@@ -229,6 +229,12 @@ def _print_eval(record: dict[str, Any]) -> None:
                       for k, v in rows], ("domain", "n", "recall", "top1", "mean_offer", "lock_in")))
         if len(per) > 15:
             print(f"... and {len(per) - 15} more domains (--json for all)")
+    tags = record.get("per_tag", {})
+    if len(tags) > 1:
+        print()
+        print(_table([(k, v["n"], fmt(v["recall"]), fmt(v["mean_offer"]), fmt(v["lock_in"]), fmt(v["empty_rate"]))
+                      for k, v in sorted(tags.items(), key=lambda kv: (-kv[1]["n"], kv[0]))],
+                     ("tag", "n", "recall", "mean_offer", "lock_in", "empty_rate")))
     missed = record.get("misrouted", [])
     if missed:
         print(f"\nmisrouted: {len(missed)} (first 10; --json for all)")
