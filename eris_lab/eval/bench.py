@@ -47,11 +47,13 @@ MISROUTED_KEPT = 25  # misrouted queries kept per row in the JSON (the count is 
 
 def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DEFAULT_STRATEGIES, *,
           limit: int | None = None, catalog: str | None = None, embedders: Sequence[str] = ("minilm",),
-          progress: bool = True) -> dict[str, Any]:
+          checkpoint: Path | None = None, progress: bool = True) -> dict[str, Any]:
     """Run every strategy on every suite (embedding strategies once per embedder).
 
-    Returns ``{"rows", "goals", "skipped", ...}``; a row's ``strategy`` carries ``@<embedder>``
-    for every embedder after the first.
+    Returns ``{"rows", "goals", "skipped", "errors", ...}``; a row's ``strategy`` carries
+    ``@<embedder>`` for every embedder after the first. A strategy that raises on a suite is
+    listed under ``errors`` (with the message) and the run goes on. With ``checkpoint``, the
+    report so far is written there (atomically) after every suite.
     """
     from ..strategies import make
     from .embedders import make_embedder
@@ -60,6 +62,7 @@ def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DE
     memo = memos[embedders[0]]
     rows: list[dict[str, Any]] = []
     skipped: dict[str, str] = {}
+    errors: list[dict[str, str]] = []
     started = time.perf_counter()
     for name in suites:
         try:
@@ -72,7 +75,10 @@ def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DE
             built = [(spec, make(spec, embedder=e_memo)) for spec in strategies]
             if e_name != embedders[0]:
                 built = [(f"{spec}@{e_name}", s) for spec, s in built if s.uses_embedder]
-            rows.extend(_run_suite(suite, built, e_memo, progress))
+            rows.extend(_run_suite(suite, built, e_memo, progress, errors))
+        if checkpoint is not None:
+            write_atomic(checkpoint, json.dumps({"partial": True, "rows": rows, "skipped": skipped, "errors": errors},
+                                                indent=1, ensure_ascii=False) + "\n")
     by = {(r["suite"], r["strategy"]): r for r in rows}
 
     def get(suite: str, strategy: str, key: str, sub: str | None = None):
@@ -110,11 +116,12 @@ def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DE
         "pooled_by_name": by_name,
         "best": best,
         "skipped": skipped,
+        "errors": errors,
         "rows": rows,
     }
 
 
-def _run_suite(suite, built, memo, progress: bool) -> list[dict[str, Any]]:
+def _run_suite(suite, built, memo, progress: bool, errors: list[dict[str, str]]) -> list[dict[str, Any]]:
     """Rows of one suite: prime the embedder once, then run each (label, strategy)."""
     t0 = time.perf_counter()
     prime(memo, suite, tuple(dict.fromkeys(getattr(s, "query_prefix", "") for _, s in built if s.uses_embedder)))
@@ -122,7 +129,13 @@ def _run_suite(suite, built, memo, progress: bool) -> list[dict[str, Any]]:
     rows = []
     for label, strategy in built:
         t0 = time.perf_counter()
-        record = evaluate(run(strategy, suite, progress=progress), suite=suite.name, strategy=label)
+        try:
+            results = run(strategy, suite, progress=progress)
+        except Exception as exc:  # a benchmark reports a broken strategy and carries on
+            errors.append({"suite": suite.name, "strategy": label, "error": f"{type(exc).__name__}: {exc}"})
+            print(f"error: {label} on {suite.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            continue
+        record = evaluate(results, suite=suite.name, strategy=label)
         record["seconds"] = round(time.perf_counter() - t0, 2)
         record["embed_seconds_suite"] = round(embed_s, 2)
         record["n_misrouted"] = len(record["misrouted"])
@@ -159,6 +172,8 @@ def format_table(report: dict[str, Any]) -> str:
         lines.append(f"  {k:<50} {'':>7} {_fmt(v):>9}")
     for name, reason in report["skipped"].items():
         lines.append(f"skipped {name}: {reason}")
+    for e in report["errors"]:
+        lines.append(f"error {e['strategy']} on {e['suite']}: {e['error']}")
     lines.append(f"model {report['embedding_model']}; {report['seconds']} s")
     return "\n".join(lines)
 
@@ -179,14 +194,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"bench: error: unknown suite {unknown[0]!r}; expected one of {', '.join(SUITES)}", file=sys.stderr)
         return 2
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent.parent / "reports" / f"bench-{stamp}.json"
     try:
         report = bench(args.suites, args.strategies, limit=args.limit, catalog=args.catalog,
-                       embedders=args.embedders, progress=not args.quiet)
+                       embedders=args.embedders, checkpoint=out, progress=not args.quiet)
     except ErisLabError as exc:
         print(f"bench: error: {exc}", file=sys.stderr)
         return 2
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent.parent / "reports" / f"bench-{stamp}.json"
     write_atomic(out, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     print(format_table(report))
     print(f"wrote {out}")

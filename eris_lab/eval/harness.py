@@ -42,7 +42,8 @@ def run(strategy: Strategy, suite: Suite, *, tokenizer: Callable[[str], int] = a
         progress: bool = True) -> list[QueryResult]:
     """Route every query of ``suite`` with ``strategy``.
 
-    The strategy is fitted on the suite's catalogue once, or on each query's own catalogue.
+    The strategy is fitted on the suite's catalogue once, or on each query's own catalogue; a
+    case whose own catalogue is empty is recorded as offering nothing without routing.
     The caller primes a shared embedder (:func:`prime`) for speed; without it results are the same.
     """
     tokens = ToolTokens(tokenizer)
@@ -55,6 +56,11 @@ def run(strategy: Strategy, suite: Suite, *, tokenizer: Callable[[str], int] = a
     fitted = None
     for q in iterator:
         catalog = suite.catalog_of(q)
+        if len(catalog) == 0:  # a BFCL case without candidates (4 in live_irrelevance): nothing to offer
+            results.append(QueryResult(id=q.id, query=q.query, gold=q.gold, expect=q.expect, offered=(),
+                                       kind="conversational", rule="EMPTY_AFTER_POLICY",
+                                       reason="the case has no candidate functions", tags=q.tags))
+            continue
         if fitted is not catalog:
             strategy.fit(catalog)
             fitted = catalog

@@ -191,12 +191,14 @@ class ThresholdTuner:
             raise ErisLabError("ThresholdTuner.fit needs at least one query; got 0")
         base = self.base_knobs if self.base_knobs is not None else Knobs()
         strategies: dict[int, EmbeddingPolicy] = {}
-        items = []
+        items: list[_Item] = []
         for q, gold in zip(queries, labels):
             if isinstance(q, Query):
                 text, context, catalog = q.query, Context(history=q.history), q.catalog or self.catalog
             else:
                 text, context, catalog = str(q), Context(), self.catalog
+            if catalog is not None and len(catalog) == 0:
+                continue  # a BFCL case without candidates: no knob changes its (empty) offer
             if catalog is None:
                 raise ErisLabError("a query has no catalogue; pass catalog= or Query records with one",
                                    where="ThresholdTuner.fit")
