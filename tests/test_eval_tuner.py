@@ -30,7 +30,8 @@ def memo(fake_embedder):
     return MemoEmbedder(fake_embedder, disk=False)
 
 
-SMALL_GRID = {"threshold": (0.3, 0.5), "single_hit_floor": (0.5, 0.6), "margin": (0.05,)}
+SMALL_GRID = {"threshold": (0.3, 0.5), "single_hit_floor": (0.5, 0.6), "margin": (0.05,), "offer_cap": (0,),
+              "unsure_fallback": ("full_roster",)}
 
 
 def test_init_stores_params_unchanged_and_get_params_reads_the_signature(memo, suite):
@@ -53,8 +54,8 @@ def test_fit_returns_self_and_sets_fitted_attributes(memo, suite, xy):
 
 def test_grid_points_rescore_cached_similarities_and_never_re_embed(fake_embedder, suite, xy):
     small = MemoEmbedder(fake_embedder, disk=False)
-    ThresholdTuner(catalog=suite.catalog, embedder=small, grid={"threshold": (0.5,), "single_hit_floor": (0.58,),
-                                                                 "margin": (0.05,)}, domain_floors=False).fit(*xy)
+    ThresholdTuner(catalog=suite.catalog, embedder=small, grid={**SMALL_GRID, "threshold": (0.5,)},
+                   domain_floors=False).fit(*xy)
     embedded = fake_embedder.texts_embedded
     big = ThresholdTuner(catalog=suite.catalog, embedder=small).fit(*xy)  # hundreds of points, same texts
     assert len(big.scores_) > 200
@@ -74,6 +75,16 @@ def test_impossible_constraints_keep_the_least_violating_point_and_say_so(memo, 
                        domain_floors=False).fit(*xy)
     assert not t.feasible_ and t.knobs_.notes["feasible"] is False
     assert t.best_["mean_offer"] == min(e["mean_offer"] for e in t.scores_)
+
+
+def test_offer_cap_and_fallback_are_searched_too(memo, suite, xy):
+    t = ThresholdTuner(catalog=suite.catalog, embedder=memo, grid={**SMALL_GRID, "offer_cap": (0, 2),
+                                                                   "unsure_fallback": ("full_roster", "domain_cluster")},
+                       domain_floors=False).fit(*xy)
+    assert len(t.scores_) == 16
+    assert {(e["offer_cap"], e["unsure_fallback"]) for e in t.scores_} == {
+        (0, "full_roster"), (0, "domain_cluster"), (2, "full_roster"), (2, "domain_cluster")}
+    assert t.knobs_.offer_cap == t.best_["offer_cap"]
 
 
 def test_random_search_is_reproducible_with_random_state(memo, suite, xy):

@@ -13,7 +13,8 @@ the defaults. When no point meets the constraints, the one violating them least 
 
 ``search="grid"`` walks :data:`DEFAULT_GRID` (or ``grid``); ``search="random"`` draws ``n_iter``
 points uniformly around the defaults (threshold and floor +-0.1, margin in [0, 0.1]), the way
-semantic-router's ``fit`` random-searches thresholds, for comparison. After the global point,
+semantic-router's ``fit`` random-searches thresholds, for comparison (the discrete knobs are
+drawn from the grid's values, so both searches reach the same kinds of point). After the global point,
 per-domain floors are tried greedily (``domain_floors=True``) and kept only when they improve
 the objective on the training data.
 """
@@ -42,12 +43,19 @@ from .datasets import Query
 
 __all__ = ["ThresholdTuner", "NotFittedError", "DEFAULT_GRID", "catalog_hash", "tune_command", "format_tune"]
 
-#: Grid of the global knobs (cosines), centred on DESIGN.md's defaults 0.50 / 0.58 / 0.05.
-DEFAULT_GRID: dict[str, tuple[float, ...]] = {
+#: Grid of the global knobs: cosines centred on DESIGN.md's defaults 0.50 / 0.58 / 0.05, plus the
+#: two knobs that bound the offer size (``offer_cap``; ``unsure_fallback``: a demoted lone hit
+#: falls back to the full roster or to its domain). Without them a mean offer <= 5 is out of
+#: reach on the demo catalogue: lower thresholds offer every hit, higher ones fall back to the
+#: roster (measured with this tuner, reports/knobs-demo.toml, first run).
+DEFAULT_GRID: dict[str, tuple[Any, ...]] = {
     "threshold": tuple(round(float(x), 2) for x in np.arange(0.30, 0.701, 0.05)),
     "single_hit_floor": tuple(round(float(x), 2) for x in np.arange(0.40, 0.801, 0.05)),
-    "margin": (0.0, 0.02, 0.05, 0.08, 0.12),
+    "margin": (0.0, 0.03, 0.06, 0.10),
+    "offer_cap": (0, 4, 8),
+    "unsure_fallback": ("full_roster", "domain_cluster"),
 }
+_CONTINUOUS = ("threshold", "single_hit_floor", "margin")
 DOMAIN_FLOOR_STEPS = (0.03, 0.06, 0.10, 0.15)  # above the fitted threshold
 OBJECTIVES = ("recall", "cost")
 SEARCHES = ("grid", "random")
@@ -243,18 +251,25 @@ class ThresholdTuner:
             return (1, entry["recall"], -entry["mean_offer"], -distance)
         return (0, -entry["violation"], entry["recall"], -distance)
 
-    def _points(self, base: Knobs) -> list[tuple[float, float, float]]:
+    def _points(self, base: Knobs) -> list[dict[str, Any]]:
+        grid = {**DEFAULT_GRID, **{k: tuple(v) for k, v in (self.grid or {}).items()}}
         if self.search == "grid":
-            grid = {**DEFAULT_GRID, **{k: tuple(v) for k, v in (self.grid or {}).items()}}
-            points = itertools.product(grid["threshold"], grid["single_hit_floor"], grid["margin"])
-            return [(float(t), float(f), float(m)) for t, f, m in points if f >= t]
+            keys = list(grid)
+            points = [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+            return [{k: (float(v) if k in _CONTINUOUS else v) for k, v in p.items()}
+                    for p in points if p["single_hit_floor"] >= p["threshold"]]
         rng = np.random.default_rng(self.random_state)
         points = []
         for _ in range(self.n_iter):
             t = float(np.clip(base.threshold + rng.uniform(-0.1, 0.1), -1, 1))
             f = float(np.clip(base.single_hit_floor + rng.uniform(-0.1, 0.1), t, 1))
             m = float(rng.uniform(0.0, 0.1))
-            points.append((round(t, 4), round(f, 4), round(m, 4)))
+            point = {"threshold": round(t, 4), "single_hit_floor": round(f, 4), "margin": round(m, 4)}
+            for key in grid:
+                if key not in _CONTINUOUS:
+                    values = grid[key]
+                    point[key] = values[int(rng.integers(len(values)))]
+            points.append(point)
         return points
 
     def fit(self, queries: Sequence[Any], labels: Sequence[Sequence[str]]) -> "ThresholdTuner":
@@ -275,11 +290,11 @@ class ThresholdTuner:
         items = self._items(list(queries), list(labels))
         self._items_ = items
         scores = []
-        for t, f, m in self._points(base):
-            knobs = base.replace(threshold=t, single_hit_floor=f, margin=m)
-            scores.append({"threshold": t, "single_hit_floor": f, "margin": m, **self._metrics(items, knobs)})
+        for point in self._points(base):
+            scores.append({**point, **self._metrics(items, base.replace(**point))})
         best = max(scores, key=lambda e: self._key(e, base))
-        knobs = base.replace(threshold=best["threshold"], single_hit_floor=best["single_hit_floor"], margin=best["margin"])
+        point = {k: best[k] for k in best if k in DEFAULT_GRID}
+        knobs = base.replace(**point)
         best = dict(best)
         floors: dict[str, float] = {}
         if self.domain_floors:
@@ -288,8 +303,7 @@ class ThresholdTuner:
                 for step in DOMAIN_FLOOR_STEPS:
                     trial_floors = {**floors, domain: round(min(1.0, knobs.threshold + step), 4)}
                     trial = knobs.replace(domain_floors=trial_floors)
-                    entry = {"threshold": knobs.threshold, "single_hit_floor": knobs.single_hit_floor,
-                             "margin": knobs.margin, "domain_floors": trial_floors, **self._metrics(items, trial)}
+                    entry = {**point, "domain_floors": trial_floors, **self._metrics(items, trial)}
                     scores.append(entry)
                     if self._key(entry, base) > self._key(best, base):
                         best, floors = entry, trial_floors
@@ -416,15 +430,18 @@ def tune_command(suite: str, *, test_suite: str | None = None, catalog: str | No
 def format_tune(report: Mapping[str, Any]) -> str:
     """A readable summary of :func:`tune_command`'s report."""
     lines = [f"fit on {report['suite']}, tested on {report['test_suite']}; knobs written to {report['out']}", ""]
-    header = f"{'':10} {'split':6} {'recall':>7} {'lock_in':>8} {'mean_offer':>10} {'threshold':>9} {'floor':>6} {'margin':>6}"
+    header = (f"{'':10} {'split':6} {'recall':>7} {'lock_in':>8} {'mean_offer':>10} {'threshold':>9} {'floor':>6} "
+              f"{'margin':>6} {'cap':>4} unsure_fallback")
     lines.append(header)
+    defaults = Knobs()
     for name in ("defaults", "grid", "random"):
         entry = report[name]
-        point = entry["train"] if name != "defaults" else {"threshold": 0.50, "single_hit_floor": 0.58, "margin": 0.05}
+        point = entry["train"] if name != "defaults" else {k: getattr(defaults, k) for k in DEFAULT_GRID}
         for split in ("train", "test"):
             m = entry[split]
             lines.append(f"{name:10} {split:6} {m['recall']:7.3f} {m['lock_in']:8.3f} {m['mean_offer']:10.2f} "
-                         f"{point.get('threshold', 0):9.2f} {point.get('single_hit_floor', 0):6.2f} {point.get('margin', 0):6.2f}")
+                         f"{point.get('threshold', 0):9.2f} {point.get('single_hit_floor', 0):6.2f} "
+                         f"{point.get('margin', 0):6.2f} {point.get('offer_cap', 0):4} {point.get('unsure_fallback', '')}")
     floors = report["knobs"].get("domain_floors") or {}
     if floors:
         lines.append("domain floors: " + ", ".join(f"{d} {v:.2f}" for d, v in floors.items()))
