@@ -11,9 +11,10 @@ from .knobs import Knobs
 from .offer import Offer, build
 from .policy import Decision, Hit, Rule, decide
 from .router import Routed, Router
+from .strategies import Strategy
 
 __all__ = [
     "Catalog", "Tool", "load", "Knobs", "Hit", "Decision", "Rule", "decide", "Offer", "build",
-    "Router", "Routed", "ErisLabError", "CatalogError", "EmbedError", "KnobsError", "SchemaError",
+    "Router", "Routed", "Strategy", "ErisLabError", "CatalogError", "EmbedError", "KnobsError", "SchemaError",
 ]
 __version__ = "0.1.0"

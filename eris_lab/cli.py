@@ -385,6 +385,108 @@ def _run_prompt(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# eval
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_eval(sub) -> None:
+    p = sub.add_parser("eval", help="evaluate one strategy on a labelled suite (BFCL, demo, or FILE.jsonl)")
+    p.add_argument("--suite", required=True, metavar="NAME|FILE.jsonl",
+                   help="multiple, live_multiple, irrelevance, live_irrelevance, live_relevance, bfcl-pooled, "
+                        "bfcl-pooled-all, demo, demo-train, demo-test, or a JSONL file of {query, gold, history}")
+    p.add_argument("--catalog", help="catalogue for demo suites and files (default descriptors/)")
+    p.add_argument("--strategy", default="policy", metavar="S",
+                   help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-abstain, toolkit; "
+                        "parameters as NAME:k=v,... (default policy)")
+    p.add_argument("--knobs", help="knobs TOML file for the embedding + policy strategies")
+    p.add_argument("--embedder", default="minilm", choices=("minilm", "use-multilingual"),
+                   help="embedding model (default minilm: the bundled all-MiniLM-L6-v2)")
+    p.add_argument("--split", choices=("train", "test"), help="keep one split")
+    p.add_argument("--limit", type=int, metavar="N", help="first N queries only")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _print_eval(record: dict[str, Any]) -> None:
+    def fmt(v: Any) -> str:
+        return "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+    print(f"suite {record['suite']} · strategy {record['strategy']} · n {record['n']}"
+          + (f" · {record['notes']}" if record.get("notes") else ""))
+    keys = ("recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate",
+            "relevance_recall", "irrelevance_empty_rate", "offer_tokens", "catalog_tokens")
+    print(_table([(k, fmt(record.get(k))) for k in keys]
+                 + [(f"recall@{k}", fmt(v)) for k, v in record.get("recall_at", {}).items()], ("metric", "value")))
+    per = record.get("per_domain", {})
+    if per:
+        rows = sorted(per.items(), key=lambda kv: (-kv[1]["n"], kv[0]))[:15]
+        print()
+        print(_table([(k, v["n"], fmt(v["recall"]), fmt(v["top1"]), fmt(v["mean_offer"]), fmt(v["lock_in"]))
+                      for k, v in rows], ("domain", "n", "recall", "top1", "mean_offer", "lock_in")))
+        if len(per) > 15:
+            print(f"... and {len(per) - 15} more domains (--json for all)")
+    tags = record.get("per_tag", {})
+    if len(tags) > 1:
+        print()
+        print(_table([(k, v["n"], fmt(v["recall"]), fmt(v["mean_offer"]), fmt(v["lock_in"]), fmt(v["empty_rate"]))
+                      for k, v in sorted(tags.items(), key=lambda kv: (-kv[1]["n"], kv[0]))],
+                     ("tag", "n", "recall", "mean_offer", "lock_in", "empty_rate")))
+    missed = record.get("misrouted", [])
+    if missed:
+        print(f"\nmisrouted: {len(missed)} (first 10; --json for all)")
+        for m in missed[:10]:
+            top = ", ".join(f"{s['name']} {s['score']:.3f}" for s in m["scores"][:3])
+            print(f"- {m['id']}: {m['query'][:70]!r} gold {m['gold']} -> {m['n_offered']} offered "
+                  f"{m['offered'][:3]} [{m['rule']}] {m['why']}; top: {top}")
+
+
+def _run_eval(args) -> int:
+    from .eval.datasets import load_suite
+    from .eval.embedders import make_embedder
+    from .eval.harness import run_eval
+
+    knobs = _load_knobs(args.knobs) if args.knobs else None
+    suite = load_suite(args.suite, catalog=args.catalog, split=args.split, limit=args.limit)
+    embedder = make_embedder(args.embedder) if args.embedder != "minilm" else None
+    record = run_eval(suite, args.strategy, knobs=knobs, embedder=embedder,
+                      progress=not args.json or sys.stderr.isatty())
+    _print_json(record) if args.json else _print_eval(record)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# tune
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_tune(sub) -> None:
+    p = sub.add_parser("tune", help="fit threshold, single-hit floor, margin (and domain floors) on a train split")
+    p.add_argument("--suite", required=True, metavar="NAME|FILE.jsonl", help="suite to fit on (e.g. demo-train)")
+    p.add_argument("--test-suite", metavar="NAME|FILE.jsonl",
+                   help="suite to report on (default: the matching -test suite, or the test split of the same file)")
+    p.add_argument("--catalog", help="catalogue for demo suites and files (default descriptors/)")
+    p.add_argument("--out", required=True, metavar="FILE", help="knobs TOML to write (atomically)")
+    p.add_argument("--max-lock-in", type=float, default=0.01, help="constraint: lock-in rate <= this (default 0.01)")
+    p.add_argument("--max-mean-offer", type=float, default=5.0, help="constraint: mean offer size <= this (default 5)")
+    p.add_argument("--limit", type=int, metavar="N", help="first N queries of each split only")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _run_tune(args) -> int:
+    from .eval.tuner import tune_command
+
+    record = tune_command(args.suite, test_suite=args.test_suite, catalog=args.catalog, out=args.out,
+                          max_lock_in=args.max_lock_in, max_mean_offer=args.max_mean_offer, limit=args.limit,
+                          progress=not args.json or sys.stderr.isatty())
+    if args.json:
+        _print_json(record)
+    else:
+        from .eval.tuner import format_tune
+
+        print(format_tune(record))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------------------------
 
@@ -396,6 +498,8 @@ COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "grammar": (_add_grammar, _run_grammar),
     "grammar-check": (_add_grammar_check, _run_grammar_check),
     "prompt": (_add_prompt, _run_prompt),
+    "eval": (_add_eval, _run_eval),
+    "tune": (_add_tune, _run_tune),
 }
 
 

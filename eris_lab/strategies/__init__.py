@@ -1,0 +1,82 @@
+"""Routing strategies behind one interface (text + context in, ``Offer`` out; DESIGN.md).
+
+``make(spec, embedder=..., knobs=...)`` builds one from a command-line spec: a name from
+:data:`STRATEGIES`, optionally followed by ``:param=value,...`` (values parsed as JSON when
+they can be, else kept as strings), e.g. ``dense:k=10`` or ``hybrid:fusion=weighted,alpha=0.5``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..embed import Embedder
+from ..errors import ErisLabError
+from ..knobs import Knobs
+from .base import Context, MemoEmbedder, NotFittedError, Strategy, check_strategy, toolkit_of
+from .bm25 import BM25
+from .embedding import DenseTopK, EmbeddingPolicy
+from .hybrid import Hybrid
+from .keyword import KeywordGroups
+from .toolkit import ToolkitPruning
+
+__all__ = [
+    "Strategy", "Context", "MemoEmbedder", "NotFittedError", "check_strategy", "toolkit_of",
+    "KeywordGroups", "BM25", "DenseTopK", "EmbeddingPolicy", "Hybrid", "ToolkitPruning",
+    "STRATEGIES", "make", "parse_spec",
+]
+
+#: Strategy names for ``--strategy`` and the benchmark: class and fixed parameters.
+STRATEGIES: dict[str, tuple[type[Strategy], dict[str, Any]]] = {
+    "keyword": (KeywordGroups, {}),
+    "bm25": (BM25, {}),
+    "dense": (DenseTopK, {}),
+    "hybrid-rrf": (Hybrid, {"fusion": "rrf"}),
+    "hybrid-weighted": (Hybrid, {"fusion": "weighted"}),
+    "policy": (EmbeddingPolicy, {}),
+    "policy-abstain": (EmbeddingPolicy, {"knobs": Knobs(empty_fallback="none")}),
+    "toolkit": (ToolkitPruning, {}),
+}
+DEFAULT_STRATEGY = "policy"
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"dense:k=10,query_prefix=query: "`` -> ``("dense", {"k": 10, "query_prefix": "query: "})``."""
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))) if rest else ():
+        key, eq, raw = part.partition("=")
+        if not eq or not key.strip():
+            raise ErisLabError(f"expected param=value, got {part!r}", where="--strategy")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        params[key.strip()] = value
+    return name.strip(), params
+
+
+def make(spec: str, *, embedder: Embedder | None = None, knobs: Knobs | None = None) -> Strategy:
+    """Build an unfitted strategy from a spec (see module docstring).
+
+    ``embedder`` goes to every strategy that embeds; ``knobs`` to the embedding + policy ones
+    (over their fixed knobs, keeping ``empty_fallback="none"`` for ``policy-abstain``).
+
+    Raises
+    ------
+    ErisLabError
+        Unknown name or parameter.
+    """
+    name, params = parse_spec(spec)
+    if name not in STRATEGIES:
+        raise ErisLabError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}", where="--strategy")
+    cls, fixed = STRATEGIES[name]
+    kwargs = dict(fixed)
+    if knobs is not None and cls is EmbeddingPolicy:
+        kwargs["knobs"] = knobs.replace(empty_fallback=fixed["knobs"].empty_fallback) if "knobs" in fixed else knobs
+    if cls.uses_embedder:
+        kwargs["embedder"] = embedder
+    strategy = cls(**kwargs)
+    strategy.set_params(**params)
+    strategy.name = name if not params else spec
+    return strategy

@@ -1,0 +1,83 @@
+"""BM25 top-k over tool documents (``bm25s``): the lexical retrieval baseline."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..catalog import Catalog
+from ..errors import ErisLabError
+from ..policy import Hit
+from ..router import Routed, top_scores
+from .base import Context, Strategy, subset_offer, tool_document
+
+__all__ = ["BM25", "bm25_scores", "BM25Index"]
+
+MAX_HITS = 20  # hits kept in a Routed record (the ranking shown in reports)
+
+
+def _bm25s():
+    try:
+        import bm25s
+    except ImportError:
+        raise ErisLabError("bm25s is not installed; `pip install 'eris_lab[eval]'` or `pip install bm25s`",
+                           where="strategy bm25") from None
+    return bm25s
+
+
+class BM25Index:
+    """A bm25s index over one catalogue's tool documents (:func:`~.base.tool_document`)."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        bm25s = _bm25s()
+        self.n = len(catalog)
+        docs = [tool_document(catalog, n) for n in catalog.names]
+        tokens = bm25s.tokenize(docs, stopwords="en", show_progress=False)
+        self.retriever = bm25s.BM25()
+        self.retriever.index(tokens, show_progress=False)
+        self.vocab = set(tokens.vocab)
+
+    def scores(self, text: str) -> np.ndarray:
+        """``(n_tools,) float32`` BM25 scores of ``text`` (0 for tools sharing no term)."""
+        bm25s = _bm25s()
+        query = bm25s.tokenize([text], stopwords="en", return_ids=False, show_progress=False)[0]
+        query = [t for t in query if t in self.vocab and t]
+        if not query:
+            return np.zeros(self.n, dtype=np.float32)
+        return np.asarray(self.retriever.get_scores(query), dtype=np.float32)
+
+
+def bm25_scores(index: BM25Index, text: str) -> np.ndarray:
+    """Alias of ``index.scores(text)`` (kept for the hybrid strategy)."""
+    return index.scores(text)
+
+
+class BM25(Strategy):
+    """Offer the ``k`` tools with the highest BM25 score (those scoring above ``min_score``).
+
+    Parameters
+    ----------
+    k : int
+        Tools offered at most. Default 5.
+    min_score : float
+        A tool scoring at or below this is not offered (0 = must share a term). Default 0.
+    """
+
+    name = "bm25"
+
+    def __init__(self, *, k: int = 5, min_score: float = 0.0) -> None:
+        self.k = k
+        self.min_score = min_score
+
+    def _fit(self, catalog: Catalog) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise ErisLabError(f"expected an integer >= 1, got {self.k!r}", where="BM25.k")
+        self.index_ = BM25Index(catalog)
+
+    def _route(self, text: str, context: Context) -> Routed:
+        scores = self.index_.scores(text)
+        idx, values = top_scores(scores, max(self.k, MAX_HITS))
+        names = self.catalog_.names
+        ranked = [Hit(name=names[i], score=float(v)) for i, v in zip(idx, values)]
+        chosen = [h for h in ranked[: self.k] if h.score > self.min_score]
+        offer = subset_offer(self.catalog_, chosen, reason=f"BM25 top {self.k} above {self.min_score:g}")
+        return Routed(text=text, hits=tuple(h for h in ranked if h.score > 0), decision=offer.decision, offer=offer)

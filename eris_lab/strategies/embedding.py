@@ -1,0 +1,181 @@
+"""Dense strategies: plain cosine top-k, and embedding + policy (the routing core, ``Router``).
+
+Both embed tools with ``catalog.enrich_for_routing`` (the router's one routing text per tool)
+through the given embedder; wrap it in :class:`~.base.MemoEmbedder` to embed each text once.
+``query_prefix`` is prepended to the message only (an instruction prefix for models trained
+with one, such as ``"query: "``); tool texts are embedded as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..catalog import Catalog, domain_of, enrich_for_routing
+from ..embed import Embedder, normalize_rows
+from ..errors import ErisLabError
+from ..guard import clean_text, names_domain
+from ..knobs import Knobs
+from ..offer import build
+from ..policy import Hit, decide
+from ..router import Router, Routed, top_scores
+from .base import Context, Strategy, subset_offer
+
+__all__ = ["DenseTopK", "EmbeddingPolicy", "Scored", "tool_matrix"]
+
+MAX_HITS = 20  # hits kept in a Routed record (the ranking shown in reports)
+
+
+def tool_matrix(catalog: Catalog, embedder: Embedder) -> np.ndarray:
+    """``(n_tools, dim) float32`` routing vectors of ``catalog`` (rows in catalogue order)."""
+    return normalize_rows(embedder.embed([enrich_for_routing(t) for t in catalog]))
+
+
+def _check_k(k: Any, where: str) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ErisLabError(f"expected an integer >= 1, got {k!r}", where=where)
+
+
+class DenseTopK(Strategy):
+    """Offer the ``k`` tools with the highest cosine (those at or above ``min_score``).
+
+    Parameters
+    ----------
+    k : int
+        Default 5.
+    embedder : Embedder, optional
+        Default: the bundled all-MiniLM-L6-v2.
+    query_prefix : str
+        Prepended to the message before embedding. Default ``""``.
+    min_score : float
+        Cosine floor; ``-1.0`` (default) always offers ``k`` tools.
+    """
+
+    name = "dense"
+    uses_embedder = True
+
+    def __init__(self, *, k: int = 5, embedder: Embedder | None = None, query_prefix: str = "",
+                 min_score: float = -1.0) -> None:
+        self.k = k
+        self.embedder = embedder
+        self.query_prefix = query_prefix
+        self.min_score = min_score
+
+    def _fit(self, catalog: Catalog) -> None:
+        _check_k(self.k, "DenseTopK.k")
+        self.vectors_ = tool_matrix(catalog, self._embedder())
+
+    def cosines(self, text: str) -> np.ndarray:
+        """``(n_tools,) float32`` cosine of the (prefixed, cleaned) message with every tool."""
+        query = normalize_rows(self._embedder().embed([self.query_prefix + clean_text(text, 4000)]))
+        return (query @ self.vectors_.T)[0]
+
+    def _route(self, text: str, context: Context) -> Routed:
+        scores = self.cosines(text)
+        idx, values = top_scores(scores, max(self.k, MAX_HITS))
+        names = self.catalog_.names
+        ranked = [Hit(name=names[i], score=float(v)) for i, v in zip(idx, values)]
+        chosen = [h for h in ranked[: self.k] if h.score >= self.min_score]
+        offer = subset_offer(self.catalog_, chosen, reason=f"cosine top {self.k} >= {self.min_score:g}")
+        return Routed(text=text, hits=tuple(ranked), decision=offer.decision, offer=offer)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Scored:
+    """One message scored against every tool, before any threshold (the tuner re-decides from it).
+
+    Attributes
+    ----------
+    text : str
+        The cleaned message.
+    hits : tuple of Hit
+        Forced hits (1.0) and every tool's cosine, score descending; empty for conversation.
+    guard : str
+    recent : tuple of str
+        Dialog memory: tools used in the history, then the context's recent tools.
+    """
+
+    text: str
+    hits: tuple[Hit, ...]
+    guard: str
+    recent: tuple[str, ...]
+
+
+class EmbeddingPolicy(Strategy):
+    """The routing core: ``Router`` (guards, cosine hits) -> ``policy.decide`` -> ``offer.build``.
+
+    Parameters
+    ----------
+    knobs : Knobs, optional
+        Default ``Knobs()`` (DESIGN.md defaults).
+    embedder : Embedder, optional
+    query_prefix : str
+        Prepended to the message before embedding. Default ``""``.
+
+    Notes
+    -----
+    ``route`` is ``decide_scored(scored(text, context), knobs)``: the message is embedded once
+    with a threshold of -1 (every tool scored) and the knobs are applied afterwards, exactly as
+    ``Router.route`` applies them. The tuner calls ``decide_scored`` with other knobs, so grid
+    points never re-embed. ``Routed.hits`` holds the best ``MAX_HITS`` scores, including tools
+    below the threshold, so top-1 is defined even when the policy falls back to the roster.
+    """
+
+    name = "policy"
+    uses_embedder = True
+
+    def __init__(self, *, knobs: Knobs | None = None, embedder: Embedder | None = None, query_prefix: str = "") -> None:
+        self.knobs = knobs
+        self.embedder = embedder
+        self.query_prefix = query_prefix
+
+    def _fit(self, catalog: Catalog) -> None:
+        self.knobs_ = self.knobs if self.knobs is not None else Knobs()
+        embedder = self._embedder()
+        if self.query_prefix:
+            embedder = _Prefixed(embedder, self.query_prefix)
+        vectors = tool_matrix(catalog, self._embedder())
+        open_knobs = self.knobs_.replace(threshold=-1.0, domain_floors={})
+        self.router_ = Router(catalog, embedder, knobs=open_knobs, cache=False, tool_vectors=vectors)
+
+    def scored(self, text: str, context: Context | None = None) -> Scored:
+        """Score ``text`` against every tool once (guards included, no threshold)."""
+        context = context or Context()
+        clean = clean_text(text if isinstance(text, str) else "", self.knobs_.max_query_chars)
+        hits, guard = self.router_._hits(clean, context.history, {})
+        recent = tuple(h["name"] for h in context.history if h.get("role") == "tool_used" and h.get("name"))
+        return Scored(text=clean, hits=hits, guard=guard, recent=recent + tuple(context.recent))
+
+    def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
+        """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
+        knobs = knobs if knobs is not None else self.knobs_
+        catalog = self.catalog_
+        kept = []
+        for h in scored.hits:
+            if h.score < knobs.threshold:
+                break  # sorted descending
+            floor = knobs.domain_floors.get(domain_of(h.name))
+            if floor is not None and h.score < floor and h.score < knobs.forced_floor \
+                    and not names_domain(scored.text, domain_of(h.name)):
+                continue
+            kept.append(h)
+        decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs)
+        offer = build(decision, catalog, knobs=knobs)
+        return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
+
+    def _route(self, text: str, context: Context) -> Routed:
+        return self.decide_scored(self.scored(text, context))
+
+
+class _Prefixed:
+    """An embedder view that prefixes every text (queries only: tool vectors are precomputed)."""
+
+    def __init__(self, embedder: Embedder, prefix: str) -> None:
+        self.embedder = embedder
+        self.prefix = prefix
+        self.model_id = embedder.model_id
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed([self.prefix + t for t in texts])

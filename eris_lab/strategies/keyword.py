@@ -1,0 +1,96 @@
+"""Keyword groups: the classic baseline that embedding routers are compared with.
+
+A small core is always offered; each group (by default: one per toolkit) is added when its
+pattern matches any of the latest four messages; tools no pattern covers are always offered
+(a keyword router cannot hide what it cannot recognise).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Sequence
+
+from ..catalog import Catalog, name_words
+from ..policy import Hit, Rule
+from ..router import Routed
+from .base import Context, Strategy, latest_messages, subset_offer, toolkit_of
+
+__all__ = ["KeywordGroups", "derive_groups", "GENERIC_WORDS"]
+
+#: Words too generic to mark a toolkit (they appear in the names of most toolkits); words of
+#: fewer than four letters are skipped too. Source: the verbs of BFCL and demo tool names.
+GENERIC_WORDS = frozenset(
+    """get set list find search create update delete remove show make info data item items tool tools with
+    from that this query request retrieve add edit change check send read write open close start stop
+    details detail value values name names type types user users current new all the for and by api
+    call run execute manage handle process result results""".split()
+)
+
+
+def derive_groups(catalog: Catalog, *, min_len: int = 4) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """One group per toolkit: ``{toolkit: (regex, tool names)}``.
+
+    The regex matches, as a word prefix and case-insensitively, the toolkit's and its tools'
+    name words and descriptor ``keywords`` (``min_len`` letters or more, not in
+    :data:`GENERIC_WORDS`). A toolkit without any such word gets no group.
+    """
+    words: dict[str, set[str]] = {}
+    members: dict[str, list[str]] = {}
+    for tool in catalog:
+        kit = toolkit_of(tool.name)
+        members.setdefault(kit, []).append(tool.name)
+        found = words.setdefault(kit, set())
+        for w in name_words(tool.name.split("~", 1)[0]) + tuple(k.lower() for k in tool.keywords):
+            if len(w) >= min_len and w not in GENERIC_WORDS:
+                found.add(w)
+    groups = {}
+    for kit, found in words.items():
+        if found:
+            pattern = r"(?i)\b(?:" + "|".join(re.escape(w) for w in sorted(found, key=lambda w: (-len(w), w))) + r")\w*"
+            groups[kit] = (pattern, tuple(members[kit]))
+    return groups
+
+
+class KeywordGroups(Strategy):
+    """Core + pattern-matched groups + tools unknown to the patterns.
+
+    Parameters
+    ----------
+    core : sequence of str
+        Tools always offered (names not in the catalogue are ignored). Default none.
+    groups : mapping of str to (regex str, sequence of tool names), optional
+        Default: :func:`derive_groups` of the fitted catalogue.
+    window : int
+        How many of the latest messages (history + this one) the patterns look at. Default 4.
+    """
+
+    name = "keyword"
+
+    def __init__(self, *, core: Sequence[str] = (), groups: Mapping[str, tuple[str, Sequence[str]]] | None = None,
+                 window: int = 4) -> None:
+        self.core = core
+        self.groups = groups
+        self.window = window
+
+    def _fit(self, catalog: Catalog) -> None:
+        groups = self.groups if self.groups is not None else derive_groups(catalog)
+        self.groups_ = {k: (re.compile(p), tuple(n for n in names if n in catalog)) for k, (p, names) in groups.items()}
+        covered = {n for _, names in self.groups_.values() for n in names}
+        self.unknown_ = tuple(n for n in catalog.names if n not in covered)
+        self.core_ = tuple(n for n in self.core if n in catalog)
+
+    def _route(self, text: str, context: Context) -> Routed:
+        messages = latest_messages(text, context, self.window)
+        matched: list[tuple[str, int]] = []
+        for kit, (pattern, names) in self.groups_.items():
+            count = sum(len(pattern.findall(m)) for m in messages)
+            if count:
+                matched.append((kit, count))
+        matched.sort(key=lambda kc: -kc[1])  # stable: ties keep catalogue order
+        hits = [Hit(name=n, score=float(c)) for kit, c in matched for n in self.groups_[kit][1]]
+        names = list(self.core_) + [h.name for h in hits] + list(self.unknown_)
+        reason = (f"matched groups {', '.join(k for k, _ in matched)}" if matched else "no group pattern matched")
+        reason += f"; core {len(self.core_)}, unknown to patterns {len(self.unknown_)}"
+        rule = Rule.RANKED_SUBSET if matched else Rule.EMPTY_AFTER_POLICY
+        offer = subset_offer(self.catalog_, hits, rule=rule, reason=reason, names=names)
+        return Routed(text=text, hits=tuple(hits[:20]), decision=offer.decision, offer=offer)
