@@ -487,6 +487,51 @@ def _run_tune(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# generate
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_generate(sub) -> None:
+    p = sub.add_parser("generate", help="one whole turn: route, slim prompt + grammar, model, parse, execute")
+    p.add_argument("text", help="the user message")
+    p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
+    p.add_argument("--model", help="a GGUF file (default: the bundled Gemma 3 270M, a base model)")
+    p.add_argument("--max-rounds", type=int, default=2, help="rounds in which tools may be called (default 2)")
+    p.add_argument("--max-tokens", type=int, default=256, help="generation budget per round, in tokens")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads for llama.cpp (pin it; default 1)")
+    p.add_argument("--knobs", help="knobs TOML file")
+    p.add_argument("--recent", action="append", default=[], metavar="NAME", help="a recent successful tool")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _run_generate(args) -> int:
+    from .llm import LlamaRunner
+    from .loop import Session
+    from .router import Router
+    from .turn import print_turn, run_turn
+
+    if args.max_rounds < 0:
+        raise ErisLabError(f"expected an integer >= 0, got {args.max_rounds}", where="--max-rounds")
+    if args.max_tokens < 1 or args.threads < 1:
+        raise ErisLabError("expected a positive integer", where="--max-tokens/--threads")
+    if args.model and not Path(args.model).is_file():
+        raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
+    catalog = _load_catalog(args.catalog)
+    unknown = [n for n in args.recent if n not in catalog]
+    if unknown:
+        raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue", where="--recent")
+    router = Router(catalog, knobs=_load_knobs(args.knobs))
+    session = Session()
+    for name in args.recent:
+        session.remember(name)
+    runner = LlamaRunner(args.model, n_threads=args.threads)
+    turn = run_turn(args.text, router=router, runner=runner, session=session, max_rounds=args.max_rounds,
+                    max_tokens=args.max_tokens)
+    _print_json(turn.to_json()) if args.json else print_turn(turn)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------------------------
 
@@ -500,6 +545,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "prompt": (_add_prompt, _run_prompt),
     "eval": (_add_eval, _run_eval),
     "tune": (_add_tune, _run_tune),
+    "generate": (_add_generate, _run_generate),
 }
 
 

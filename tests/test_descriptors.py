@@ -219,3 +219,16 @@ def test_load_tool_outside_the_files_domain_names_the_tool(tmp_path):
     path = tmp_path / "x.toml"
     path.write_text('domain = "y"\n[[tools]]\n' + GOOD_TOOL, encoding="utf-8")
     assert _load_error(path) == f"{path}: tools[0].name: tool 'x:a' is not in this file's domain; expected 'y:<verb>'"
+
+
+def test_every_demo_schema_compiles_to_a_strict_grammar():
+    """The demo catalogue must be callable under the grammar: no keyword the compiler refuses."""
+    from eris_lab.grammar import compile as compile_grammar
+    from eris_lab.offer import Offer
+    from eris_lab.policy import Decision, Rule
+
+    catalog = load()
+    roster = Offer(names=catalog.names, decision=Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="full_roster",
+                                                          names=catalog.names))
+    grammar = compile_grammar(roster, catalog)
+    assert grammar.names == catalog.names and not grammar.warnings
