@@ -20,7 +20,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .errors import CatalogError
 
@@ -184,6 +184,9 @@ class Catalog(Sequence[Tool]):
                     where=f"{tool.source or source}: tools[{i}].name",
                 )
             self._by_name[tool.name] = tool
+        self._names: tuple[str, ...] = tuple(t.name for t in self._tools)
+        self._position: dict[str, int] = {name: i for i, name in enumerate(self._names)}
+        self._derived: dict[str, Any] = {}
         self._domains: dict[str, tuple[str, ...]] = {}
         for tool in self._tools:
             if tool.domain:
@@ -210,7 +213,21 @@ class Catalog(Sequence[Tool]):
     @property
     def names(self) -> tuple[str, ...]:
         """All tool names in registry order."""
-        return tuple(t.name for t in self._tools)
+        return self._names
+
+    def position(self, name: str) -> int:
+        """Registry index of ``name``; ``len(self)`` for a name not in the catalogue (sorts last)."""
+        return self._position.get(name, len(self._names))
+
+    def derived(self, key: str, factory: Callable[["Catalog"], Any]) -> Any:
+        """Data derived from this catalogue, computed once (a catalogue never changes after loading).
+
+        Guards and routers use it for per-catalogue tables (tool keywords, the fetch tool), so a
+        100,000-tool catalogue is not rescanned for every message.
+        """
+        if key not in self._derived:
+            self._derived[key] = factory(self)
+        return self._derived[key]
 
     @property
     def domains(self) -> tuple[str, ...]:

@@ -99,7 +99,14 @@ def page_phrase(text: str) -> str:
 
 
 def tool_keywords(catalog: Catalog) -> frozenset[str]:
-    """Words that make a short message a tool request: domains, name words (>= 4 letters), ``keywords``."""
+    """Words that make a short message a tool request: domains, name words (>= 4 letters), ``keywords``.
+
+    Computed once per catalogue (``Catalog.derived``).
+    """
+    return catalog.derived("guard.tool_keywords", _tool_keywords)
+
+
+def _tool_keywords(catalog: Catalog) -> frozenset[str]:
     words: set[str] = set()
     for tool in catalog:
         if tool.domain:

@@ -205,8 +205,7 @@ def _full_roster(rule: Rule, catalog: Catalog, reason: str) -> Decision:
 
 
 def _rank(scores: dict[str, float], catalog: Catalog) -> tuple[str, ...]:
-    order = {name: i for i, name in enumerate(catalog.names)}
-    return tuple(sorted(scores, key=lambda n: (-scores[n], order.get(n, len(order)))))
+    return tuple(sorted(scores, key=lambda n: (-scores[n], catalog.position(n))))
 
 
 def _with_clusters(hits: Iterable[Hit], domains: Iterable[str], catalog: Catalog) -> dict[str, float]:
