@@ -499,3 +499,25 @@ def test_bfcl_generated_instances_accepted_and_invalid_mutations_rejected(judge,
     except SchemaError:
         pytest.skip("a schema no value satisfies")
     test_generated_instances_accepted_and_invalid_mutations_rejected.hypothesis.inner_test(judge, schema_id, schema, data)
+
+
+def test_every_call_in_a_roster_locks_to_its_own_tool(judge):
+    """Regression: $ref caches were keyed by id() of each tool's schema copy, and CPython reuses
+    ids after garbage collection, so a later tool's call could point at an earlier tool's rule."""
+    import gc
+
+    from eris_lab.catalog import Catalog, Tool
+
+    tools = [Tool(name=f"t:{i}", description="d", parameters={
+        "type": "object", "properties": {f"p{i}": {"type": "integer"}}, "required": [f"p{i}"],
+        "additionalProperties": False}) for i in range(40)]
+    catalog = Catalog(tools)
+    gc.collect()
+    g = compile(offer_of(*catalog.names), catalog)
+    rules = dict(line.split(" ::= ", 1) for line in g.text.splitlines())
+    for i in range(40):
+        assert rules[f"call-t-{i}"].endswith(f'"\\"arguments\\"" space ":" space t-{i} "}}" space')
+    sample = [reply("call", [{"name": f"t:{i}", "arguments": {f"p{i}": i}}]) for i in (0, 17, 39)]
+    wrong = [reply("call", [{"name": f"t:{i}", "arguments": {f"p{i + 1}": i}}]) for i in (0, 17, 38)]
+    assert all(judge.accepts(g.text, s) for s in sample)
+    assert not any(judge.accepts(g.text, s) for s in wrong)

@@ -321,6 +321,7 @@ class Compiler:
         self._not_enforced: list[tuple[str, str]] = []
         self._refs: dict[tuple[int, str], str] = {}
         self._doc: Any = None
+        self._doc_key = 0  # one number per document: $ref caches are per document (never id())
         self._doc_name = "root"
         self._where = ""
         self._validator: Any = None
@@ -412,6 +413,7 @@ class Compiler:
             Prefix for error paths (a tool name).
         """
         self._doc, self._doc_name, self._where = schema, name, where
+        self._doc_key += 1
         self._validator = None
         return self._ref("#", "#")
 
@@ -435,7 +437,7 @@ class Compiler:
         return node
 
     def _ref(self, ref: str, path: str) -> str:
-        key = (id(self._doc), ref)
+        key = (self._doc_key, ref)
         if key in self._refs:
             return self._refs[key]
         target = self._resolve_pointer(ref, path)
@@ -576,7 +578,7 @@ class Compiler:
         out: list[tuple[dict, str]] = []
         if "$ref" in schema:
             ref = schema["$ref"]
-            key = (id(self._doc), ref)
+            key = (self._doc_key, ref)
             if key in stack:
                 raise self._error(f"{path}/$ref", f"$ref {ref!r} is merged into itself (allOf through a "
                                                   "recursive $ref); no finite schema")
@@ -1230,9 +1232,24 @@ def check_schema(schema: Any, *, where: str = "") -> None:
     import jsonschema
     from jsonschema.validators import validator_for
 
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        key = None
+    if key is not None and key in _CHECKED_SCHEMAS:
+        return
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
         path = "#" + "".join(f"/{_pointer_escape(str(p))}" for p in exc.path)
         raise SchemaError(f"not a JSON Schema: {exc.message}", where=f"{where}{path}") from None
+    if key is not None:
+        if len(_CHECKED_SCHEMAS) >= 4096:  # bounded: a long-running router sees a fixed catalogue
+            _CHECKED_SCHEMAS.clear()
+        _CHECKED_SCHEMAS.add(key)
+
+
+#: Schemas that passed the meta-schema check (their canonical JSON text): the check costs most of
+#: a compile, and the same tools are compiled turn after turn.
+_CHECKED_SCHEMAS: set[str] = set()
