@@ -245,20 +245,19 @@ def main(argv: list[str] | None = None) -> int:
     from .oracle import oracle
 
     judge = oracle()
-    if args.bfcl:
-        catalog = bfcl_catalog(args.bfcl)
-        print(f"compile time vs offer size (pooled BFCL catalogue, {len(catalog)} tools; cold = first compile "
-              "with meta-schema checks, warm = best of 3; both incl. llama.cpp parse check):")
-        for row in compile_times(catalog):
-            print(f"  {row['n_tools']:>3} tools: cold {row['cold_ms']:7.1f} ms  warm {row['ms']:6.1f} ms  "
-                  f"{row['rules']:4d} rules  {row['chars']:6d} chars")
     catalogs = []
     if args.catalog:
         from ..catalog import load
 
         catalogs.append(("catalogue " + args.catalog, load(args.catalog)))
     if args.bfcl:
-        catalogs.append(("pooled BFCL catalogue", catalog))
+        catalogs.append(("pooled BFCL catalogue", bfcl_catalog(args.bfcl)))
+    for label, cat in catalogs:
+        print(f"compile time vs offer size ({label}, {len(cat)} tools; cold = first compile with meta-schema "
+              "checks, warm = best of 3; both incl. llama.cpp parse check):")
+        for row in compile_times(cat):
+            print(f"  {row['n_tools']:>3} tools: cold {row['cold_ms']:7.1f} ms  warm {row['ms']:6.1f} ms  "
+                  f"{row['rules']:4d} rules  {row['chars']:6d} chars")
     for label, cat in catalogs:
         print(f"prompt tokens per turn, {label} ({len(cat)} tools), Gemma 3 tokenizer:")
         for row in prompt_tokens(cat):
