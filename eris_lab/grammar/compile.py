@@ -930,7 +930,10 @@ class Compiler:
         if lo == 0 and hi is None:
             return self._primitive("string")
         char = self._primitive("char")
-        return self._rule(name, f'"\\"" {repetition(char, lo, hi)} "\\"" space', path)
+        # named by its bounds, not its path: every string of the same bounds shares one rule, so
+        # llama.cpp expands char{0,200} once per grammar, not once per property
+        return self._rule(f"string-{lo}-{'inf' if hi is None else hi}",
+                          f'"\\"" {repetition(char, lo, hi)} "\\"" space', path)
 
     def _visit_pattern(self, pattern: Any, name: str, path: str, lo: int, hi: int | None) -> str:
         if not isinstance(pattern, str):
