@@ -169,8 +169,8 @@ def test_unknown_keyword_is_a_warning_not_a_widening():
     ({"type": "string", "minLength": 3, "maxLength": 2}, "#: minLength 3 > maxLength 2: no string is valid"),
     ({"type": "integer", "minimum": 5, "maximum": 4}, "#: no integer lies between the bounds (5 > 4)"),
     ({"type": "array", "minItems": 3, "maxItems": 1}, "#: minItems 3 > maxItems 1: no array is valid"),
-    ({"type": "string", "pattern": "^[a-z]+$", "maxLength": 5},
-     "#/pattern: minLength/maxLength together with pattern '^[a-z]+$' that does not imply them"),
+    ({"type": "string", "pattern": "^[a-z]+[0-9]*$", "maxLength": 5},
+     "#/pattern: minLength/maxLength together with pattern '^[a-z]+[0-9]*$' that does not imply them"),
     ({"allOf": [{"type": "string"}, {"type": "integer"}]},
      "#/allOf/1: allOf: types 'string' and 'integer' have no value in common"),
     ({"type": "bogus"}, "#/type: not a JSON Schema: 'bogus' is not valid under any of the given schemas"),
@@ -271,3 +271,15 @@ def test_differential_ours_is_a_superset_of_llama_cpp_python_converter():
     stats = differential(_cases_from_grammar_file(CASES_DIR / "grammar_cases.json"), oracle())
     assert stats["superset"] and stats["ours_wrong_accepts"] == 0 and stats["ours_wrong_rejects"] == 0
     assert stats["ours_right"] == stats["instances"] > stats["theirs_right"]
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "minProperties": 2},
+     "#/minProperties: minProperties 2 beyond the required keys (only 'at least one key' is expressible)"),
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "maxProperties": 1},
+     "#/maxProperties: maxProperties 1 below the keys that may appear"),
+])
+def test_property_counts_beyond_the_grammar_are_errors(schema, message):
+    with pytest.raises(SchemaError) as exc:
+        compile_schema(schema)
+    assert str(exc.value) == message

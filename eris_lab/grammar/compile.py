@@ -67,14 +67,14 @@ SUPPORTED_KEYWORDS = frozenset({
     "type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "nullable", "properties", "required",
     "additionalProperties", "items", "prefixItems", "additionalItems", "minItems", "maxItems",
     "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum",
+    "exclusiveMaximum", "minProperties", "maxProperties",
 })
 #: Keywords GBNF cannot express: accepted, listed in ``Grammar.not_enforced``.
 NOT_ENFORCED_KEYWORDS = frozenset({"multipleOf", "uniqueItems"})
 #: Validation keywords the compiler does not support: an error (or a lenient warning).
 UNSUPPORTED_KEYWORDS = frozenset({
     "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies",
-    "patternProperties", "propertyNames", "minProperties", "maxProperties", "contains", "minContains",
+    "patternProperties", "propertyNames", "contains", "minContains",
     "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$dynamicAnchor",
     "$recursiveRef", "$recursiveAnchor", "disallow", "extends", "divisibleBy",
 })
@@ -84,6 +84,7 @@ TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 #: object from ``properties``). The grammar then accepts only those types: narrower, never wider.
 TYPE_OF_KEYWORD = {
     "properties": "object", "required": "object", "additionalProperties": "object",
+    "minProperties": "object", "maxProperties": "object",
     "items": "array", "prefixItems": "array", "additionalItems": "array", "minItems": "array",
     "maxItems": "array", "uniqueItems": "array",
     "minLength": "string", "maxLength": "string", "pattern": "string", "format": "string",
@@ -321,6 +322,7 @@ class Compiler:
         self._not_enforced: list[tuple[str, str]] = []
         self._refs: dict[tuple[int, str], str] = {}
         self._doc: Any = None
+        self._doc_key = 0  # one number per document: $ref caches are per document (never id())
         self._doc_name = "root"
         self._where = ""
         self._validator: Any = None
@@ -412,6 +414,7 @@ class Compiler:
             Prefix for error paths (a tool name).
         """
         self._doc, self._doc_name, self._where = schema, name, where
+        self._doc_key += 1
         self._validator = None
         return self._ref("#", "#")
 
@@ -435,7 +438,7 @@ class Compiler:
         return node
 
     def _ref(self, ref: str, path: str) -> str:
-        key = (id(self._doc), ref)
+        key = (self._doc_key, ref)
         if key in self._refs:
             return self._refs[key]
         target = self._resolve_pointer(ref, path)
@@ -576,7 +579,7 @@ class Compiler:
         out: list[tuple[dict, str]] = []
         if "$ref" in schema:
             ref = schema["$ref"]
-            key = (id(self._doc), ref)
+            key = (self._doc_key, ref)
             if key in stack:
                 raise self._error(f"{path}/$ref", f"$ref {ref!r} is merged into itself (allOf through a "
                                                   "recursive $ref); no finite schema")
@@ -667,9 +670,9 @@ class Compiler:
             return list(dict.fromkeys([*a, *b]))
         if key == "items":
             return {"allOf": [a, b]}
-        if key in ("minimum", "exclusiveMinimum", "minLength", "minItems"):
+        if key in ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"):
             return max(a, b)
-        if key in ("maximum", "exclusiveMaximum", "maxLength", "maxItems"):
+        if key in ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"):
             return min(a, b)
         if key == "uniqueItems":
             return bool(a or b)
@@ -833,7 +836,17 @@ class Compiler:
             value = self.visit(additional, f"{name}-additional", apath)
             key_rule = self._rule(f"{name}-additional-key", _not_strings([_json_text(k) for k in declared]), apath)
             extra = self._rule(f"{name}-additional-kv", f'{key_rule} ":" space {value}', apath)
-        body = _object_body(items, extra)
+        n_required = sum(1 for _, req in items if req)
+        min_p, max_p = schema.get("minProperties", 0), schema.get("maxProperties")
+        if max_p is not None and max_p < max(n_required, min_p):
+            raise self._unsat(path, f"maxProperties {max_p} is below the keys the object must have")
+        if min_p > max(n_required, 1) or (min_p > n_required and not items and not extra):
+            self._unsupported(f"{path}/minProperties", f"minProperties {min_p} beyond the required keys "
+                                                       "(only 'at least one key' is expressible)", "minProperties")
+        if max_p is not None and (extra or len(items) > max_p):
+            self._unsupported(f"{path}/maxProperties", f"maxProperties {max_p} below the keys that may appear",
+                              "maxProperties")
+        body = _object_body(items, extra, nonempty=min_p >= 1)
         return self._rule(name, _seq('"{" space', body, '"}" space'), path)
 
     # -- arrays ------------------------------------------------------------------------------
@@ -917,7 +930,10 @@ class Compiler:
         if lo == 0 and hi is None:
             return self._primitive("string")
         char = self._primitive("char")
-        return self._rule(name, f'"\\"" {repetition(char, lo, hi)} "\\"" space', path)
+        # named by its bounds, not its path: every string of the same bounds shares one rule, so
+        # llama.cpp expands char{0,200} once per grammar, not once per property
+        return self._rule(f"string-{lo}-{'inf' if hi is None else hi}",
+                          f'"\\"" {repetition(char, lo, hi)} "\\"" space', path)
 
     def _visit_pattern(self, pattern: Any, name: str, path: str, lo: int, hi: int | None) -> str:
         if not isinstance(pattern, str):
@@ -984,8 +1000,13 @@ class Compiler:
             length = _pattern.min_max_length(core)
             if not (anchored_start and anchored_end):
                 length = (length[0], None)
-            if lo or hi is not None:
-                self._implied(path, length, lo, hi, f"pattern {pattern!r}")
+            if (lo or hi is not None) and not (length[0] >= lo and (hi is None or (length[1] is not None
+                                                                                  and length[1] <= hi))):
+                clamped = _clamp_length(core, lo, hi) if anchored_start and anchored_end else None
+                if clamped is None:
+                    self._implied(path, length, lo, hi, f"pattern {pattern!r}")
+                else:
+                    core = clamped
             text = gen(core)[0]
             any_char = self._primitive("char")
             parts = ([f"{any_char}*"] if not anchored_start else []) + ([text] if text else [])
@@ -1058,6 +1079,40 @@ class Compiler:
             where = self._paths.get(cycle[0], cycle[0])
             raise SchemaError(f"a $ref cycle that consumes no input ({' -> '.join(cycle)})", where=where)
         return "".join(f"{name} ::= {rules[name]}\n" for name in sorted(rules))
+
+
+def _clamp_length(seq: _pattern.Node, lo: int, hi: int | None) -> _pattern.Node | None:
+    """``seq`` with its one variable-count item narrowed so every match has lo..hi characters.
+
+    Works when every item is one character repeated (a set, or a set under a quantifier) and at
+    most one item's count varies (``[a-z][a-z0-9_]*`` with maxLength 64 becomes
+    ``[a-z][a-z0-9_]{0,63}``). Returns None otherwise, or when no length fits.
+    """
+    counts = []
+    for item in seq.children:
+        if item.kind == "set":
+            counts.append((1, 1))
+        elif item.kind == "rep" and item.children[0].kind == "set":
+            counts.append((item.lo, item.hi))
+        else:
+            return None
+    variable = [i for i, (a, b) in enumerate(counts) if a != b]
+    fixed = sum(a for i, (a, b) in enumerate(counts) if i not in variable)
+    if len(variable) > 1:
+        return None
+    if not variable:
+        return seq if lo <= fixed and (hi is None or fixed <= hi) else None
+    i = variable[0]
+    a, b = counts[i]
+    new_lo = max(a, lo - fixed)
+    new_hi = b if hi is None else (hi - fixed if b is None else min(b, hi - fixed))
+    if new_hi is not None and new_lo > new_hi:
+        return None
+    item = seq.children[i]
+    node = item.children[0] if item.kind == "rep" else item
+    children = list(seq.children)
+    children[i] = _pattern.Node("rep", children=(node,), lo=new_lo, hi=new_hi)
+    return _pattern.Node("seq", children=tuple(children))
 
 
 def _fixed_char(node: _pattern.Node) -> str | None:
@@ -1148,11 +1203,12 @@ def _not_strings(words: list[str]) -> str:
     return f'"\\"" ({build(trie)}) "\\"" space'
 
 
-def _object_body(items: list[tuple[str, bool]], extra: str) -> str:
+def _object_body(items: list[tuple[str, bool]], extra: str, *, nonempty: bool = False) -> str:
     """Keys in order, each optional one present or not, commas only between present keys.
 
     ``head(i)``: nothing written yet; ``tail(i)``: something written, so every later key brings
     its comma. ``{"b":1}`` is valid when ``a`` and ``b`` are optional; ``{,"b":1}`` never.
+    ``nonempty`` (minProperties 1) drops the empty object.
     """
     n = len(items)
     rest = f'("," space {extra})*' if extra else ""
@@ -1173,7 +1229,8 @@ def _object_body(items: list[tuple[str, bool]], extra: str) -> str:
     else:
         if extra:
             alts.append(f"{extra} {rest}")
-        alts.append("")
+        if not nonempty:
+            alts.append("")
     if n == 0 and not extra:
         return ""
     nonempty = [a for a in alts if a]
@@ -1230,9 +1287,24 @@ def check_schema(schema: Any, *, where: str = "") -> None:
     import jsonschema
     from jsonschema.validators import validator_for
 
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        key = None
+    if key is not None and key in _CHECKED_SCHEMAS:
+        return
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as exc:
         path = "#" + "".join(f"/{_pointer_escape(str(p))}" for p in exc.path)
         raise SchemaError(f"not a JSON Schema: {exc.message}", where=f"{where}{path}") from None
+    if key is not None:
+        if len(_CHECKED_SCHEMAS) >= 4096:  # bounded: a long-running router sees a fixed catalogue
+            _CHECKED_SCHEMAS.clear()
+        _CHECKED_SCHEMAS.add(key)
+
+
+#: Schemas that passed the meta-schema check (their canonical JSON text): the check costs most of
+#: a compile, and the same tools are compiled turn after turn.
+_CHECKED_SCHEMAS: set[str] = set()

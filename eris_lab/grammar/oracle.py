@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import os
 import tempfile
 import threading
@@ -114,11 +115,21 @@ def check_parses(gbnf: str, *, root: str = "root") -> None:
     OracleError
         llama-cpp-python is not installed.
     """
+    key = (hashlib.sha256(gbnf.encode("utf-8")).hexdigest(), root)
+    if key in _PARSED:
+        return
     llama_cpp = _llama()
     sampler, message = _init_grammar(llama_cpp, None, gbnf, root)
     if sampler is None:
         raise SchemaError(f"llama.cpp's grammar parser rejected the grammar: {message}", where="grammar")
     llama_cpp.llama_sampler_free(sampler)
+    if len(_PARSED) >= 1024:
+        _PARSED.clear()
+    _PARSED.add(key)
+
+
+#: Grammars llama.cpp already parsed in this process (the same offer compiles turn after turn).
+_PARSED: set[tuple[str, str]] = set()
 
 
 def default_model_path() -> Path:
