@@ -352,6 +352,13 @@ def _pareto(scores: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------------------------
 
 
+def _cases_hash(suite) -> str:
+    """SHA-256 over the per-case catalogues of a BFCL suite (sorted hashes of the distinct ones)."""
+    distinct = {id(q.catalog): q.catalog for q in suite.queries if q.catalog is not None}
+    hashes = sorted(catalog_hash(c) for c in distinct.values())
+    return hashlib.sha256("".join(hashes).encode()).hexdigest()
+
+
 def _test_suite_name(train: str) -> str | None:
     return train[: -len("-train")] + "-test" if train.endswith("-train") else None
 
@@ -415,7 +422,7 @@ def tune_command(suite: str, *, test_suite: str | None = None, catalog: str | No
     notes.update({
         "model": memo.model_id,
         "catalog": cat.source if cat is not None else "per-case candidates",
-        "catalog_sha256": catalog_hash(cat) if cat is not None else "",
+        "catalog_sha256": catalog_hash(cat) if cat is not None else _cases_hash(train),
         "train_suite": suite,
         "test_suite": test_name,
         "split": "train",
