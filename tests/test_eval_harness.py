@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eris_lab.catalog import Catalog, Tool
+from eris_lab.catalog import Catalog, Tool, routing_phrases
 from eris_lab.eval.datasets import Query, Suite
 from eris_lab.eval.harness import prime, run, shared_embedder
 from eris_lab.strategies import DenseTopK
@@ -29,4 +29,6 @@ def test_prime_embeds_every_text_once_up_front(fake_embedder):
     prime(memo, _suite())
     before = fake_embedder.texts_embedded
     run(DenseTopK(embedder=memo), _suite(), progress=False)
-    assert fake_embedder.texts_embedded == before == 4  # two tools, two queries
+    suite = _suite()
+    phrases = {p for q in suite.queries for t in q.catalog for p in routing_phrases(t)}
+    assert fake_embedder.texts_embedded == before == len(phrases) + 2  # every tool phrase, two queries

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-from ..catalog import enrich_for_routing
+from ..catalog import routing_phrases
 from ..embed import Embedder, default_embedder
 from ..guard import clean_text
 from ..strategies import Context, MemoEmbedder, Strategy, make, toolkit_of
@@ -34,7 +34,7 @@ def prime(embedder: MemoEmbedder, suite: Suite, query_prefixes: Sequence[str] = 
     """Embed every tool text and query text of ``suite`` in batches (before the per-query loop)."""
     catalogs = {id(c): c for c in ([suite.catalog] if suite.catalog is not None else [q.catalog for q in suite.queries])
                 if c is not None}
-    embedder.prime([enrich_for_routing(t) for c in catalogs.values() for t in c])
+    embedder.prime([p for c in catalogs.values() for t in c for p in routing_phrases(t)])
     embedder.prime([p + clean_text(q.query, 4000) for q in suite.queries for p in query_prefixes])
 
 

@@ -1,7 +1,7 @@
 """Dense strategies: plain cosine top-k, and embedding + policy (the routing core, ``Router``).
 
-Both embed tools with ``catalog.enrich_for_routing`` (the router's one routing text per tool)
-through the given embedder; wrap it in :class:`~.base.MemoEmbedder` to embed each text once.
+Both embed tools as the router does (``router.embed_tools``: the mean of each tool's
+``catalog.routing_phrases`` vectors) through the given embedder; wrap it in :class:`~.base.MemoEmbedder` to embed each text once.
 ``query_prefix`` is prepended to the message only (an instruction prefix for models trained
 with one, such as ``"query: "``); tool texts are embedded as they are.
 """
@@ -13,14 +13,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..catalog import Catalog, domain_of, enrich_for_routing
+from ..catalog import Catalog, domain_of
 from ..embed import Embedder, normalize_rows
 from ..errors import ErisLabError
 from ..guard import clean_text, names_domain
 from ..knobs import Knobs
 from ..offer import build
 from ..policy import Hit, decide
-from ..router import Router, Routed, top_scores
+from ..router import Router, Routed, embed_tools, top_scores
 from .base import Context, Strategy, subset_offer
 
 __all__ = ["DenseTopK", "EmbeddingPolicy", "Scored", "tool_matrix"]
@@ -29,8 +29,12 @@ MAX_HITS = 20  # hits kept in a Routed record (the ranking shown in reports)
 
 
 def tool_matrix(catalog: Catalog, embedder: Embedder) -> np.ndarray:
-    """``(n_tools, dim) float32`` routing vectors of ``catalog`` (rows in catalogue order)."""
-    return normalize_rows(embedder.embed([enrich_for_routing(t) for t in catalog]))
+    """``(n_tools, dim) float32`` routing vectors of ``catalog`` (rows in catalogue order).
+
+    The router's own vectors (``router.embed_tools``: the mean of each tool's phrase vectors), so
+    every dense strategy is compared on the same tool representation as the routing core.
+    """
+    return embed_tools(catalog, embedder.embed)
 
 
 def _check_k(k: Any, where: str) -> None:
