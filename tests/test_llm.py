@@ -554,3 +554,38 @@ def test_gemma_with_a_chat_template_renders_through_it(gemma_path):
     assert text == "<user>Hi\n<assistant>" and stop == ("<eos>",)
     out = runner.generate([{"role": "user", "content": "Hi"}], max_tokens=4)
     assert out.n_prompt_tokens == runner.count_tokens(text) + 1  # + BOS
+
+
+def test_runner_rejects_an_unknown_grammar_engine():
+    from eris_lab.llm import LlamaRunner
+
+    runner = LlamaRunner(engine="fast")
+    with pytest.raises(LLMError, match="engine: expected 'auto', 'llguidance' or 'llama.cpp', got 'fast'"):
+        runner._llguidance(None, 'root ::= "yes"')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["llguidance", "llama.cpp"])
+def test_both_grammar_engines_produce_text_llama_cpp_accepts(engine):
+    """The same GBNF through either engine: the output is accepted by llama.cpp's own engine."""
+    import json as _json
+
+    from eris_lab.catalog import Catalog, Tool
+    from eris_lab.grammar import compile as compile_grammar
+    from eris_lab.grammar.oracle import oracle
+    from eris_lab.knobs import Knobs
+    from eris_lab.llm import LlamaRunner
+    from eris_lab.offer import Offer
+    from eris_lab.policy import Decision, Rule
+
+    catalog = Catalog([Tool(name="clock:now", description="time", parameters={
+        "type": "object", "properties": {"tz": {"type": "string", "maxLength": 30}}, "required": ["tz"]})])
+    offer = Offer(names=("clock:now",), decision=Decision(rule=Rule.SINGLE_STRONG_HIT, kind="subset",
+                                                          names=("clock:now",)))
+    gbnf = compile_grammar(offer, catalog, knobs=Knobs(max_thought_chars=30, max_message_chars=40)).text
+    generation = LlamaRunner(engine=engine).generate("User: what time is it in Tokyo?\nAssistant: ",
+                                                     grammar=gbnf, max_tokens=120)
+    assert generation.note.startswith(f"grammar engine {engine}")
+    if generation.finish_reason == "stop":
+        assert oracle().accepts(gbnf, generation.text)
+        _json.loads(generation.text)

@@ -28,6 +28,9 @@ class Guidance:
     ----------
     judge : Oracle, optional
         Supplies the vocabulary and the tokenisation of candidate texts (default: the shared one).
+    vocab : llama_vocab pointer, optional
+        Use this vocabulary instead (``llama_model_get_vocab`` of a loaded model), for generation
+        with that model; :meth:`accepts` then needs ``judge`` too.
 
     Raises
     ------
@@ -35,7 +38,7 @@ class Guidance:
         llguidance is not installed.
     """
 
-    def __init__(self, judge: Oracle | None = None) -> None:
+    def __init__(self, judge: Oracle | None = None, *, vocab: Any = None) -> None:
         try:
             import llguidance
             import llguidance.llamacpp
@@ -44,6 +47,10 @@ class Guidance:
             raise OracleError(f"llguidance is needed for the second engine ({exc}); "
                               "install it with: pip install 'eris_lab[llm]'", where="grammar engine") from None
         self._llg = llguidance
+        if vocab is not None:  # a runner's own model: its vocabulary, not the bundled one
+            self.oracle = judge
+            self.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(vocab)
+            return
         self.oracle = judge or oracle()
         self.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(self.oracle.vocab)
 
