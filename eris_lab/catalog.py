@@ -267,19 +267,27 @@ def routing_phrases(tool: Tool) -> tuple[str, ...]:
     Returns
     -------
     tuple of str
-        At least one phrase, no empty ones, no duplicates.
+        A tool with hints: the head, then each hint (averaged as separate vectors). A tool without
+        hints: ONE text, the head with its fallback phrases and description appended.
+
+    Notes
+    -----
+    Measured with all-MiniLM-L6-v2 (``python -m eris_lab.eval.bench``): averaging separately
+    embedded hints put the right demo tool first for 73.5% of data/demo_queries.jsonl against
+    64.3% for one joined text; for BFCL's bare descriptions one text did better (live_multiple
+    top-1 0.885 against 0.854 when its generic fallback phrases were averaged in).
     """
     words = " ".join(name_words(tool.name))
     head = tool.short_description or tool.description
     parts = [f"{words}: {head}".strip(": ")]
     if tool.routing_hints:
         parts.extend(tool.routing_hints)
-    else:
-        for word in dict.fromkeys(name_words(tool.name)):
-            parts.extend(FALLBACK_PHRASES.get(word, ()))
-        if tool.short_description and tool.description != tool.short_description:
-            parts.append(tool.description)
-    return tuple(dict.fromkeys(p.strip() for p in parts if p.strip()))
+        return tuple(dict.fromkeys(p.strip() for p in parts if p.strip()))
+    for word in dict.fromkeys(name_words(tool.name)):
+        parts.extend(FALLBACK_PHRASES.get(word, ()))
+    if tool.short_description and tool.description != tool.short_description:
+        parts.append(tool.description)
+    return ("; ".join(dict.fromkeys(p.strip() for p in parts if p.strip())),)
 
 
 def enrich_for_routing(tool: Tool) -> str:

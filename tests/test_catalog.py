@@ -133,7 +133,8 @@ def test_enrich_for_routing_order_hints_then_fallback_then_description():
     assert enrich_for_routing(hinted) == "weather current: Now.; is it raining"
     fallback = Tool(name="set_timer", description="Start a countdown.")
     assert enrich_for_routing(fallback).startswith("set timer: Start a countdown.; start a countdown timer")
-    assert routing_phrases(fallback)[:2] == ("set timer: Start a countdown.", "start a countdown timer")
+    assert routing_phrases(fallback) == (enrich_for_routing(fallback),)  # no hints: one text
+    assert routing_phrases(hinted) == ("weather current: Now.", "is it raining")
     bare = Tool(name="zork", description="Plays a text adventure.")
     assert enrich_for_routing(bare) == "zork: Plays a text adventure."
 
