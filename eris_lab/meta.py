@@ -52,6 +52,8 @@ __all__ = [
     "MetaStrategy",
     "access_of",
     "meta_catalog",
+    "entry_prompt",
+    "META_INSTRUCTIONS",
     "terms",
 ]
 
@@ -283,6 +285,20 @@ META_NAMES: tuple[str, ...] = tuple(t.name for t in META_TOOLS)
 def meta_catalog() -> Catalog:
     """The three meta-tools as a catalogue (the static entry a model or MCP client sees)."""
     return Catalog(META_TOOLS, source="meta")
+
+
+#: How the meta-tools are used, for the model; the first line of :func:`entry_prompt`.
+META_INSTRUCTIONS = (
+    "You cannot see the tools directly. Call tool_search with what the user wants, then "
+    "tool_execute with a name from its hits (tool_describe shows a tool's arguments)."
+)
+
+
+def entry_prompt() -> str:
+    """The meta-tool entry of a first prompt: instructions plus the three tools with schemas."""
+    from .prompt import full
+
+    return META_INSTRUCTIONS + "\n\n" + full(meta_catalog())
 
 
 # ---------------------------------------------------------------------------------------------
