@@ -246,7 +246,7 @@ _SEARCH_SCHEMA: dict[str, Any] = {
     "properties": {
         "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
                   "description": "What the user wants done, in a few words."},
-        "k": {"type": "integer", "minimum": 1, "maximum": 10, "description": "How many hits (default 5)."},
+        "k": {"type": "integer", "minimum": 1, "maximum": 5, "description": "How many hits (default 5)."},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -518,6 +518,12 @@ class MetaSession:
         Tool name -> ``fn(arguments, session)``; default ``loop.EXECUTORS``.
     searcher : ToolSearch, optional
         A prepared index (shared between sessions over one catalogue).
+    progress : bool
+        Force the dialogue forward in the grammar: right after a search with executable hits the
+        offer is ``tool_describe`` + ``tool_execute`` (no second search), right after a describe
+        it is ``tool_execute`` alone. Default False (every meta-tool stays on offer). Measured
+        reason: the bundled base model repeats ``tool_search`` until its step budget runs out
+        (``python -m eris_lab.meta_bench``).
 
     Attributes
     ----------
@@ -531,7 +537,7 @@ class MetaSession:
                  read_only: bool = False, scope: Literal["search", "catalogue"] = "search",
                  show_forbidden: bool = False, session: Any = None,
                  executors: Mapping[str, Callable[..., Any]] | None = None,
-                 searcher: ToolSearch | None = None) -> None:
+                 searcher: ToolSearch | None = None, progress: bool = False) -> None:
         if scope not in ("search", "catalogue"):
             raise ErisLabError(f"expected 'search' or 'catalogue', got {scope!r}", where="scope")
         self.catalog = catalog
@@ -545,6 +551,7 @@ class MetaSession:
         self.last_search: tuple[str, ...] = ()
         self.described: tuple[str, ...] = ()
         self.history: list[dict[str, Any]] = []
+        self.progress = progress
 
     # -- permissions (the one place) -----------------------------------------------------------
     def permitted(self, name: str) -> tuple[bool, str]:
@@ -574,7 +581,7 @@ class MetaSession:
             ``keyword``.
         """
         query = " ".join(str(query).split())[:MAX_QUERY_CHARS]
-        k = max(1, min(int(k), 10))
+        k = max(1, min(int(k), 5))
         ranked = self.searcher.search(query, k=len(self.catalog))
         hits: list[SearchHit] = []
         for hit in ranked:
@@ -697,6 +704,11 @@ class MetaSession:
             names.append("tool_describe")
         if self.execute_schema() is not None:
             names.append("tool_execute")
+            last = self.history[-1]["tool"] if self.history else ""
+            if self.progress and last == "tool_search":
+                names.remove("tool_search")
+            elif self.progress and last == "tool_describe":
+                names = ["tool_execute"]
         decision = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=tuple(names), reason="meta-tools")
         return Offer(names=tuple(names), decision=decision)
 

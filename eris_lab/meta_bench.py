@@ -195,7 +195,8 @@ def run_routed(task: Task, runner: Any, router: Any, catalog: Catalog, *, max_to
 
 
 def run_meta(task: Task, runner: Any, catalog: Catalog, *, embedder: Any = None, searcher: Any = None,
-             max_steps: int = 4, max_tokens: int = 128, knobs: Knobs = BENCH_KNOBS) -> dict[str, Any]:
+             max_steps: int = 4, max_tokens: int = 128, knobs: Knobs = BENCH_KNOBS,
+             progress: bool = False) -> dict[str, Any]:
     """One task by the meta route: search / describe / execute, one generation per step.
 
     Returns
@@ -208,10 +209,10 @@ def run_meta(task: Task, runner: Any, catalog: Catalog, *, embedder: Any = None,
     from .parse import calls
 
     start = time.perf_counter()
-    session = MetaSession(catalog, embedder, searcher=searcher)
+    session = MetaSession(catalog, embedder, searcher=searcher, progress=progress)
     messages: list[dict[str, str]] = [{"role": "system", "content": entry_prompt()},
                                       {"role": "user", "content": task.text}]
-    record = {"route": "meta", "text": task.text, "gold": task.gold, "model_calls": 0, "reached": False,
+    record = {"route": "meta-progress" if progress else "meta", "text": task.text, "gold": task.gold, "model_calls": 0, "reached": False,
               "called": None, "status": None, "found": False, "steps": []}
     for _ in range(max_steps):
         offer = session.offer()
@@ -262,7 +263,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bfcl-queries", type=int, default=10, help="BFCL queries for the routed token figure")
     parser.add_argument("--no-model", action="store_true", help="tokens only; no generation")
     parser.add_argument("--no-bfcl", action="store_true", help="skip the pooled BFCL catalogue")
-    parser.add_argument("--max-steps", type=int, default=4, help="model calls per task on the meta route")
+    parser.add_argument("--max-steps", type=int, default=3, help="model calls per task on a meta route (default 3)")
+    parser.add_argument("--routes", default="routed,meta-progress",
+                        help="comma-separated: routed, meta (every meta-tool always offered), meta-progress "
+                             "(MetaSession(progress=True)); default routed,meta-progress")
     parser.add_argument("--json", metavar="FILE", help="also write every record as JSON")
     args = parser.parse_args(argv)
 
@@ -304,18 +308,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         runner = LlamaRunner(n_threads=1, n_ctx=4096)
         searcher = ToolSearch(demo, embedder)
+        routes = [r.strip() for r in args.routes.split(",") if r.strip()]
+        unknown = [r for r in routes if r not in ("routed", "meta", "meta-progress")]
+        if unknown:
+            parser.error(f"--routes: unknown route {unknown[0]!r}; expected routed, meta, meta-progress")
         for task in tasks:
-            for record in (run_routed(task, runner, router, demo),
-                           run_meta(task, runner, demo, searcher=searcher, max_steps=args.max_steps)):
+            for route in routes:
+                if route == "routed":
+                    record = run_routed(task, runner, router, demo)
+                else:
+                    record = run_meta(task, runner, demo, searcher=searcher, max_steps=args.max_steps,
+                                      progress=route == "meta-progress")
                 report["runs"].append(record)
                 print(f"{record['route']:<7} {task.gold:<18} calls={record['model_calls']} "
                       f"reached={str(record['reached']):<5} called={record['called']} status={record['status']} "
                       f"{record['seconds']:.1f}s", flush=True)
-        for route in ("routed", "meta"):
+        for route in routes:
             rows = [r for r in report["runs"] if r["route"] == route]
             report[route] = _summary(rows)
             extra = ""
-            if route == "meta":
+            if route != "routed":
                 extra = f", gold found by a search {sum(r['found'] for r in rows)}/{len(rows)}"
             print(f"{route}: reached the right tool {report[route]['reached']:.0%} of {len(rows)} tasks, "
                   f"{report[route]['model_calls_mean']:.2f} model calls per task, "

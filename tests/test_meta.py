@@ -319,6 +319,17 @@ class TestGrammar:
         assert judge.accepts(gbnf, json.dumps({"name": "clock:now", "arguments": {}}))
         assert not judge.accepts(gbnf, json.dumps({"name": "agenda:remove", "arguments": {}}))
 
+    def test_progress_drops_search_after_a_search_and_leaves_execute_after_describe(self, demo, judge):
+        session = MetaSession(demo, None, progress=True)
+        session.search("calculate 17 times 23")
+        assert session.offer().names == ("tool_describe", "tool_execute")
+        gbnf = session.grammar().text
+        assert not judge.accepts(gbnf, _envelope("tool_search", {"query": "again"}))
+        session.describe("calc:evaluate")
+        assert session.offer().names == ("tool_execute",)
+        session.search("zzqx blorf")  # nothing executable: search stays on offer
+        assert session.offer().names == ("tool_search",)
+
     def test_execute_grammar_before_a_search_is_an_error(self, demo):
         with pytest.raises(ErisLabError) as err:
             MetaSession(demo, None).execute_grammar()
