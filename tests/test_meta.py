@@ -368,3 +368,75 @@ def test_traps_hold_with_the_bundled_minilm(demo):
     assert session.searcher.last_mode == "hybrid"
     hits = session.search("overdue tasks")["hits"]
     assert hits[0]["name"] == "agenda:list"
+
+
+# ---------------------------------------------------------------------------------------------
+# meta_bench, model-free (a scripted runner) and slow (the bundled Gemma)
+# ---------------------------------------------------------------------------------------------
+
+
+class ScriptedRunner:
+    """A runner that answers from a script and records each grammar it was given."""
+
+    def __init__(self, replies):
+        self.replies = list(replies)
+        self.grammars = []
+
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0):
+        from eris_lab.llm import Generation
+
+        self.grammars.append(grammar)
+        return Generation(text=self.replies.pop(0), n_prompt_tokens=0, n_tokens=0, seconds=0.0,
+                          tokens_per_s=0.0, grammar_used=grammar is not None)
+
+
+def test_run_meta_counts_model_calls_until_execute(demo):
+    from eris_lab.meta_bench import Task, run_meta
+
+    runner = ScriptedRunner([_envelope("tool_search", {"query": "calculate"}),
+                             _envelope("tool_execute", {"name": "calc:evaluate",
+                                                        "arguments": {"expression": "17*23"}})])
+    record = run_meta(Task(text="Calculate 17 times 23", gold="calc:evaluate"), runner, demo, progress=True)
+    assert record["model_calls"] == 2 and record["reached"] and record["found"]
+    assert record["status"] == "ok"
+
+
+def test_run_meta_counts_a_refused_execute_as_not_reached(demo):
+    from eris_lab.meta_bench import Task, run_meta
+
+    runner = ScriptedRunner([_envelope("tool_search", {"query": "weather"}),
+                             _envelope("tool_execute", {"name": "calc:evaluate", "arguments": {}})])
+    record = run_meta(Task(text="Calculate 17 times 23", gold="calc:evaluate"), runner, demo)
+    assert record["status"] == "refused" and not record["reached"]
+
+
+def test_prompt_tokens_compares_the_three_first_prompts(demo):
+    from eris_lab.meta_bench import prompt_tokens
+
+    class Router:
+        def route(self, text):
+            from eris_lab.meta import MetaStrategy
+
+            class R:
+                offer = MetaStrategy(k=2).fit(demo).offer(text)
+            return R
+
+    row = prompt_tokens(demo, ["archive that mail"], router=Router(), tokenizer=lambda t: t.split())
+    assert row["meta"] < row["catalogue"] and row["routed_mean"] < row["catalogue"]
+    assert row["routed_mean_offer"] == 2
+
+
+@pytest.mark.slow
+def test_bench_routes_run_with_the_bundled_model(demo):
+    from eris_lab.embed import SentenceTransformerEmbedder
+    from eris_lab.llm import LlamaRunner
+    from eris_lab.meta_bench import DEMO_TASKS, run_meta, run_routed
+    from eris_lab.router import Router
+
+    embedder = SentenceTransformerEmbedder()
+    runner = LlamaRunner(n_threads=1, n_ctx=4096)
+    task = DEMO_TASKS[1]
+    routed = run_routed(task, runner, Router(demo, embedder), demo, max_tokens=64)
+    meta = run_meta(task, runner, demo, embedder=embedder, progress=True, max_steps=2, max_tokens=64)
+    assert routed["model_calls"] == 1
+    assert 1 <= meta["model_calls"] <= 2
