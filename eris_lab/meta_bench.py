@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .catalog import Catalog, load, normalize_schema_types, tools_from_json
+from .errors import ErisLabError
 from .knobs import Knobs
 
 __all__ = ["DEMO_TASKS", "Task", "prompt_tokens", "run_routed", "run_meta", "pooled_bfcl", "main"]
@@ -308,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_model:
         from .llm import LlamaRunner
 
-        runner = LlamaRunner(n_threads=1, n_ctx=4096)
+        runner = LlamaRunner(n_threads=1, n_ctx=8192)  # a full-roster slim prompt of the demo takes ~4.6k
         searcher = ToolSearch(demo, embedder)
         routes = [r.strip() for r in args.routes.split(",") if r.strip()]
         unknown = [r for r in routes if r not in ("routed", "meta", "meta-progress")]
@@ -316,11 +317,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--routes: unknown route {unknown[0]!r}; expected routed, meta, meta-progress")
         for task in tasks:
             for route in routes:
-                if route == "routed":
-                    record = run_routed(task, runner, router, demo)
-                else:
-                    record = run_meta(task, runner, demo, searcher=searcher, max_steps=args.max_steps,
-                                      progress=route == "meta-progress")
+                start = time.perf_counter()
+                try:
+                    if route == "routed":
+                        record = run_routed(task, runner, router, demo)
+                    else:
+                        record = run_meta(task, runner, demo, searcher=searcher, max_steps=args.max_steps,
+                                          progress=route == "meta-progress")
+                except ErisLabError as exc:  # counted as not reached, with the reason
+                    record = {"route": route, "text": task.text, "gold": task.gold, "model_calls": 0,
+                              "reached": False, "called": None, "status": f"failed: {exc}", "found": False,
+                              "seconds": time.perf_counter() - start}
                 report["runs"].append(record)
                 print(f"{record['route']:<7} {task.gold:<18} calls={record['model_calls']} "
                       f"reached={str(record['reached']):<5} called={record['called']} status={record['status']} "
