@@ -30,8 +30,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Literal, Mapping
 
 import numpy as np
 
@@ -415,10 +415,9 @@ class ToolSearch:
                 import bm25s
             except ImportError:  # pragma: no cover - bm25s is in the eval extra
                 raise ErisLabError("bm25s is not installed; pip install 'eris_lab[eval]'", where="tool_search")
-            docs = [sorted(set().union(*fields.values())) or ["_"] for fields in self._fields]
             # field weights as repetition: name words thrice, domain twice, the rest once
             weighted = []
-            for fields, doc in zip(self._fields, docs):
+            for fields in self._fields:
                 weighted.append(list(fields["name"]) * 3 + list(fields["domain"]) * 2 + list(fields["terms"])
                                 + list(fields["description"]) or ["_"])
             index = bm25s.BM25()

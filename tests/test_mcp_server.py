@@ -8,7 +8,6 @@ process on exit, and every session runs under a time limit.
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest

@@ -8,9 +8,7 @@ Gemma run only under ``-m slow``.
 from __future__ import annotations
 
 import json
-import sys
 
-import numpy as np
 import pytest
 
 from conftest import ROOT, FakeEmbedder
