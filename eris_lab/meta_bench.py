@@ -19,7 +19,8 @@ all-MiniLM-L6-v2): first-prompt tokens demo 56 tools 12,634 whole / 1,117 routed
 max, a full roster) / 673 meta entry; pooled BFCL live_multiple 1,041 tools 310,269 / 5,420
 (10 queries) / 674. On the ten demo tasks: routed reached 6/10 with 1.0 model call per task;
 meta-progress 2/10 with 2.0 calls (the gold tool was among the search hits 6/10); meta without
-progress repeated tool_search to its step budget on the two tasks tried (0/2, 4 calls each).
+progress 0/10 with 3.0 calls: it repeated the same tool_search until the step budget (3) ran out
+on every task, though the gold tool was among the hits 6/10.
 """
 
 from __future__ import annotations
