@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$(TORCH_SPEC)"
-	$(PY) -m pip install -q -e ".[llm,eval,dev]"
+	$(PY) -m pip install -q -e ".[llm,eval,mcp,dev]"
 	touch $@
 
 install: $(VENV)/.installed

@@ -121,6 +121,10 @@ class Tool:
     keywords : tuple of str
         Extra words that mark a short message as a tool request (see ``router.is_conversational``).
     examples_good, examples_bad : tuple of Example
+    access : {"", "read", "write"}
+        Whether calling the tool changes state: descriptor field ``access``, or an MCP tool's
+        ``annotations.readOnlyHint``; ``""`` when the source does not say (``meta.access_of``
+        then reads the verb of the name).
     source : str
         File the tool came from (for error messages and the catalogue notebook).
     """
@@ -135,6 +139,7 @@ class Tool:
     keywords: tuple[str, ...] = ()
     examples_good: tuple[Example, ...] = ()
     examples_bad: tuple[Example, ...] = ()
+    access: str = ""
     source: str = ""
 
     @property
@@ -487,8 +492,26 @@ def _tool_from_mapping(entry: Mapping[str, Any], *, where: str, source: str, des
         keywords=_get_str_list(entry, "keywords", where),
         examples_good=_get_examples(entry, "examples_good", where),
         examples_bad=_get_examples(entry, "examples_bad", where),
+        access=_get_access(entry, where),
         source=source,
     )
+
+
+#: Values of a descriptor's optional ``access`` field.
+ACCESS_VALUES = ("read", "write")
+
+
+def _get_access(entry: Mapping[str, Any], where: str) -> str:
+    """``access`` of a descriptor, else an MCP ``annotations.readOnlyHint``, else ``""``."""
+    value = entry.get("access")
+    if value is not None:
+        if value not in ACCESS_VALUES:
+            raise CatalogError(f"expected one of {ACCESS_VALUES}, got {value!r}", where=f"{where}.access")
+        return value
+    annotations = entry.get("annotations")
+    if isinstance(annotations, dict) and isinstance(annotations.get("readOnlyHint"), bool):
+        return "read" if annotations["readOnlyHint"] else "write"
+    return ""
 
 
 def normalize_schema_types(schema: Any) -> Any:

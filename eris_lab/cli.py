@@ -384,6 +384,32 @@ def _run_prompt(args) -> int:
     return 0
 
 
+def _add_mcp_serve(sub) -> None:
+    p = sub.add_parser("mcp-serve", help="serve the catalogue over MCP (stdio): meta-tools or a routed subset")
+    p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
+    p.add_argument("--mode", choices=("meta", "routed"), default="meta",
+                   help="meta: tool_search/tool_describe/tool_execute; routed: tool_route + the routed tools")
+    p.add_argument("--read-only", action="store_true", help="never execute a tool that changes state")
+    p.add_argument("--embedder", choices=("auto", "none"), default="auto",
+                   help="auto: the bundled MiniLM (keyword search if it cannot load); none: keyword search only")
+    p.add_argument("--k", type=int, default=5, help="hits per search (default 5)")
+
+
+def _run_mcp_serve(args) -> int:
+    from .mcp_server import serve
+
+    catalog = _load_catalog(args.catalog)
+    if args.k < 1:
+        return _fail(f"--k: expected an integer >= 1, got {args.k!r}")
+    embedder = None
+    if args.embedder == "auto":
+        from .embed import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder()
+    serve(catalog, mode=args.mode, read_only=args.read_only, embedder=embedder, k=args.k)
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # eval
 # ---------------------------------------------------------------------------------------------
@@ -546,6 +572,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "eval": (_add_eval, _run_eval),
     "tune": (_add_tune, _run_tune),
     "generate": (_add_generate, _run_generate),
+    "mcp-serve": (_add_mcp_serve, _run_mcp_serve),
 }
 
 
