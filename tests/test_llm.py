@@ -17,7 +17,7 @@ import threading
 import time
 import types
 import urllib.request
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from zoneinfo import ZoneInfo
 

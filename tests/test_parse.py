@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eris_lab import cli
-from eris_lab.parse import TEXT_FORMATS, Call, Parsed, calls, loads_repaired
+from eris_lab.parse import Call, Parsed, calls, loads_repaired
 
 from conftest import load_cases
 

@@ -64,7 +64,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Sequence
 

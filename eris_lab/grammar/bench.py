@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..catalog import Catalog, normalize_schema_types, tools_from_json
-from ..errors import ErisLabError, SchemaError
+from ..errors import ErisLabError
 from ..offer import Offer
 from ..policy import Decision, Rule
 from .compile import _CHECKED_SCHEMAS, compile_schema
