@@ -429,30 +429,15 @@ def _bfcl_dir():
 @pytest.mark.slow
 def test_bfcl_ground_truth_answers_are_judged_like_jsonschema(judge):
     """Every valid BFCL ground-truth answer is accepted and every invalid one rejected."""
-    from eris_lab.catalog import normalize_schema_types
+    from eris_lab.grammar.bench import bfcl_ground_truth
 
-    data = _bfcl_dir()
     wrong = []
     n = 0
-    for category in BFCL_CATEGORIES:
-        questions = {}
-        for line in (data / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                record = json.loads(line)
-                questions[record["id"]] = record
-        for line in (data / "possible_answer" / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
-            answer = json.loads(line)
-            functions = {f["name"]: f for f in questions[answer["id"]]["function"]}
-            for call in answer["ground_truth"]:
-                for name, params in call.items():
-                    schema = normalize_schema_types(functions[name]["parameters"])
-                    instance = {k: next(v for v in params[k] if v != "") for k in schema.get("properties", {})
-                                if k in params and any(v != "" for v in params[k])}
-                    g = compile_schema(schema, lenient=True)
-                    valid = jsonschema.Draft202012Validator(schema).is_valid(instance)
-                    n += 1
-                    if judge.accepts(g.text, json.dumps(instance, ensure_ascii=False)) != valid:
-                        wrong.append((category, name, valid))
+    for category, name, schema, instance, valid in bfcl_ground_truth(_bfcl_dir(), BFCL_CATEGORIES):
+        g = compile_schema(schema, lenient=True)
+        n += 1
+        if judge.accepts(g.text, json.dumps(instance, ensure_ascii=False)) != valid:
+            wrong.append((category, name, valid))
     assert n > 3000 and wrong == []
 
 

@@ -210,10 +210,14 @@ def _cases_from_grammar_file(path: Path) -> list[tuple[str, Any, list[tuple[str,
              [(s, False) for s in c.get("must_reject", [])]) for c in cases]
 
 
-def _cases_from_bfcl(data_dir: Path, categories=("simple_python", "multiple", "live_simple", "live_multiple")):
+def bfcl_ground_truth(data_dir: Path, categories=("simple_python", "multiple", "live_simple", "live_multiple")):
+    """BFCL ground-truth calls as JSON Schema instances: ``(category, name, schema, instance, valid)``.
+
+    ``instance`` takes the first accepted value of each parameter (BFCL lists alternatives; ``""``
+    means "may be absent"); ``valid`` is jsonschema's verdict on it. A grammar must agree.
+    """
     import jsonschema
 
-    out = []
     for category in categories:
         questions = {}
         for line in (data_dir / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
@@ -228,9 +232,12 @@ def _cases_from_bfcl(data_dir: Path, categories=("simple_python", "multiple", "l
                     schema = normalize_schema_types(functions[name]["parameters"])
                     instance = {k: next(v for v in params[k] if v != "") for k in schema.get("properties", {})
                                 if k in params and any(v != "" for v in params[k])}
-                    valid = jsonschema.Draft202012Validator(schema).is_valid(instance)
-                    out.append((f"{category}:{name}", schema, [(json.dumps(instance, ensure_ascii=False), valid)]))
-    return out
+                    yield category, name, schema, instance, jsonschema.Draft202012Validator(schema).is_valid(instance)
+
+
+def _cases_from_bfcl(data_dir: Path):
+    return [(f"{category}:{name}", schema, [(json.dumps(instance, ensure_ascii=False), valid)])
+            for category, name, schema, instance, valid in bfcl_ground_truth(data_dir)]
 
 
 def main(argv: list[str] | None = None) -> int:
