@@ -104,6 +104,12 @@ class Generation:
         ``parse.calls(..., channel="native")``; ``""`` when there were none (always for the runner).
     note : str
         What happened on the way, e.g. ``"retried without tools: <server message>"``.
+    grammar_s : float
+        Wall-clock seconds the grammar added to sampling: everything the runner's greedy
+        grammar check does after the plain argmax (checking the greedy token, the top-K and
+        full-vocabulary passes when it is rejected, advancing the grammar). Part of the
+        generation time behind ``tokens_per_s``. 0.0 without a grammar, for a server, and under
+        llama-cpp-python's own sampler chain (``greedy_grammar_check=False``: not measured).
     """
 
     text: str
@@ -115,6 +121,7 @@ class Generation:
     finish_reason: str = ""
     tool_calls: str = ""
     note: str = ""
+    grammar_s: float = 0.0
 
 
 @runtime_checkable
@@ -531,6 +538,7 @@ class LlamaRunner:
             grammar_used=compiled is not None, finish_reason=choice.get("finish_reason") or "",
             note=(f"greedy grammar check: {fast.n_checked} greedy tokens accepted, {fast.n_top} chosen among the "
                   f"top {fast.top_k}, {fast.n_full} full-vocabulary passes" if fast is not None else ""),
+            grammar_s=fast.grammar_s if fast is not None else 0.0,
         )
 
 
@@ -570,6 +578,7 @@ class _GreedyGrammarSampler:
         self.n_checked = 0  # steps where the greedy token was accepted as is
         self.n_top = 0  # steps decided among the top GRAMMAR_TOP_K tokens
         self.n_full = 0  # steps that needed the grammar over the whole vocabulary
+        self.grammar_s = 0.0  # wall seconds inside the grammar calls below (Generation.grammar_s)
 
     def sample(self, ctx, idx: int = -1) -> int:
         np, llama_cpp = self._np, self._llama_cpp
@@ -577,6 +586,7 @@ class _GreedyGrammarSampler:
         token = int(np.argmax(logits))
         self.one[0].id, self.one[0].logit, self.one[0].p = token, float(logits[token]), 0.0
         self.one_array.size, self.one_array.selected, self.one_array.sorted = 1, -1, False
+        started = time.perf_counter()
         llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(self.one_array))
         if self.one[0].logit != float("-inf"):
             self.n_checked += 1
@@ -608,6 +618,7 @@ class _GreedyGrammarSampler:
                     raise LLMError("the grammar allows no token at this point (a dead end)", where="grammar")
                 token = int(self.full.candidates_data.id[best])
         llama_cpp.llama_sampler_accept(self.grammar, token)
+        self.grammar_s += time.perf_counter() - started
         return token
 
     def accept(self, token: int) -> None:  # llama-cpp-python's sampler interface
