@@ -104,6 +104,12 @@ class Generation:
         ``parse.calls(..., channel="native")``; ``""`` when there were none (always for the runner).
     note : str
         What happened on the way, e.g. ``"retried without tools: <server message>"``.
+    grammar_s : float
+        Wall-clock seconds the grammar added to sampling: everything the runner's greedy
+        grammar check does after the plain argmax (checking the greedy token, the top-K and
+        full-vocabulary passes when it is rejected, advancing the grammar). Part of the
+        generation time behind ``tokens_per_s``. 0.0 without a grammar, for a server, and under
+        llama-cpp-python's own sampler chain (``greedy_grammar_check=False``: not measured).
     """
 
     text: str
@@ -115,6 +121,7 @@ class Generation:
     finish_reason: str = ""
     tool_calls: str = ""
     note: str = ""
+    grammar_s: float = 0.0
 
 
 @runtime_checkable
@@ -463,7 +470,10 @@ class LlamaRunner:
 
     # -- generation --------------------------------------------------------------------------
     def _llguidance(self, loaded: "_Loaded", grammar: str):
-        """A ``LogitsProcessorList`` enforcing ``grammar`` with llguidance, or None for llama.cpp's sampler."""
+        """``(LogitsProcessorList, timer)`` enforcing ``grammar`` with llguidance, or None for llama.cpp's sampler.
+
+        ``timer[0]`` accumulates the seconds spent computing masks.
+        """
         if self.engine not in ("auto", "llguidance", "llama.cpp"):
             raise LLMError(f"expected 'auto', 'llguidance' or 'llama.cpp', got {self.engine!r}", where="engine")
         if self.engine == "llama.cpp":
@@ -478,11 +488,21 @@ class LlamaRunner:
             if loaded.guidance is None:
                 llama_cpp = _llama_cpp()
                 loaded.guidance = Guidance(vocab=llama_cpp.llama_model_get_vocab(loaded.llm.model))
-            return LogitsProcessorList([loaded.guidance.logits_processor(grammar)])
+            process = loaded.guidance.logits_processor(grammar)
         except (OracleError, SchemaError) as exc:
             if self.engine == "llguidance":
                 raise LLMError(f"llguidance cannot enforce this grammar: {exc}", where="grammar") from None
             return None
+        timer = [0.0]  # wall seconds spent masking (Generation.grammar_s)
+
+        def timed(input_ids, scores):
+            started = time.perf_counter()
+            try:
+                return process(input_ids, scores)
+            finally:
+                timer[0] += time.perf_counter() - started
+
+        return LogitsProcessorList([timed]), timer
 
     def generate(self, prompt_or_messages: str | Messages, *, grammar: str | None = None,
                  max_tokens: int = 128, temperature: float = 0.0, stop: Sequence[str] = ()) -> Generation:
@@ -523,12 +543,13 @@ class LlamaRunner:
         with loaded.lock:
             llm = loaded.llm
             compiled = None
-            processors = None
+            processors = timer = None
             engine = ""
             if grammar is not None:
                 _check_grammar(llm, grammar)
-                processors = self._llguidance(loaded, grammar)
-                if processors is not None:
+                guided = self._llguidance(loaded, grammar)
+                if guided is not None:
+                    processors, timer = guided
                     engine = "llguidance"
                 else:
                     from llama_cpp.llama_grammar import LlamaGrammar
@@ -572,6 +593,7 @@ class LlamaRunner:
             note=(f"grammar engine {engine}" if engine else "") + (
                 f"; greedy grammar check: {fast.n_checked} greedy tokens accepted, {fast.n_top} chosen among the "
                 f"top {fast.top_k}, {fast.n_full} full-vocabulary passes" if fast is not None else ""),
+            grammar_s=fast.grammar_s if fast is not None else (timer[0] if timer else 0.0),
         )
 
 
@@ -611,6 +633,7 @@ class _GreedyGrammarSampler:
         self.n_checked = 0  # steps where the greedy token was accepted as is
         self.n_top = 0  # steps decided among the top GRAMMAR_TOP_K tokens
         self.n_full = 0  # steps that needed the grammar over the whole vocabulary
+        self.grammar_s = 0.0  # wall seconds inside the grammar calls below (Generation.grammar_s)
 
     def sample(self, ctx, idx: int = -1) -> int:
         np, llama_cpp = self._np, self._llama_cpp
@@ -618,6 +641,7 @@ class _GreedyGrammarSampler:
         token = int(np.argmax(logits))
         self.one[0].id, self.one[0].logit, self.one[0].p = token, float(logits[token]), 0.0
         self.one_array.size, self.one_array.selected, self.one_array.sorted = 1, -1, False
+        started = time.perf_counter()
         llama_cpp.llama_sampler_apply(self.grammar, ctypes.byref(self.one_array))
         if self.one[0].logit != float("-inf"):
             self.n_checked += 1
@@ -649,6 +673,7 @@ class _GreedyGrammarSampler:
                     raise LLMError("the grammar allows no token at this point (a dead end)", where="grammar")
                 token = int(self.full.candidates_data.id[best])
         llama_cpp.llama_sampler_accept(self.grammar, token)
+        self.grammar_s += time.perf_counter() - started
         return token
 
     def accept(self, token: int) -> None:  # llama-cpp-python's sampler interface

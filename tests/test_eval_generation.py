@@ -1,0 +1,307 @@
+"""The generation benchmark: the BFCL-style AST matcher, the scoring, and (slow) one real run.
+
+Fast tests use hand-made ground truths and a fake runner; the ``slow`` test loads the bundled
+Gemma 3 270M and runs two BFCL cases through every condition.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from eris_lab.catalog import Catalog, tools_from_json
+from eris_lab.eval import generation
+from eris_lab.eval.datasets import Query
+from eris_lab.eval.generation import Outcome, match_call, run_case, score, standardize_string, value_matches
+from eris_lab.llm import Generation
+
+SCHEMA = {
+    "type": "dict",
+    "properties": {
+        "city": {"type": "string"},
+        "days": {"type": "integer"},
+        "ratio": {"type": "float"},
+        "metric": {"type": "boolean"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "budget": {"type": "dict", "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}}},
+    },
+    "required": ["city", "days"],
+}
+TRUTH = {"weather.get": {
+    "city": ["San Diego", "SD"],
+    "days": [3],
+    "ratio": ["", 0.5],
+    "metric": ["", True],
+    "tags": [["sun", "Rain"], ""],
+    "budget": [{"min": [300000], "max": [400000, ""]}, ""],
+}}
+
+
+# -- standardize_string and value_matches ---------------------------------------------------------
+
+@pytest.mark.parametrize("raw,expected", [
+    ("April 1, 2024", "april12024"),
+    ("San-Diego_CA.", "sandiegoca"),
+    ("it's", 'it"s'),
+    ("a/b*c^d", "abcd"),
+])
+def test_standardize_string_is_bfcls_normalisation(raw, expected):
+    assert standardize_string(raw) == expected
+
+
+@pytest.mark.parametrize("value,accepted,ok", [
+    ("san diego", ["San Diego"], True),
+    ("San Diego, CA", ["San Diego"], False),
+    (3, [3], True),
+    (3.0, [3], True),  # by value; the integer type check lives in match_call
+    (3, [3.0], True),
+    ("3", [3], False),
+    (True, [1], False),
+    (1, [True], False),
+    (True, ["", True], True),
+    ("", ["", True], True),
+    (None, [None], True),
+    (["sun", "rain"], [["sun", "Rain"]], True),
+    (["rain", "sun"], [["sun", "Rain"]], False),
+    (["sun"], [["sun", "Rain"]], False),
+    ({"min": 300000}, [{"min": [300000], "max": [400000, ""]}], True),
+    ({"max": 400000}, [{"min": [300000], "max": [400000, ""]}], False),
+    ({"min": 300000, "extra": 1}, [{"min": [300000], "max": [400000, ""]}], False),
+    ([{"a": "X"}], [[{"a": ["x"]}]], True),
+    ("x", [], False),
+])
+def test_value_matches_table(value, accepted, ok):
+    assert value_matches(value, accepted) is ok
+
+
+# -- match_call ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("arguments,reason", [
+    ({"city": "SD", "days": 3}, ""),
+    ({"city": "sd", "days": 3, "ratio": 0.5, "metric": True, "tags": ["Sun", "rain"],
+      "budget": {"min": 300000, "max": 400000}}, ""),
+    ({"city": "SD", "days": 3, "ratio": 1}, "parameter 'ratio': 1 is not among ['', 0.5]"),
+    ({"city": "SD"}, "missing required parameter 'days'"),
+    ({"city": "SD", "days": 3, "units": "C"}, "unknown parameter 'units'"),
+    ({"city": "SD", "days": 3.0}, "parameter 'days': expected an integer, got the float 3.0"),
+    ({"city": "Boston", "days": 3}, "parameter 'city': 'Boston' is not among ['San Diego', 'SD']"),
+    ("city=SD", "arguments are not an object: 'city=SD'"),
+])
+def test_match_call_judges_arguments_against_possible_answer(arguments, reason):
+    ok, why = match_call("weather.get", arguments, TRUTH, SCHEMA)
+    assert (ok, why) == (reason == "", reason)
+
+
+def test_match_call_wrong_name_fails_first():
+    assert match_call("weather.other", {}, TRUTH, SCHEMA) == (False, "wrong function 'weather.other'; expected 'weather.get'")
+
+
+def test_match_call_parameter_the_ground_truth_lacks_is_unknown_even_if_the_schema_has_it():
+    truth = {"f": {"a": [1]}}
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}
+    assert match_call("f", {"a": 1, "b": "x"}, truth, schema) == (False, "unknown parameter 'b'")
+
+
+def test_match_call_ground_truth_parameter_without_default_must_be_sent():
+    truth = {"f": {"a": [1], "b": ["x"]}}
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}
+    assert match_call("f", {"a": 1}, truth, schema) == (False, "missing parameter 'b' (no default accepted)")
+
+
+def test_match_call_without_schema_uses_the_ground_truth_only():
+    assert match_call("f", {"a": 1}, {"f": {"a": [1], "b": [""]}}) == (True, "")
+
+
+# -- score ---------------------------------------------------------------------------------------
+
+def _o(**kw) -> Outcome:
+    base = dict(suite="multiple", id="m1", condition="a", expect="all", gold=("f",), offered=3, offer_kind="full_roster")
+    base.update(kw)
+    return Outcome(**base)
+
+
+def test_score_rates_per_suite_and_condition():
+    outcomes = [
+        _o(id="m1", calls=("f",), name_ok=True, ast_ok=True, n_tokens=10, tokens_per_s=10.0, prompt_tokens=100),
+        _o(id="m2", calls=("g", "f"), name_ok=False, n_tokens=20, tokens_per_s=20.0, prompt_tokens=300),
+        _o(id="m3", error="n_ctx: too long"),
+        _o(id="m4", calls=("f",), name_ok=True, ast_ok=False, n_tokens=30, tokens_per_s=30.0, prompt_tokens=200),
+        _o(id="m1", condition="b", calls=("f",), name_ok=True, ast_ok=True, grammar=True, n_tokens=40,
+           tokens_per_s=20.0, grammar_s=0.5),
+        _o(suite="irrelevance", id="i1", condition="b", expect="none", gold=(), grammar=True, n_tokens=10,
+           tokens_per_s=10.0, grammar_s=0.5),
+        _o(suite="irrelevance", id="i2", condition="c", expect="none", gold=(), offered=0, skipped="empty offer"),
+        _o(suite="irrelevance", id="i3", condition="c", expect="none", gold=(), calls=("f",), grammar=True),
+    ]
+    scores = score(outcomes)
+    a = scores["suites"]["multiple"]["a"]
+    assert (a["n"], a["name_accuracy"], a["ast_accuracy"], a["call_rate"], a["multi_call_rate"]) == (4, 0.5, 0.25, 0.75, 0.25)
+    assert (a["empty_call_rate"], a["errors"], a["mean_prompt_tokens"], a["tokens_per_s_median"]) == (0.25, 1, 200.0, 20.0)
+    assert a["tokens_per_s_pooled"] == 20.0 and a["grammar_share"] is None  # 60 tokens in 3 s
+    irr = scores["suites"]["irrelevance"]
+    assert irr["b"]["empty_call_rate"] == 1.0 and irr["b"]["name_accuracy"] is None
+    assert (irr["c"]["empty_call_rate"], irr["c"]["skipped"], irr["c"]["mean_offer"]) == (0.5, 1, 1.5)
+    speed = scores["speed"]
+    assert speed["no_grammar"]["runs"] == 3 and speed["no_grammar"]["grammar_share"] is None
+    assert speed["grammar"]["runs"] == 2 and speed["grammar"]["grammar_share"] == 0.3333  # 1 s of 3 s
+
+
+def test_score_a_call_cut_off_by_the_token_limit_is_not_empty_and_fails_accuracy():
+    outcomes = [
+        _o(suite="irrelevance", id="i1", expect="none", gold=(), started_call=True, finish_reason="length"),
+        _o(suite="irrelevance", id="i2", expect="none", gold=(), finish_reason="stop"),
+        _o(id="m1", started_call=True, finish_reason="length", ast_reason="no call (one begun, cut off at the token limit)"),
+        _o(id="m2", calls=("f",), name_ok=True, ast_ok=True, finish_reason="stop"),
+    ]
+    suites = score(outcomes)["suites"]
+    irr, mul = suites["irrelevance"]["a"], suites["multiple"]["a"]
+    assert (irr["empty_call_rate"], irr["cut_call_rate"], irr["truncated_rate"], irr["call_rate"]) == (0.5, 0.5, 0.5, 0.0)
+    assert (mul["name_accuracy"], mul["cut_call_rate"], mul["empty_call_rate"]) == (0.5, 0.5, 0.0)
+
+
+@pytest.mark.parametrize("text,began", [
+    ('{"thought": "", "status": "call", "message": null, "tool_calls": [{"name": "weather.get", "argu', True),
+    ('{"thought": "", "status": "answer", "message": "no tool fits"', False),
+    ('Sure: {"name": "weather.get", "arguments": {"city": "S', True),
+    ('Sure: {"name": "other.tool", "arguments": {', False),
+    ("I'm a sports fan. I'm a sports fan.", False),
+])
+def test_began_call_reads_a_cut_envelope_or_an_offered_name(text, began):
+    assert generation._began_call(text, ("weather.get", "news.get")) is began
+
+
+def test_rescore_recomputes_scores_from_saved_cases(tmp_path, capsys):
+    outcomes = [_o(id="m1", calls=("f",), name_ok=True, ast_ok=True), _o(id="m2", started_call=True)]
+    record = {"settings": {"model": "m.gguf", "n_threads": 1, "max_tokens": 8, "limit": 2, "seed": 5,
+                           "loadavg_1m_start": 1.0, "loadavg_1m_end": 1.0},
+              "scores": {}, "seconds_per_case": {"multiple": 1.0, "all": 1.0, "cases": 2, "total_s": 2.0},
+              "cases": [{**generation.asdict(o), "empty": o.empty} for o in outcomes]}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    assert generation.main(["--rescore", str(path)]) == 0
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert saved["scores"] == score(outcomes)
+    assert "rescored" in capsys.readouterr().out
+
+
+def test_score_of_nothing_is_empty():
+    assert score([]) == {"suites": {}, "speed": {
+        "no_grammar": {"runs": 0, "tokens": 0, "tokens_per_s_median": None, "tokens_per_s_pooled": None, "grammar_share": None},
+        "grammar": {"runs": 0, "tokens": 0, "tokens_per_s_median": None, "tokens_per_s_pooled": None, "grammar_share": None}}}
+
+
+# -- run_case with a fake runner -----------------------------------------------------------------
+
+class FakeRunner:
+    """Answers free text with a bare JSON call and, under a grammar, with an envelope."""
+
+    def __init__(self):
+        self.seen = []
+
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+        self.seen.append((messages, grammar))
+        if grammar is None:
+            text = 'Sure. {"name": "weather.get", "arguments": {"city": "SD", "days": 3.0}}'
+        else:
+            text = json.dumps({"thought": "", "status": "call", "message": None,
+                               "tool_calls": [{"name": "weather.get", "arguments": {"city": "San Diego", "days": 3}}]})
+        return Generation(text=text, n_prompt_tokens=50, n_tokens=20, seconds=2.0, tokens_per_s=10.0,
+                          grammar_used=grammar is not None, grammar_s=0.2 if grammar else 0.0)
+
+
+class FixedRouter:
+    def __init__(self, names):
+        self.names = names
+
+    def route(self, text, history=()):
+        from eris_lab.offer import Offer
+        from eris_lab.policy import Decision, Rule
+
+        kind = "subset" if self.names else "conversational"
+        rule = Rule.SINGLE_STRONG_HIT if self.names else Rule.CONVERSATIONAL
+        offer = Offer(names=self.names, decision=Decision(rule=rule, kind=kind, names=self.names))
+        return type("Routed", (), {"offer": offer})()
+
+
+def _catalog() -> Catalog:
+    functions = [{"name": "weather.get", "description": "Weather forecast for a city.", "parameters": SCHEMA},
+                 {"name": "news.get", "description": "News headlines.",
+                  "parameters": {"type": "dict", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}}]
+    return Catalog(tools_from_json(functions, source="test"), source="test")
+
+
+def test_run_case_scores_each_condition_from_what_the_model_said():
+    catalog = _catalog()
+    query = Query(id="m1", query="Weather in San Diego for 3 days?", gold=("weather.get",), catalog=catalog)
+    runner = FakeRunner()
+    out = run_case(runner, query, suite="multiple", conditions=("a", "b", "c"), truth=[TRUTH],
+                   router_for=lambda cat: FixedRouter(("weather.get",)))
+    a, b, c = out
+    assert (a.calls, a.name_ok, a.ast_ok, a.grammar) == (("weather.get",), True, False, False)
+    assert a.ast_reason == "parameter 'days': expected an integer, got the float 3.0"
+    assert (b.name_ok, b.ast_ok, b.grammar, b.offered, b.grammar_s) == (True, True, True, 2, 0.2)
+    assert (c.name_ok, c.ast_ok, c.offered, c.offer_kind) == (True, True, 1, "subset")
+    systems = [m[0]["content"] for m, _ in runner.seen]
+    assert '"parameters"' in systems[0] and systems[0] == systems[1]  # full prompt with schemas, shared by a and b
+    assert '"parameters"' not in systems[2]  # slim prompt
+    assert runner.seen[0][1] is None and "weather.get" in runner.seen[1][1] and "news.get" not in runner.seen[2][1]
+
+
+def test_run_case_reply_cut_at_the_token_limit_counts_as_a_begun_call():
+    class CutRunner(FakeRunner):
+        def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+            text = '{"thought": "", "status": "call", "message": null, "tool_calls": [{"name": "weather.get", "arguments": {"city": "San'
+            return Generation(text=text, n_prompt_tokens=50, n_tokens=128, seconds=2.0, tokens_per_s=64.0,
+                              grammar_used=True, finish_reason="length")
+
+    query = Query(id="i1", query="Is the sky blue?", gold=(), expect="none", catalog=_catalog())
+    (b,) = run_case(CutRunner(), query, suite="irrelevance", conditions=("b",), truth=[])
+    assert (b.calls, b.started_call, b.empty, b.finish_reason) == ((), True, False, "length")
+
+
+def test_run_case_empty_router_offer_skips_the_model_and_counts_no_call():
+    catalog = _catalog()
+    query = Query(id="i1", query="Tell me a joke", gold=(), expect="none", catalog=catalog)
+    runner = FakeRunner()
+    (c,) = run_case(runner, query, suite="irrelevance", conditions=("c",), truth=[],
+                    router_for=lambda cat: FixedRouter(()))
+    assert c.empty and c.skipped and c.offered == 0 and not runner.seen
+
+
+def test_bench_rejects_an_unknown_condition():
+    from eris_lab.errors import DataError
+
+    with pytest.raises(DataError) as err:
+        generation.bench(FakeRunner(), conditions=("d",))
+    assert str(err.value) == "--conditions: unknown condition 'd'; expected some of a,b,c"
+
+
+def test_main_bad_limit_is_one_line_exit_2(capsys):
+    assert generation.main(["--limit", "0"]) == 2
+    assert capsys.readouterr().err == "eris-lab: error: --limit: expected an integer >= 1, got 0\n"
+
+
+# -- slow: the real model on two BFCL cases ------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def bundled_model(tmp_path_factory):
+    from eris_lab import llm
+
+    return llm.default_model_path(tmp_path_factory.mktemp("models"))
+
+
+@pytest.mark.slow
+def test_end_to_end_two_cases_every_condition(tmp_path, bundled_model, capsys):
+    out = tmp_path / "generation.json"
+    code = generation.main(["--suites", "multiple", "irrelevance", "--limit", "1", "--model", str(bundled_model),
+                            "--max-tokens", "48", "--out", str(out), "--quiet"])
+    assert code == 0
+    record = json.loads(out.read_text(encoding="utf-8"))
+    assert len(record["cases"]) == 6 and record["seconds_per_case"]["cases"] == 2
+    assert set(record["scores"]["suites"]) == {"multiple", "irrelevance"}
+    for case in record["cases"]:
+        assert case["error"] == ""
+        assert case["skipped"] or case["n_tokens"] > 0
+    assert record["scores"]["speed"]["no_grammar"]["runs"] == 2
+    assert "name acc" in capsys.readouterr().out
