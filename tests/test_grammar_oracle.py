@@ -417,13 +417,10 @@ BFCL_CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple",
 
 
 def _bfcl_dir():
-    import os
-    from pathlib import Path
+    """BFCL's data folder, fetched once if missing (eval.datasets: SHA-256 checked); never skipped."""
+    from eris_lab.eval.datasets import fetch_bfcl
 
-    for candidate in (os.environ.get("ERIS_LAB_BFCL_DIR"), Path.home() / ".cache" / "eris_lab" / "bfcl_eval" / "data"):
-        if candidate and (Path(candidate) / "BFCL_v4_multiple.json").exists():
-            return Path(candidate)
-    pytest.skip("BFCL data not unpacked (set ERIS_LAB_BFCL_DIR to bfcl_eval/data)")
+    return fetch_bfcl() / "bfcl_eval" / "data"
 
 
 @pytest.mark.slow
@@ -462,17 +459,15 @@ def test_bfcl_design_categories_compile(judge):
 
 def _bfcl_sample(n: int = 120):
     """Every k-th BFCL function schema of the design categories (deterministic sample)."""
-    import os
-    from pathlib import Path
-
     from eris_lab.catalog import normalize_schema_types
+    from eris_lab.eval.datasets import bfcl_dir
 
-    root = os.environ.get("ERIS_LAB_BFCL_DIR")
-    if not root or not (Path(root) / "BFCL_v4_multiple.json").exists():
+    root = bfcl_dir() / "bfcl_eval" / "data"  # read at collection time: never fetched here
+    if not (root / "BFCL_v4_multiple.json").exists():
         return []
     seen = {}
     for category in ("multiple", "live_multiple", "irrelevance", "live_irrelevance", "live_relevance"):
-        for line in (Path(root) / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
+        for line in (root / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
             for function in json.loads(line)["function"] if line.strip() else ():
                 seen.setdefault(function["name"], normalize_schema_types(function["parameters"]))
     names = sorted(seen)
@@ -482,7 +477,7 @@ def _bfcl_sample(n: int = 120):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("schema_id", "schema"), _bfcl_sample() or [pytest.param("none", {}, marks=pytest.mark.skip(
-    reason="set ERIS_LAB_BFCL_DIR to bfcl_eval/data"))], ids=lambda v: v if isinstance(v, str) else None)
+    reason="BFCL not cached yet: run the fast suite (it fetches BFCL) or eris_lab.eval.datasets.fetch_bfcl()"))], ids=lambda v: v if isinstance(v, str) else None)
 @settings(max_examples=4, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
