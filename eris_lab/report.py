@@ -41,7 +41,7 @@ from .knobs import write_atomic
 
 __all__ = [
     "run", "record", "recorded", "RunResult", "Failure", "NotebookRun", "notebooks", "load_params",
-    "parse_param", "ensure_kernel", "export_html", "compare", "previous_summary", "NOTEBOOK_DIR",
+    "parse_param", "ensure_kernel", "export_html", "compare", "previous_summary", "previous_results", "NOTEBOOK_DIR",
     "KERNEL_NAME", "REGRESSION_TOLERANCE",
 ]
 
@@ -277,6 +277,16 @@ def previous_summary(reports: str | os.PathLike[str]) -> Path | None:
     """``reports/latest/summary.json`` when a previous successful run exists."""
     path = Path(reports) / "latest" / "summary.json"
     return path if path.is_file() else None
+
+
+def previous_results(path: str | os.PathLike[str] | None, notebook: str) -> dict[str, Any]:
+    """What ``notebook`` recorded in a previous summary.json (``{}`` when there is none)."""
+    if not path or not Path(path).is_file():
+        return {}
+    try:
+        return dict(json.loads(Path(path).read_text(encoding="utf-8")).get("results", {}).get(notebook, {}))
+    except (OSError, ValueError):
+        return {}
 
 
 def compare(rows: Sequence[Mapping[str, Any]], previous: Sequence[Mapping[str, Any]],
