@@ -133,8 +133,10 @@ def width_cases(suite, widths: Sequence[int], *, n_cases: int, seed: int = 0, em
     rng = np.random.default_rng(seed)
     chosen = [pool[i] for i in sorted(rng.choice(len(pool), min(n_cases, len(pool)), replace=False))]
     names = suite.catalog.names
-    tools = memo.embed([enrich_for_routing(t) for t in suite.catalog])
-    queries = memo.embed([clean_text(q.query, 4000) for q in chosen])
+    tool_texts = [enrich_for_routing(t) for t in suite.catalog]
+    query_texts = [clean_text(q.query, 4000) for q in chosen]
+    memo.prime(tool_texts + query_texts)  # one batch, through the disk cache
+    tools, queries = memo.embed(tool_texts), memo.embed(query_texts)
     cases = []
     for q, vec in zip(chosen, queries):
         scores = tools @ vec

@@ -25,7 +25,7 @@ from .knobs import Knobs
 from .strategies import Context, EmbeddingPolicy, MemoEmbedder
 
 __all__ = ["Workbench", "View", "view", "tune_and_save", "panel", "Debouncer", "VARIANTS", "CURVE_THRESHOLDS",
-           "METRIC_KEYS"]
+           "METRIC_KEYS", "QUICK_GRID"]
 
 #: Strategies the picker offers, all re-decided from the same cached scores: the knob overrides
 #: of each policy variant, and ``dense`` (every tool at or above the threshold, best ``DENSE_K``).
@@ -39,6 +39,10 @@ DENSE_K = 5  # tools the ``dense`` variant offers at most
 CURVE_THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.20, 0.86, 0.02))  # threshold sweep of the curve
 METRIC_KEYS = ("n", "recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate")
 DEBOUNCE_S = 0.25  # slider changes closer than this redraw once
+#: A small tuner grid for quick reports (the full one is ``eval.tuner.DEFAULT_GRID``, ~1,300 points).
+QUICK_GRID: dict[str, tuple[Any, ...]] = {"threshold": (0.40, 0.45, 0.50, 0.55), "single_hit_floor": (0.55, 0.60, 0.65),
+                                          "margin": (0.03, 0.06), "offer_cap": (0, 8),
+                                          "unsure_fallback": ("full_roster", "domain_cluster")}
 
 
 class Workbench:

@@ -50,14 +50,14 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = Non
     rows = list(rows)
     columns = list(columns) if columns is not None else list(dict.fromkeys(k for r in rows for k in r))
     colours = colours or {}
-    head = "".join(f"<th>{_html.escape(c)}</th>" for c in columns)
+    head = "".join(f"<th style='text-align:left'>{_html.escape(c)}</th>" for c in columns)
     body = []
     for i, row in enumerate(rows[:max_rows]):
         cells = []
         for c in columns:
             colour = colours.get((i, c))
-            style = f" style='color:{colour};font-weight:bold'" if colour else ""
-            cells.append(f"<td{style}>{_cell(row.get(c))}</td>")
+            style = f"color:{colour};font-weight:bold;" if colour else ""
+            cells.append(f"<td style='text-align:left;{style}'>{_cell(row.get(c))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = f"<p>… {len(rows) - max_rows} more rows</p>" if len(rows) > max_rows else ""
     caption = f"<caption style='text-align:left;font-weight:bold'>{_html.escape(title)}</caption>" if title else ""
@@ -153,8 +153,10 @@ def space_points(suite, results=None, *, embedder=None, max_queries: int | None 
         extra = max(0, max_tools - len(keep))
         keep += [rest[i] for i in sorted(rng.choice(len(rest), min(extra, len(rest)), replace=False))]
         tools = keep
-    tool_vecs = memo.embed([enrich_for_routing(t) for t in tools])
-    query_vecs = memo.embed([clean_text(q.query, 4000) for q in queries])
+    tool_texts = [enrich_for_routing(t) for t in tools]
+    query_texts = [clean_text(q.query, 4000) for q in queries]
+    memo.prime(tool_texts + query_texts)  # one batch, through the disk cache
+    tool_vecs, query_vecs = memo.embed(tool_texts), memo.embed(query_texts)
     xy = project(np.vstack([tool_vecs, query_vecs]), seed=seed)
     points = []
     for t, (x, y) in zip(tools, xy[: len(tools)]):
@@ -193,7 +195,7 @@ def space_figure(points: Sequence[Mapping[str, Any]], *, title: str = "", max_le
             if not pts:
                 continue
             fig.add_trace(go.Scatter(
-                x=[p["x"] for p in pts], y=[p["y"] for p in pts], mode="markers", name=f"{d} ({kind}s)",
+                x=[p["x"] for p in pts], y=[p["y"] for p in pts], mode="markers", name=f"{d} ({'tools' if kind == 'tool' else 'queries'})",
                 legendgroup=d, showlegend=i < max_legend, text=[p["text"] for p in pts], hoverinfo="text",
                 marker={"symbol": symbol, "size": size, "color": colour[d], "opacity": 0.9 if kind == "tool" else 0.6,
                         "line": {"width": 1, "color": "#333"} if kind == "tool" else {"width": 0}}))
@@ -210,8 +212,11 @@ def space_figure(points: Sequence[Mapping[str, Any]], *, title: str = "", max_le
 
 
 def neighbourhood(results, queries: Sequence[str] | None = None, *, k: int = 5, limit: int = 6):
-    """For chosen (default: the first misrouted) queries: their nearest tools and what was offered."""
+    """For chosen queries (default: the misrouted ones, else the widest offers): nearest tools and the offer."""
+    results = list(results)
     chosen = [r for r in results if (r.query in queries if queries else not r.correct)][:limit]
+    if not chosen and not queries:
+        chosen = sorted(results, key=lambda r: -len(r.offered))[:limit]
     rows = []
     for r in chosen:
         rows.append({"query": r.query, "gold": r.gold, "nearest tools (cosine)":

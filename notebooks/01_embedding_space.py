@@ -68,4 +68,4 @@ viz.show(viz.space_figure(pooled_points, title=f"bfcl-pooled: {n_pooled_t} of {l
 report.record(report_dir, "01_embedding_space", {
     "suite": suite.name, "strategy": strategy, "n_queries": len(suite), "n_tools": len(suite.catalog),
     "recall": record["recall"], "n_misrouted": len(record["misrouted"]),
-    "pooled_points": len(pooled_points), "figures": 2})
+    "pooled_points": len(pooled_points), "figures": 2});

@@ -55,7 +55,7 @@ viz.table(rows, ["strategy", *tuning.METRIC_KEYS, "n_misrouted"], title="strateg
 # mean offer <= 5 tools, then writes the knobs file `eris-lab route --knobs` reads.
 
 # %%
-tuned = tuning.tune_and_save(bench, knobs_path) if tune else None
+tuned = tuning.tune_and_save(bench, knobs_path, grid=tuning.QUICK_GRID if quick else None) if tune else None
 tuned_view = tuning.view(bench, tuned.threshold, tuned.single_hit_floor, tuned.margin, strategy) if tuned else None
 viz.table([{"knobs": "chosen (parameters)", **tuning.view(bench, threshold, single_hit_floor, margin, strategy).metrics},
            *([{"knobs": f"tuned: threshold {tuned.threshold}, floor {tuned.single_hit_floor}, margin {tuned.margin}",
@@ -67,4 +67,4 @@ report.record(report_dir, "02_threshold_tuning", {
     "metrics": dict(tuning.view(bench, threshold, single_hit_floor, margin, strategy).metrics),
     "tuned": {"threshold": tuned.threshold, "single_hit_floor": tuned.single_hit_floor, "margin": tuned.margin,
               "file": str(knobs_path), "metrics": dict(tuned_view.metrics)} if tuned else None,
-    "figures": 1})
+    "figures": 1});

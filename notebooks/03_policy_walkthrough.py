@@ -55,4 +55,4 @@ viz.rule_coverage(rows)
 # %%
 report.record(report_dir, "03_policy_walkthrough", {
     "decisions": [{"message": r["message"], "rule": r["rule"], "kind": r["kind"], "n_offered": r["n_offered"]} for r in rows],
-    "kinds": sorted({r["kind"] for r in rows}), "figures": 1})
+    "kinds": sorted({r["kind"] for r in rows}), "figures": 1});

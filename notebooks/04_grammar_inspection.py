@@ -65,4 +65,4 @@ viz.show(viz.cost_figure(costs))
 # %%
 report.record(report_dir, "04_grammar_inspection", {
     "offer": list(offer.names), "grammar_chars": len(grammar.text), "rules": len(explain.rules(grammar.text)),
-    "verdicts_agree": all(v["agrees"] for v in verdicts), "n_examples": len(verdicts), "costs": costs, "figures": 1})
+    "verdicts_agree": all(v["agrees"] for v in verdicts), "n_examples": len(verdicts), "costs": costs, "figures": 1});

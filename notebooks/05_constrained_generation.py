@@ -55,4 +55,4 @@ viz.table(rows, ["id", "width", "mode", "gold", "called", "correct", "valid", "n
 
 # %%
 report.record(report_dir, "05_constrained_generation", {
-    "model": runner.info(), "n_threads": n_threads, "summary": summary, "n_generations": len(rows), "figures": 1})
+    "model": runner.info(), "n_threads": n_threads, "summary": summary, "n_generations": len(rows), "figures": 1});
