@@ -14,9 +14,9 @@ model_path: str = ""  # a GGUF file; empty: the bundled Gemma 3 270M Q4_K_M
 n_threads: int = 1  # CPU threads, pinned (more was slower on a shared 2-core box)
 n_gpu_layers: int = -1  # -1: every layer on the GPU when llama.cpp has one
 queries: str = "bfcl-pooled"  # suite with a shared catalogue (single-gold queries are drawn)
-n_cases: int = 6  # cases drawn (seeded)
+n_cases: int = 4  # cases drawn (seeded)
 widths: list = [1, 3, 8]  # offer widths (tools): gold + nearest distractors
-max_tokens: int = 96  # generation budget per reply (tokens)
+max_tokens: int = 128  # generation budget per reply (tokens)
 seed: int = 0  # case sampling seed
 
 # %%
@@ -27,7 +27,7 @@ from eris_lab.llm import LlamaRunner
 suite = load_suite(queries)
 runner = LlamaRunner(model_path or None, n_threads=n_threads, n_gpu_layers=n_gpu_layers, n_ctx=4096)
 cases = llm_bench.width_cases(suite, [1, 3] if quick else widths, n_cases=2 if quick else n_cases, seed=seed)
-rows = llm_bench.width_run(runner, suite.catalog, cases, max_tokens=48 if quick else max_tokens)
+rows = llm_bench.width_run(runner, suite.catalog, cases, max_tokens=max_tokens, progress=False)
 summary = llm_bench.width_summary(rows)
 
 # %% [markdown]
