@@ -61,8 +61,8 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = Non
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = f"<p>… {len(rows) - max_rows} more rows</p>" if len(rows) > max_rows else ""
     caption = f"<caption style='text-align:left;font-weight:bold'>{_html.escape(title)}</caption>" if title else ""
-    return HTML(f"<table class='eris-table'>{caption}<thead><tr>{head}</tr></thead>"
-                f"<tbody>{''.join(body)}</tbody></table>{more}")
+    return HTML(f"<div style='overflow-x:auto;max-width:100%'><table class='eris-table'>{caption}<thead><tr>{head}</tr></thead>"
+                f"<tbody>{''.join(body)}</tbody></table></div>{more}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,10 +15,10 @@ messages: list = [
     "What's the weather like in Berlin tomorrow?",
     "remind me to call mum at 6pm",
     "check my calendar and my reminders for friday",
-    "do the thing",
+    "I need you to handle something important for me today",
     "thanks!",
     "https://example.org/article summarise this page",
-    {"text": "delete that one", "recent": ["mail:check"]},
+    {"text": "delete that email", "recent": ["mail:check"]},
 ]  # strings, or {"text", "recent": [tool names]} for dialog memory
 
 # %%

@@ -79,9 +79,11 @@ def _execute(tmp_path, name: str, params: dict) -> tuple[report.RunResult, dict,
 
 def test_03_policy_walkthrough_executes(tmp_path):
     _, rec, _ = _execute(tmp_path, "03_policy_walkthrough",
-                         {"messages": ["What's the weather like in Berlin tomorrow?", "thanks!", "do the thing"]})
-    assert [d["kind"] for d in rec["decisions"]][1] == "conversational"
-    assert len(rec["decisions"]) == 3
+                         {"messages": ["What's the weather like in Berlin tomorrow?", "thanks!",
+                                       "I need you to handle something important for me today",
+                                       {"text": "delete that email", "recent": ["mail:check"]}]})
+    assert [d["kind"] for d in rec["decisions"]] == ["subset", "conversational", "full_roster", "cluster"]
+    assert rec["decisions"][3]["rule"] == "MAIL_DIALOG_PAIRING"
 
 
 @pytest.mark.slow
