@@ -25,7 +25,7 @@ from .knobs import Knobs
 from .strategies import Context, EmbeddingPolicy, MemoEmbedder
 
 __all__ = ["Workbench", "View", "view", "tune_and_save", "panel", "Debouncer", "VARIANTS", "CURVE_THRESHOLDS",
-           "METRIC_KEYS", "QUICK_GRID"]
+           "METRIC_KEYS", "QUICK_GRID", "REPORT_GRID", "GRIDS"]
 
 #: Strategies the picker offers, all re-decided from the same cached scores: the knob overrides
 #: of each policy variant, and ``dense`` (every tool at or above the threshold, best ``DENSE_K``).
@@ -39,10 +39,17 @@ DENSE_K = 5  # tools the ``dense`` variant offers at most
 CURVE_THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.20, 0.86, 0.02))  # threshold sweep of the curve
 METRIC_KEYS = ("n", "recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate")
 DEBOUNCE_S = 0.25  # slider changes closer than this redraw once
-#: A small tuner grid for quick reports (the full one is ``eval.tuner.DEFAULT_GRID``, ~1,300 points).
+#: Tuner grids by name (notebook 02's ``tuner_grid``): ``full`` is ``eval.tuner.DEFAULT_GRID``
+#: (about 1,300 points, 5 minutes on demo-train on a loaded 2-core box), ``report`` about 250
+#: points around the defaults (the default report), ``quick`` 96 points.
 QUICK_GRID: dict[str, tuple[Any, ...]] = {"threshold": (0.40, 0.45, 0.50, 0.55), "single_hit_floor": (0.55, 0.60, 0.65),
                                           "margin": (0.03, 0.06), "offer_cap": (0, 8),
                                           "unsure_fallback": ("full_roster", "domain_cluster")}
+REPORT_GRID: dict[str, tuple[Any, ...]] = {"threshold": (0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60),
+                                           "single_hit_floor": (0.50, 0.55, 0.60, 0.65, 0.70),
+                                           "margin": (0.0, 0.05), "offer_cap": (0, 8),
+                                           "unsure_fallback": ("full_roster", "domain_cluster")}
+GRIDS: dict[str, dict[str, tuple[Any, ...]] | None] = {"full": None, "report": REPORT_GRID, "quick": QUICK_GRID}
 
 
 class Workbench:

@@ -22,6 +22,7 @@ single_hit_floor: float = 0.58  # cosine; a lone hit below is demoted
 margin: float = 0.05  # cosine; near-tie width
 strategy: str = "policy"  # policy | policy-cluster | policy-abstain | dense
 tune: bool = True  # also run the tuner (train split) and save its knobs
+tuner_grid: str = "report"  # report (about 250 points), full (about 1300), quick (96)
 knobs_out: str = ""  # knobs TOML written by the tuner; empty: <report_dir>/knobs.toml or ./knobs.toml
 
 # %%
@@ -51,11 +52,11 @@ viz.table(rows, ["strategy", *tuning.METRIC_KEYS, "n_misrouted"], title="strateg
 
 # %% [markdown]
 # ## The tuner
-# `ThresholdTuner` walks a grid on the train split: maximise recall subject to lock-in <= 1% and a
+# `ThresholdTuner` walks a grid (parameter `tuner_grid`) on the train split: maximise recall subject to lock-in <= 1% and a
 # mean offer <= 5 tools, then writes the knobs file `eris-lab route --knobs` reads.
 
 # %%
-tuned = tuning.tune_and_save(bench, knobs_path, grid=tuning.QUICK_GRID if quick else None) if tune else None
+tuned = tuning.tune_and_save(bench, knobs_path, grid=tuning.GRIDS["quick" if quick else tuner_grid]) if tune else None
 tuned_view = tuning.view(bench, tuned.threshold, tuned.single_hit_floor, tuned.margin, strategy) if tuned else None
 viz.table([{"knobs": "chosen (parameters)", **tuning.view(bench, threshold, single_hit_floor, margin, strategy).metrics},
            *([{"knobs": f"tuned: threshold {tuned.threshold}, floor {tuned.single_hit_floor}, margin {tuned.margin}",
