@@ -187,8 +187,9 @@ def tune_and_save(bench: Workbench, out: str | Path, *, split: str | None = "tra
 class Debouncer:
     """Call ``fn`` with the latest arguments once changes have stopped for ``wait_s`` seconds.
 
-    Inside a running asyncio loop (a Jupyter kernel) the call is scheduled with ``call_later``;
-    without one (tests, scripts) ``flush()`` runs the pending call. ``calls`` counts real calls.
+    Inside a running asyncio loop (a Jupyter kernel) the call is scheduled with ``call_later`` and
+    a newer change cancels it; without a running loop the call happens at once (never dropped).
+    ``flush()`` runs a pending call now. ``calls`` counts real calls.
     """
 
     def __init__(self, fn: Callable[..., Any], wait_s: float = DEBOUNCE_S) -> None:
@@ -205,13 +206,9 @@ class Debouncer:
             self._handle = None
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:
-            try:
-                loop = asyncio.get_event_loop_policy().get_event_loop()
-            except RuntimeError:
-                return
-            if not loop.is_running():
-                return
+        except RuntimeError:  # no event loop running here: nothing can fire later, so call now
+            self.flush()
+            return
         self._handle = loop.call_later(self.wait_s, self.flush)
 
     def flush(self) -> Any:
