@@ -48,6 +48,10 @@ __all__ = [
 _ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = _ROOT / "notebooks"
 KERNEL_NAME = "eris-lab"  # a kernelspec written into this interpreter's prefix (ensure_kernel)
+#: The kernel's environment: offline models, quiet tokenizers, and no tqdm bars (inside a kernel
+#: tqdm.auto draws ipywidgets, which a static report page cannot show).
+KERNEL_ENV = {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "TQDM_DISABLE": "1",
+              "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
 #: Metrics where higher is better / lower is better, for the nightly deltas (:func:`compare`).
 HIGHER_IS_BETTER = ("recall", "top1", "relevance_recall", "irrelevance_empty_rate")
 LOWER_IS_BETTER = ("mean_offer", "p95_offer", "lock_in", "full_roster_rate", "offer_tokens")
@@ -163,12 +167,13 @@ def ensure_kernel() -> str:
     """A kernelspec that runs this very interpreter; returns its name.
 
     Written to ``<sys.prefix>/share/jupyter/kernels/eris-lab`` (a path Jupyter searches), so a
-    fresh virtual environment needs no ``ipykernel install`` step. Where the prefix is not
+    fresh virtual environment needs no ``ipykernel install`` step; its ``env`` is :data:`KERNEL_ENV`. Where the prefix is not
     writable, ``python3`` (jupyter_client's native kernel of this interpreter) is used.
     """
     spec_dir = Path(sys.prefix) / "share" / "jupyter" / "kernels" / KERNEL_NAME
     spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "Python (eris_lab)", "language": "python", "metadata": {"debugger": False}}
+            "display_name": "Python (eris_lab)", "language": "python", "metadata": {"debugger": False},
+            "env": KERNEL_ENV}
     target = spec_dir / "kernel.json"
     try:
         if not target.is_file() or json.loads(target.read_text()) != spec:

@@ -97,7 +97,9 @@ def test_02_threshold_tuning_executes_statically(tmp_path):
     result, rec, nb = _execute(tmp_path, "02_threshold_tuning", {"threshold": 0.45})
     assert rec["knobs"]["threshold"] == 0.45
     assert rec["tuned"] and Path(rec["tuned"]["file"]).is_file()
-    assert "widget-view" not in json.dumps(nb)  # no widgets under papermill
+    assert "widget-view" not in json.dumps(nb)  # no widgets under papermill (nor tqdm's widget bars)
+    html = json.dumps([o.get("data", {}).get("text/html", "") for c in nb["cells"] for o in c.get("outputs", [])])
+    assert "misrouted (" in html and "strategies at the chosen knobs" in html
 
 
 @pytest.mark.slow

@@ -153,3 +153,5 @@ def test_ensure_kernel_runs_this_interpreter():
     name = report.ensure_kernel()
     spec = KernelSpecManager().get_kernel_spec(name)
     assert spec.argv[0] == sys.executable or name == "python3"
+    if name == report.KERNEL_NAME:
+        assert spec.env["TQDM_DISABLE"] == "1" and spec.env["HF_HUB_OFFLINE"] == "1"
