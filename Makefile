@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$(TORCH_SPEC)"
-	$(PY) -m pip install -q -e ".[llm,eval,mcp,dev]"
+	$(PY) -m pip install -q -e ".[llm,eval,mcp,dev,report]"
 	touch $@
 
 install: $(VENV)/.installed
@@ -35,9 +35,11 @@ test-slow: $(VENV)/.installed
 test-all: $(VENV)/.installed
 	$(PY) -m pytest -m "slow or not slow"
 
-## The main job: the report.
+## The main job: the report (reports/<UTC stamp>/index.html; reports/latest -> the last good run).
+## REPORT_ARGS="--quick" for small samples, "--params my.toml" for your catalogue, model, queries.
+REPORT_ARGS ?=
 report: $(VENV)/.installed
-	$(PY) -m eris_lab report
+	$(PY) -m eris_lab report $(REPORT_ARGS)
 
 ## Benchmarks print numbers; they are not tests.
 bench: $(VENV)/.installed

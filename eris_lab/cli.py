@@ -558,6 +558,38 @@ def _run_generate(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# report
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_report(sub) -> None:
+    p = sub.add_parser("report", help="run every notebook with papermill into reports/<UTC stamp>/ (the main job)")
+    p.add_argument("--out", metavar="DIR", help="reports root (default reports/); latest -> the last good run")
+    p.add_argument("--quick", action="store_true", help="small samples (a few minutes)")
+    p.add_argument("--params", metavar="FILE.toml",
+                   help="parameters: top-level keys go to every notebook declaring them, [notebooks.NN_topic] to one")
+    p.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="one shared parameter (a TOML value; repeatable; wins over --params)")
+    p.add_argument("--notebook", action="append", default=[], metavar="FILE",
+                   help="run only these notebook sources (.py percent or .ipynb; repeatable)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+
+
+def _run_report(args) -> int:
+    from . import report
+
+    shared, own = report.load_params(args.params)
+    shared.update(dict(report.parse_param(p) for p in args.param))
+    result = report.run(out=args.out, quick=args.quick, params=shared, notebook_params=own,
+                        sources=args.notebook or None, progress=not args.no_progress)
+    for failure in result.failures:
+        print(f"eris-lab: report: {failure}", file=sys.stderr)
+    state = "latest -> this run" if result.latest_moved else "latest left unchanged"
+    print(f"report {'ok' if result.ok else 'FAILED'} in {result.seconds:.0f} s: {result.folder / 'index.html'} ({state})")
+    return 0 if result.ok else 1
+
+
+# ---------------------------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------------------------
 
@@ -573,6 +605,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "tune": (_add_tune, _run_tune),
     "generate": (_add_generate, _run_generate),
     "mcp-serve": (_add_mcp_serve, _run_mcp_serve),
+    "report": (_add_report, _run_report),
 }
 
 

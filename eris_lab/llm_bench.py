@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from .errors import ErisLabError
 from .llm import LlamaRunner
 
-__all__ = ["bench", "main", "TOOL_JSON_GBNF", "PROMPT"]
+__all__ = ["bench", "main", "TOOL_JSON_GBNF", "PROMPT", "width_cases", "width_run", "width_summary"]
 
 PROMPT = ("Tools: weather:current(city), clock:now(zone), news:today(topic).\n"
           "User: What is the weather like in Berlin right now? Describe it in detail.\n"
@@ -104,6 +104,109 @@ def bench(runner: LlamaRunner, *, runs: int = 3, max_tokens: int = 48, prompt: s
         row["grammar_share_of_cpu"] = round(max(0.0, cpu - base_cpu) / cpu, 3) if cpu else None
     record["loadavg_1m"] = round(os.getloadavg()[0], 2)
     return record
+
+
+# ---------------------------------------------------------------------------------------------
+# Offer width: grammar vs free, tool-name accuracy (notebook 05)
+# ---------------------------------------------------------------------------------------------
+
+
+def width_cases(suite, widths: Sequence[int], *, n_cases: int, seed: int = 0, embedder=None) -> list[dict[str, Any]]:
+    """Cases of a shared-catalogue suite (single gold tool) with one offer per width.
+
+    Each offer holds the gold tool and the ``width - 1`` tools nearest to the query by cosine
+    (the hardest distractors), ranked by cosine, so the gold tool is not always first.
+
+    Returns
+    -------
+    list of dict
+        ``{"id", "query", "gold", "offers": {width: (names...)}}``, ``n_cases`` of them (seeded sample).
+    """
+    import numpy as np
+
+    from .catalog import enrich_for_routing
+    from .eval.harness import shared_embedder
+    from .guard import clean_text
+
+    memo = shared_embedder(embedder)
+    pool = [q for q in suite.queries if q.expect == "all" and len(q.gold) == 1]
+    rng = np.random.default_rng(seed)
+    chosen = [pool[i] for i in sorted(rng.choice(len(pool), min(n_cases, len(pool)), replace=False))]
+    names = suite.catalog.names
+    tool_texts = [enrich_for_routing(t) for t in suite.catalog]
+    query_texts = [clean_text(q.query, 4000) for q in chosen]
+    memo.prime(tool_texts + query_texts)  # one batch, through the disk cache
+    tools, queries = memo.embed(tool_texts), memo.embed(query_texts)
+    cases = []
+    for q, vec in zip(chosen, queries):
+        scores = tools @ vec
+        order = [names[i] for i in np.argsort(-scores, kind="stable")]
+        offers = {}
+        for w in widths:
+            picked = [n for n in order if n != q.gold[0]][: max(0, w - 1)] + [q.gold[0]]
+            offers[int(w)] = tuple(sorted(picked, key=lambda n: -float(scores[names.index(n)])))
+        cases.append({"id": q.id, "query": q.query, "gold": q.gold[0], "offers": offers})
+    return cases
+
+
+def width_run(runner: LlamaRunner, catalog, cases: Sequence[dict[str, Any]], *, modes: Sequence[str] = ("grammar", "free"),
+              max_tokens: int = 96, knobs=None, progress: bool = True) -> list[dict[str, Any]]:
+    """Generate a reply for every case, width and mode; read the called tool with ``parse.calls``.
+
+    ``grammar`` constrains sampling with the offer's envelope grammar (``grammar.envelope``);
+    ``free`` gets the same slim prompt without a grammar. Greedy (temperature 0).
+
+    Returns
+    -------
+    list of dict
+        ``id, width, mode, gold, called, correct, valid, n_tokens, n_prompt_tokens, tokens_per_s, seconds, text``.
+    """
+    from .grammar.envelope import compile as compile_envelope
+    from .knobs import Knobs
+    from .offer import Offer
+    from .parse import calls
+    from .policy import Decision, Rule
+    from .prompt import slim
+
+    knobs = knobs or Knobs(max_thought_chars=80, max_message_chars=200, max_calls=1)
+    jobs = [(c, w, m) for c in cases for w in c["offers"] for m in modes]
+    iterator: Any = jobs
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(jobs, desc="generations", file=sys.stderr, leave=False)
+    rows = []
+    for case, width, mode in iterator:
+        names = case["offers"][width]
+        offer = Offer(names=names, decision=Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=names,
+                                                     reason=f"width {width}"))
+        messages = [{"role": "system", "content": slim(offer, catalog)}, {"role": "user", "content": case["query"]}]
+        grammar = compile_envelope(offer, catalog, knobs=knobs).text if mode == "grammar" else None
+        out = runner.generate(messages, grammar=grammar, max_tokens=max_tokens, temperature=0.0)
+        parsed = calls(out.text, names)
+        called = parsed.calls[0].name if parsed.calls else ""
+        rows.append({"id": case["id"], "width": width, "mode": mode, "gold": case["gold"], "called": called,
+                     "correct": called == case["gold"], "valid": bool(parsed.calls) and parsed.error is None,
+                     "n_tokens": out.n_tokens, "n_prompt_tokens": out.n_prompt_tokens,
+                     "tokens_per_s": round(out.tokens_per_s, 2), "seconds": round(out.seconds, 3),
+                     "text": out.text[:300]})
+    return rows
+
+
+def width_summary(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (width, mode): ``n``, ``accuracy`` (tool name), ``valid_call_rate``, median ``tokens_per_s``, prompt tokens."""
+    groups: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["width"], r["mode"]), []).append(r)
+    out = []
+    for (width, mode), rs in sorted(groups.items()):
+        rates = [r["tokens_per_s"] for r in rs if r["tokens_per_s"]]
+        out.append({"width": width, "mode": mode, "n": len(rs),
+                    "accuracy": round(sum(r["correct"] for r in rs) / len(rs), 4),
+                    "valid_call_rate": round(sum(r["valid"] for r in rs) / len(rs), 4),
+                    "tokens_per_s": round(statistics.median(rates), 2) if rates else 0.0,
+                    "prompt_tokens": round(statistics.mean(r["n_prompt_tokens"] for r in rs), 1)})
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
