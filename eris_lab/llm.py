@@ -14,7 +14,6 @@ never loads llama.cpp. The default model is Gemma 3 270M (Q4_K_M), assembled fro
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
 import sys
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
+from ._files import sha256_file
 from .embed import cache_dir
 from .errors import LLMError
 
@@ -194,14 +194,6 @@ def _messages(prompt_or_messages: str | Messages) -> list[dict[str, Any]] | None
 # ---------------------------------------------------------------------------------------------
 
 
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _stamp(path: Path, sha256: str) -> str:
     stat = path.stat()
     return f"{sha256} {stat.st_size} {stat.st_mtime_ns}"
@@ -245,7 +237,7 @@ def default_model_path(folder: str | os.PathLike[str] | None = None) -> Path:
                 return target
         except OSError:
             pass
-        if _sha256_file(target) == expected:
+        if sha256_file(target) == expected:
             stamp.write_text(_stamp(target, expected), encoding="utf-8")
             return target
     folder.mkdir(parents=True, exist_ok=True)

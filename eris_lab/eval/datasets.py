@@ -71,6 +71,7 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 from ..catalog import Catalog, Tool, load as load_catalog, normalize_schema_types, tools_from_json
 from ..embed import cache_dir
 from ..errors import CatalogError, DataError
+from .._files import sha256_file
 
 __all__ = [
     "Query",
@@ -194,14 +195,6 @@ def bfcl_dir() -> Path:
     return cache_dir() / "bfcl" / BFCL_VERSION
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _download_wheel(folder: Path) -> Path:
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
            "-q", "-d", str(folder), f"bfcl-eval=={BFCL_VERSION}"]
@@ -249,7 +242,7 @@ def fetch_bfcl(dest: str | os.PathLike[str] | None = None, *, wheel: str | os.Pa
         whl = Path(wheel) if wheel is not None else _download_wheel(tmp_path / "dl")
         if not whl.is_file():
             raise DataError("no such wheel file", where=str(whl))
-        got = _sha256(whl)
+        got = sha256_file(whl)
         if got != sha256:
             raise DataError(f"SHA-256 mismatch; got {got}, expected {sha256} (nothing unpacked)", where=str(whl.name))
         staging = tmp_path / "unpacked"
