@@ -33,7 +33,7 @@ from .knobs import Knobs
 from .offer import Latch, Offer, build
 from .policy import Decision, Hit, decide
 
-__all__ = ["Router", "Routed", "embed_tools", "top_scores", "REFERRING_CUE_RE", "GERMAN_GLOSSES"]
+__all__ = ["Router", "Routed", "embed_tools", "previous_user_text", "top_scores", "REFERRING_CUE_RE", "GERMAN_GLOSSES"]
 
 #: A follow-up that points back ("more", "this", "again"), or any short message after an earlier
 #: user turn ("and tomorrow?"), is routed with the previous user message prepended too (the fix
@@ -280,13 +280,12 @@ class Router:
 
     def hits(self, text: str, *, history: Sequence[Mapping[str, Any]] = ()) -> tuple[Hit, ...]:
         """Hits for one message: forced hits, then cosine hits >= threshold, score descending."""
-        return self._hits(clean_text(text, self.knobs.max_query_chars), history, {})[0]
+        return self._hits(clean_text(text, self.knobs.max_query_chars), previous_user_text(history), {})[0]
 
-    def _hits(self, text: str, history: Sequence[Mapping[str, Any]], timings: dict[str, float]
+    def _hits(self, text: str, previous: str, timings: dict[str, float]
               ) -> tuple[tuple[Hit, ...], str]:
         start = time.perf_counter()
         forced, guard = self._forced(text)
-        previous = _previous_user_text(history)
         conversational = not forced and is_conversational(
             text, self._keywords, max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars,
             follow_up=bool(previous))
@@ -351,11 +350,12 @@ class Router:
         total = time.perf_counter()
         timings: dict[str, float] = {}
         clean = clean_text(text, self.knobs.max_query_chars)
-        hits, guard = self._hits(clean, history, timings)
+        previous = previous_user_text(history)
+        hits, guard = self._hits(clean, previous, timings)
         recent = tuple(h["name"] for h in history if h.get("role") == "tool_used" and h.get("name")) + tuple(recent)
         start = time.perf_counter()
         decision = decide(clean, hits, self.catalog, recent=recent, knobs=self.knobs,
-                          follow_up=bool(_previous_user_text(history)))
+                          follow_up=bool(previous))
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         offer = build(decision, self.catalog, knobs=self.knobs, latch=latch)
@@ -364,7 +364,8 @@ class Router:
         return Routed(text=clean, hits=hits, decision=decision, offer=offer, timings_ms=timings, guard=guard)
 
 
-def _previous_user_text(history: Sequence[Mapping[str, Any]]) -> str:
+def previous_user_text(history: Sequence[Mapping[str, Any]]) -> str:
+    """The last user message in ``history`` (cleaned, at most 1,000 characters), ``""`` if none."""
     for turn in reversed(history):
         if turn.get("role") == "user" and isinstance(turn.get("content"), str):
             return clean_text(turn["content"], 1000)

@@ -177,3 +177,12 @@ def test_memo_embedder_embeds_each_text_once(fake_embedder):
     memo.embed(["a b", "c d", "a b"])
     memo.embed(["e"])
     assert fake_embedder.texts_embedded == 3
+
+
+def test_embedding_policy_routes_a_short_follow_up_like_the_router(catalog, fake_embedder):
+    history = ({"role": "user", "content": "what's the weather in Rome"}, {"role": "tool_used", "name": "weather:current"})
+    knobs = Knobs(threshold=0.2, single_hit_floor=0.3)
+    expected = Router(catalog, fake_embedder, knobs=knobs, cache=False).route("and tomorrow?", history=history)
+    got = EmbeddingPolicy(knobs=knobs, embedder=fake_embedder).fit(catalog).route("and tomorrow?", Context(history=history))
+    assert expected.decision.rule != "CONVERSATIONAL"
+    assert got.decision.rule == expected.decision.rule and got.offer.names == expected.offer.names

@@ -20,7 +20,7 @@ from ..guard import clean_text, names_domain
 from ..knobs import Knobs
 from ..offer import build
 from ..policy import Hit, decide
-from ..router import Router, Routed, embed_tools, top_scores
+from ..router import Router, Routed, embed_tools, previous_user_text, top_scores
 from .base import Context, Strategy, subset_offer
 
 __all__ = ["DenseTopK", "EmbeddingPolicy", "Scored", "tool_matrix"]
@@ -99,12 +99,15 @@ class Scored:
     guard : str
     recent : tuple of str
         Dialog memory: tools used in the history, then the context's recent tools.
+    follow_up : bool
+        The history holds an earlier user message (``policy.decide``'s ``follow_up``).
     """
 
     text: str
     hits: tuple[Hit, ...]
     guard: str
     recent: tuple[str, ...]
+    follow_up: bool = False
 
 
 class EmbeddingPolicy(Strategy):
@@ -148,9 +151,11 @@ class EmbeddingPolicy(Strategy):
         """Score ``text`` against every tool once (guards included, no threshold)."""
         context = context or Context()
         clean = clean_text(text if isinstance(text, str) else "", self.knobs_.max_query_chars)
-        hits, guard = self.router_._hits(clean, context.history, {})
+        previous = previous_user_text(context.history)
+        hits, guard = self.router_._hits(clean, previous, {})
         recent = tuple(h["name"] for h in context.history if h.get("role") == "tool_used" and h.get("name"))
-        return Scored(text=clean, hits=hits, guard=guard, recent=recent + tuple(context.recent))
+        return Scored(text=clean, hits=hits, guard=guard, recent=recent + tuple(context.recent),
+                      follow_up=bool(previous))
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -165,7 +170,7 @@ class EmbeddingPolicy(Strategy):
                     and not names_domain(scored.text, domain_of(h.name)):
                 continue
             kept.append(h)
-        decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs)
+        decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs, follow_up=scored.follow_up)
         offer = build(decision, catalog, knobs=knobs)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
 
