@@ -282,6 +282,99 @@ def test_main_bad_limit_is_one_line_exit_2(capsys):
     assert capsys.readouterr().err == "eris-lab: error: --limit: expected an integer >= 1, got 0\n"
 
 
+# -- resume and merge (fake runner, hand-made cases) ----------------------------------------------
+
+@pytest.fixture
+def two_cases(monkeypatch):
+    """Suites of two hand-made cases each instead of BFCL's (no data needed)."""
+    catalog = _catalog()
+
+    def fake_cases(suite, *, limit=None, seed=generation.SEED):
+        expect = "none" if suite == "irrelevance" else "all"
+        gold = () if expect == "none" else ("weather.get",)
+        rows = tuple(Query(id=f"{suite}_{i}", query="Weather in San Diego for 3 days?", gold=gold, expect=expect,
+                           catalog=catalog) for i in range(2))
+        return rows[:limit] if limit else rows
+
+    monkeypatch.setattr(generation, "cases", fake_cases)
+    monkeypatch.setattr(generation, "_answers", lambda suite: {f"{suite}_{i}": [TRUTH] for i in range(2)})
+
+
+class StopAfter(FakeRunner):
+    """Raises KeyboardInterrupt on call ``n`` (a run cut short)."""
+
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+
+    def generate(self, messages, **kwargs):
+        if len(self.seen) == self.n:
+            raise KeyboardInterrupt
+        return super().generate(messages, **kwargs)
+
+
+def test_resume_keeps_saved_cases_and_runs_only_the_rest(tmp_path, two_cases):
+    out = tmp_path / "run.json"
+    with pytest.raises(KeyboardInterrupt):  # dies during the second case
+        generation.bench(StopAfter(3), suites=("multiple",), conditions=("a", "b"), out=out, progress=False)
+    assert json.loads(out.read_text())["seconds_per_case"]["cases"] == 1
+    runner = FakeRunner()
+    record = generation.bench(runner, suites=("multiple",), conditions=("a", "b"), out=out, progress=False, resume=True)
+    assert len(runner.seen) == 2  # only the second case, both conditions
+    assert record["settings"]["resumed_cases"] == 1
+    assert record["scores"]["suites"]["multiple"]["b"]["n"] == 2
+    assert set(record["case_seconds"]["multiple"]) == {"multiple_0", "multiple_1"}
+    assert json.loads(out.read_text())["scores"] == record["scores"]
+
+
+def test_resume_reads_a_record_written_before_case_seconds(tmp_path, two_cases):
+    out = tmp_path / "run.json"
+    generation.bench(FakeRunner(), suites=("multiple",), conditions=("a", "b"), out=out, progress=False, limit=1)
+    old = json.loads(out.read_text())
+    del old["case_seconds"]
+    out.write_text(json.dumps(old))
+    record = generation.bench(FakeRunner(), suites=("multiple",), conditions=("a", "b"), out=out, progress=False,
+                              resume=True)
+    assert record["case_seconds"]["multiple"]["multiple_0"] == 4.0  # the fake's two runs of 2.0 s each
+
+
+def test_resume_refuses_a_run_with_other_settings(tmp_path, two_cases):
+    out = tmp_path / "run.json"
+    generation.bench(FakeRunner(), suites=("multiple",), conditions=("b",), out=out, progress=False, max_tokens=64)
+    with pytest.raises(generation.DataError) as err:
+        generation.bench(FakeRunner(), suites=("multiple",), conditions=("b",), out=out, progress=False, resume=True)
+    assert str(err.value) == f"{out}: was run with max_tokens=64, this run has max_tokens=128"
+
+
+def test_resume_reruns_a_case_missing_a_condition(tmp_path, two_cases):
+    out = tmp_path / "run.json"
+    generation.bench(FakeRunner(), suites=("multiple",), conditions=("b",), out=out, progress=False)
+    runner = FakeRunner()
+    record = generation.bench(runner, suites=("multiple",), conditions=("a", "b"), out=out, progress=False, resume=True)
+    assert len(runner.seen) == 4 and record["settings"]["resumed_cases"] == 0
+
+
+def test_merge_pools_runs_per_suite_and_refuses_a_case_twice(tmp_path, two_cases, capsys):
+    first, second, merged = tmp_path / "m.json", tmp_path / "i.json", tmp_path / "all.json"
+    generation.bench(FakeRunner(), suites=("multiple",), conditions=("a", "b"), out=first, progress=False)
+    generation.bench(FakeRunner(), suites=("irrelevance",), conditions=("a", "b"), out=second, progress=False)
+    assert generation.main(["--merge", str(first), str(second), "--out", str(merged)]) == 0
+    record = json.loads(merged.read_text())
+    assert record["settings"]["suites"] == ["multiple", "irrelevance"]
+    assert record["scores"]["suites"]["multiple"]["b"]["ast_accuracy"] == 1.0
+    assert record["scores"]["suites"]["irrelevance"]["a"]["empty_call_rate"] == 0.0
+    assert record["seconds_per_case"]["cases"] == 4
+    capsys.readouterr()
+    assert generation.main(["--merge", str(first), str(first), "--out", str(merged)]) == 2
+    assert capsys.readouterr().err == f"eris-lab: error: {first}: case multiple/multiple_0 is also in {first}\n"
+    assert generation.main(["--merge", str(first)]) == 2
+    assert "give --out FILE" in capsys.readouterr().err
+    (tmp_path / "junk.json").write_text("[]")
+    assert generation.main(["--merge", str(tmp_path / "junk.json"), "--out", str(merged)]) == 2
+    assert "not a generation benchmark record" in capsys.readouterr().err
+    assert json.loads(merged.read_text())["seconds_per_case"]["cases"] == 4  # a failed merge keeps the last good file
+
+
 # -- slow: the real model on two BFCL cases ------------------------------------------------------
 
 @pytest.fixture(scope="session")

@@ -56,7 +56,14 @@ Simplifications against BFCL's own ``ast_checker`` (documented, deliberate):
 
 Timing: one pinned thread (``--threads``, default 1); the machine's load average is recorded at
 start and end. Results are written atomically (``knobs.write_atomic``) after every case, so an
-interrupted run leaves a readable partial file.
+interrupted run leaves a readable partial file, and ``--resume`` continues it: cases already in
+``--out`` are kept, not rerun (the settings must match). A full run is hours on two CPU cores
+(about 30 s per case for the three conditions), so one process per suite on its own core and
+``--merge`` afterwards is the fast way::
+
+    python -m eris_lab.eval.generation --suites multiple --limit 200 --out m.json --resume &
+    python -m eris_lab.eval.generation --suites live_multiple --limit 200 --out l.json --resume &
+    python -m eris_lab.eval.generation --merge m.json l.json --out all.json
 """
 
 from __future__ import annotations
@@ -94,6 +101,7 @@ __all__ = [
     "cases",
     "bench",
     "rescore",
+    "merge",
     "main",
     "CONDITIONS",
     "SUITES",
@@ -538,7 +546,8 @@ def _router_factory(knobs: Knobs):
 
 def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[str] = tuple(CONDITIONS),
           limit: int | None = None, max_tokens: int = MAX_TOKENS, knobs: Knobs = BENCH_KNOBS,
-          router_for: Any = None, out: str | os.PathLike[str] | None = None, progress: bool = True) -> dict[str, Any]:
+          router_for: Any = None, out: str | os.PathLike[str] | None = None, progress: bool = True,
+          resume: bool = False) -> dict[str, Any]:
     """Run the benchmark; return (and, with ``out``, keep writing) the JSON record.
 
     Parameters
@@ -557,12 +566,22 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
         ``catalog -> Router`` for condition c; default a Router over the bundled MiniLM.
     out : path, optional
         JSON file rewritten atomically after every case.
+    resume : bool
+        Keep the cases ``out`` already holds (a run cut short) and run only the others; the
+        saved settings must match these (:func:`_comparable`).
 
     Returns
     -------
     dict
         ``settings``, ``scores`` (:func:`score`), ``seconds_per_case`` (wall, every condition
-        of a case together, per suite and overall), ``cases`` (every :class:`Outcome`).
+        of a case together, per suite and overall), ``case_seconds`` (suite -> case id -> wall s),
+        ``cases`` (every :class:`Outcome`).
+
+    Raises
+    ------
+    DataError
+        An unknown condition; with ``resume``, a saved file that is unreadable or was run with
+        other settings.
     """
     bad = [c for c in conditions if c not in CONDITIONS]
     if bad or not conditions:
@@ -584,7 +603,19 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
         },
     }
     outcomes: list[Outcome] = []
-    case_s: dict[str, list[float]] = {s: [] for s in suites}
+    case_s: dict[str, dict[str, float]] = {s: {} for s in suites}
+    if resume and out is not None and Path(out).exists():
+        saved = _load(out)
+        _check_comparable(record["settings"], saved.get("settings", {}), where=str(out))
+        record["started"] = saved.get("started", record["started"])
+        wanted = {(suite, q.id) for suite, q in plan}
+        kept, kept_s = _saved_cases(saved, set(conditions))
+        for (suite, case_id), rows in kept.items():
+            if (suite, case_id) in wanted:
+                outcomes.extend(rows)
+                case_s[suite][case_id] = kept_s[(suite, case_id)]
+        plan = [(suite, q) for suite, q in plan if q.id not in case_s[suite]]
+        record["settings"]["resumed_cases"] = sum(len(v) for v in case_s.values())
     iterator: Any = plan
     if progress:
         from tqdm import tqdm
@@ -594,7 +625,7 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
         started = time.perf_counter()
         outcomes.extend(run_case(runner, query, suite=suite, conditions=conditions, truth=truths[suite].get(query.id, []),
                                  router_for=router_for, knobs=knobs, max_tokens=max_tokens))
-        case_s[suite].append(time.perf_counter() - started)
+        case_s[suite][query.id] = time.perf_counter() - started
         _fill(record, outcomes, case_s)
         if out is not None:
             write_atomic(out, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
@@ -605,24 +636,113 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
     return record
 
 
-def _fill(record: dict[str, Any], outcomes: list[Outcome], case_s: Mapping[str, list[float]]) -> None:
-    every = [s for values in case_s.values() for s in values]
+def _fill(record: dict[str, Any], outcomes: list[Outcome], case_s: Mapping[str, Mapping[str, float]]) -> None:
+    every = [s for values in case_s.values() for s in values.values()]
     record["scores"] = score(outcomes)
     record["seconds_per_case"] = {
-        **{suite: round(statistics.fmean(v), 1) for suite, v in case_s.items() if v},
+        **{suite: round(statistics.fmean(v.values()), 1) for suite, v in case_s.items() if v},
         "all": round(statistics.fmean(every), 1) if every else None,
         "cases": len(every), "total_s": round(sum(every), 1),
     }
+    record["case_seconds"] = {suite: {k: round(v, 2) for k, v in values.items()} for suite, values in case_s.items()}
     record["cases"] = [{**asdict(o), "empty": o.empty} for o in outcomes]
+
+
+#: Settings two runs must share to be resumed or merged: the same model, budget, order and
+#: envelope bounds (thread count, limit and suites may differ).
+COMPARABLE = ("max_tokens", "seed", "sample_size", "max_thought_chars", "max_message_chars", "max_calls")
+
+
+def _load(path: str | os.PathLike[str]) -> dict[str, Any]:
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read a saved run ({exc})", where=str(path)) from None
+    if not isinstance(record, dict) or record.get("benchmark") != "generation" or not isinstance(record.get("cases"), list):
+        raise DataError("not a generation benchmark record (no 'benchmark': 'generation' with 'cases')", where=str(path))
+    return record
+
+
+def _check_comparable(ours: Mapping[str, Any], theirs: Mapping[str, Any], *, where: str) -> None:
+    for key in COMPARABLE:
+        if ours.get(key) != theirs.get(key):
+            raise DataError(f"was run with {key}={theirs.get(key)!r}, this run has {key}={ours.get(key)!r}", where=where)
+    if Path(str(ours.get("model", ""))).name != Path(str(theirs.get("model", ""))).name:
+        raise DataError(f"was run with model {Path(str(theirs.get('model', ''))).name!r}, this run has "
+                        f"{Path(str(ours.get('model', ''))).name!r}", where=where)
+
+
+def _outcome(case: Mapping[str, Any]) -> Outcome:
+    fields = set(Outcome.__dataclass_fields__)
+    return Outcome(**{k: tuple(v) if isinstance(v, list) else v for k, v in case.items() if k in fields})
+
+
+def _saved_cases(record: Mapping[str, Any], conditions: set[str]) -> tuple[dict[tuple[str, str], list[Outcome]],
+                                                                       dict[tuple[str, str], float]]:
+    """Complete saved cases: (suite, id) -> outcomes of exactly ``conditions``, and wall seconds.
+
+    A case missing a condition is dropped (rerun). Records written before ``case_seconds``
+    existed give each case the sum of its runs' generation seconds (a lower bound of its wall time).
+    """
+    rows: dict[tuple[str, str], list[Outcome]] = {}
+    for case in record["cases"]:
+        outcome = _outcome(case)
+        rows.setdefault((outcome.suite, outcome.id), []).append(outcome)
+    wall = record.get("case_seconds") or {}
+    kept, seconds = {}, {}
+    for key, outcomes in rows.items():
+        if {o.condition for o in outcomes} != conditions or len(outcomes) != len(conditions):
+            continue
+        kept[key] = outcomes
+        seconds[key] = float(wall.get(key[0], {}).get(key[1], sum(o.seconds for o in outcomes)))
+    return kept, seconds
+
+
+def merge(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
+    """One record from several runs (e.g. one process per suite): cases pooled, scores recomputed.
+
+    Raises
+    ------
+    DataError
+        A file that is not a generation record, runs with different :data:`COMPARABLE` settings
+        or conditions, or the same case in two files.
+    """
+    if not paths:
+        raise DataError("nothing to merge", where="--merge")
+    records = [(str(p), _load(p)) for p in paths]
+    first_path, first = records[0]
+    conditions = set(first["settings"].get("conditions", {}))
+    outcomes: list[Outcome] = []
+    case_s: dict[str, dict[str, float]] = {}
+    seen: dict[tuple[str, str], str] = {}
+    for path, record in records:
+        _check_comparable(first["settings"], record.get("settings", {}), where=path)
+        if set(record["settings"].get("conditions", {})) != conditions:
+            raise DataError(f"has conditions {','.join(sorted(record['settings'].get('conditions', {})))}, "
+                            f"{first_path} has {','.join(sorted(conditions))}", where=path)
+        kept, kept_s = _saved_cases(record, conditions)
+        for key, rows in kept.items():
+            if key in seen:
+                raise DataError(f"case {key[0]}/{key[1]} is also in {seen[key]}", where=path)
+            seen[key] = path
+            outcomes.extend(rows)
+            case_s.setdefault(key[0], {})[key[1]] = kept_s[key]
+    settings = dict(first["settings"])
+    settings["suites"] = list(dict.fromkeys(s for _, r in records for s in r["settings"].get("suites", [])))
+    settings["merged_from"] = [p for p, _ in records]
+    settings["n_threads"] = sorted({r["settings"].get("n_threads") for _, r in records}, key=str)
+    loads = [r["settings"].get(k) for _, r in records for k in ("loadavg_1m_start", "loadavg_1m_end")]
+    settings["loadavg_1m_start"] = max((x for x in loads[0::2] if x is not None), default=None)
+    settings["loadavg_1m_end"] = max((x for x in loads[1::2] if x is not None), default=None)
+    merged: dict[str, Any] = {"benchmark": "generation", "started": min(r.get("started", "") for _, r in records),
+                              "settings": settings}
+    _fill(merged, outcomes, case_s)
+    return merged
 
 
 def rescore(record: Mapping[str, Any]) -> dict[str, Any]:
     """Recompute ``scores`` of a saved record from its ``cases`` (after a scoring change; no model)."""
-    fields = set(Outcome.__dataclass_fields__)
-    outcomes = []
-    for case in record.get("cases", []):
-        values = {k: tuple(v) if isinstance(v, list) else v for k, v in case.items() if k in fields}
-        outcomes.append(Outcome(**values))
+    outcomes = [_outcome(case) for case in record.get("cases", [])]
     out = dict(record)
     out["scores"] = score(outcomes)
     out["cases"] = [{**asdict(o), "empty": o.empty} for o in outcomes]
@@ -672,7 +792,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", help="JSON file (default reports/generation-<UTC time>.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--rescore", metavar="FILE", help="recompute the scores of a saved run (no model) and rewrite it")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the cases --out already holds (an interrupted run) and run only the rest")
+    parser.add_argument("--merge", nargs="+", metavar="FILE",
+                        help="pool saved runs (e.g. one per suite) into --out (no model)")
     args = parser.parse_args(argv)
+    if args.merge:
+        if not args.out:
+            print("eris-lab: error: --merge: give --out FILE for the merged record", file=sys.stderr)
+            return 2
+        try:
+            record = merge(args.merge)
+        except ErisLabError as exc:
+            print(f"eris-lab: error: {exc}", file=sys.stderr)
+            return 2
+        write_atomic(args.out, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+        print_table(record)
+        print(f"merged {len(args.merge)} runs into {args.out}")
+        return 0
     if args.rescore:
         try:
             record = rescore(json.loads(Path(args.rescore).read_text(encoding="utf-8")))
@@ -695,7 +832,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX)
         record = bench(runner, suites=args.suites, conditions=conditions, limit=args.limit,
-                       max_tokens=args.max_tokens, out=out, progress=not args.quiet)
+                       max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume)
     except ErisLabError as exc:
         print(f"eris-lab: error: {exc}", file=sys.stderr)
         return 2
