@@ -93,6 +93,8 @@ def test_panel_interactive_builds_widgets(bench):
     wb, _ = bench
     box = tuning.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=True)
     assert box.children
+    status = box.children[0].children[1].children[2]
+    assert "drawn in" in status.value and "nothing re-embedded" in status.value  # redraw time, render included
 
 
 def test_debouncer_without_a_running_loop_calls_at_once():
@@ -116,3 +118,123 @@ def test_debouncer_in_a_loop_coalesces_bursts():
 
     assert asyncio.run(burst()) == 1
     assert calls == [4]
+
+
+# -- the fast path (memoised decisions, cached curves) equals the reference path ------------------
+
+#: Knob settings across every variant: thresholds on and off the curve grid, the floor below and
+#: above the threshold, margins from none to wide (near-ties, demotions, empty fallbacks all occur).
+SETTINGS = [(0.5, 0.58, 0.05, "policy"), (0.41, 0.6, 0.0, "policy"), (0.3, 0.7, 0.2, "policy"),
+            (0.2, 0.58, 0.05, "policy-cluster"), (0.45, 0.65, 0.03, "policy-cluster"),
+            (0.55, 0.5, 0.05, "policy-abstain"), (0.35, 0.62, 0.1, "policy-abstain"),
+            (0.25, 0.58, 0.05, "dense"), (0.6, 0.58, 0.05, "dense")]
+CURVE_SAMPLE = (0.2, 0.26, 0.33, 0.41, 0.5, 0.62, 0.8)  # a sub-grid keeps the reference curve quick
+
+
+@pytest.fixture(scope="module")
+def demo_bench():
+    """The whole demo suite (every rule occurs there), fake embedder, counting the texts it embeds."""
+    from eris_lab.strategies import MemoEmbedder
+
+    emb = CountingEmbedder(FakeEmbedder())
+    return tuning.Workbench(load_suite("demo"), MemoEmbedder(emb, disk=False)), emb
+
+
+def test_fast_headline_equals_reference_metrics_and_misrouted(demo_bench):
+    wb, _ = demo_bench
+    rules = set()
+    for t, f, m, s in SETTINGS:
+        fast = wb.headline(t, f, m, s, max_misrouted=400)
+        reference = tuning._headline_of(wb.metrics(t, f, m, s), 400)
+        assert fast == reference, (t, f, m, s)
+        rules |= {r.rule for r in wb.results(t, f, m, s)}
+    # the comparison covers the policy's branches, not only the easy ones
+    assert {"RANKED_SUBSET", "AFFINITY_MARGIN_UNION", "SINGLE_STRONG_HIT", "UNSURE_FULL_ROSTER",
+            "UNSURE_DOMAIN_CLUSTER", "EMPTY_AFTER_POLICY", "CONVERSATIONAL", "LEXICAL_FORCED_ONLY"} <= rules
+
+
+def test_fast_curve_equals_reference_curve(demo_bench):
+    wb, _ = demo_bench
+    for _, f, m, s in SETTINGS:
+        assert wb.curve(f, m, s, CURVE_SAMPLE) == wb.curve(f, m, s, CURVE_SAMPLE, reference=True), (f, m, s)
+
+
+def test_fast_view_equals_reference_view(demo_bench):
+    wb, _ = demo_bench
+    fast, reference = (tuning.view(wb, 0.47, 0.6, 0.05, "policy", reference=r) for r in (False, True))
+    assert (fast.metrics, fast.curve, fast.misrouted) == (reference.metrics, reference.curve, reference.misrouted)
+    assert set(fast.timings_ms) == {"decide", "curve"}
+
+
+def test_fast_path_honours_domain_floors():
+    from eris_lab.strategies import MemoEmbedder
+
+    knobs = Knobs(domain_floors={"mail": 0.45, "web": 0.5, "calendar": 0.4})
+    wb = tuning.Workbench(load_suite("demo", limit=150), MemoEmbedder(FakeEmbedder(), disk=False), base_knobs=knobs)
+    assert wb._raw is not wb._kept  # some hit falls under a floor: the filtered path is exercised
+    for t, f, m, s in SETTINGS[::2]:
+        assert wb.headline(t, f, m, s, max_misrouted=200) == tuning._headline_of(wb.metrics(t, f, m, s), 200)
+    assert wb.curve(0.58, 0.05, "policy", CURVE_SAMPLE) == wb.curve(0.58, 0.05, "policy", CURVE_SAMPLE, reference=True)
+
+
+def test_a_slider_drag_asks_the_embedder_for_nothing(demo_bench):
+    wb, emb = demo_bench
+    wb.clear_caches()
+    before, lookups = emb.n, []
+    wb.memo.embed = lambda texts, _embed=wb.memo.embed: lookups.append(texts) or _embed(texts)  # counts memo hits too
+    try:
+        for t in (0.5, 0.49, 0.48, 0.31):
+            tuning._render(wb, tuning.view(wb, t, 0.58, 0.05, "policy"))
+        for f, m, s in ((0.6, 0.05, "policy"), (0.6, 0.08, "policy"), (0.6, 0.08, "policy-cluster"),
+                        (0.6, 0.08, "policy-abstain"), (0.6, 0.08, "dense")):
+            tuning._render(wb, tuning.view(wb, 0.31, f, m, s))
+    finally:
+        del wb.memo.embed
+    assert emb.n == before and lookups == []
+
+
+def test_curve_is_cached_per_floor_margin_strategy_and_copied(demo_bench):
+    wb, _ = demo_bench
+    wb.clear_caches()
+    first = wb.curve(0.58, 0.05, "policy")
+    decided = len(wb._entries)
+    first[0]["recall"] = -1.0  # a caller's edit does not reach the cache
+    again = wb.curve(0.58, 0.05, "policy")
+    assert len(wb._entries) == decided and again[0]["recall"] != -1.0
+    tuning.view(wb, 0.37, 0.58, 0.05, "policy")  # a threshold move: the same curve, no new curve decisions
+    assert len(wb._curves) == 1
+
+
+def test_tuning_bench_reports_every_part_and_no_re_embedding(capsys):
+    from eris_lab import bench
+
+    result = bench.tuning_bench(("demo",), repeats=1, baseline=True, embedder=FakeEmbedder(), limit=25)
+    (row,) = result["suites"]
+    assert row["n_queries"] == 25 and result["drag"] == len(bench.DRAG)
+    for path in ("fast", "baseline"):
+        assert row[path]["redraws"] == len(bench.DRAG)
+        assert {f"{p}_{q}_ms" for p in ("decide", "curve", "render", "total") for q in ("p50", "p95")} <= set(row[path])
+    assert row["embedder"]["drag_model_texts"] == 0 and row["embedder"]["drag_memo_calls"] == 0
+    assert row["embedder"]["build_model_texts"] > 0
+    assert "p95/scoring" in capsys.readouterr().err
+
+
+def test_fast_path_with_repeated_and_forced_hits_equals_reference():
+    """A Scored whose hits repeat a name (the router never does) or carry forced scores: decide keeps the best."""
+    from dataclasses import replace
+
+    from eris_lab.policy import Hit
+    from eris_lab.strategies import MemoEmbedder
+
+    wb = tuning.Workbench(load_suite("demo", limit=60), MemoEmbedder(FakeEmbedder(), disk=False))
+    for i, s in enumerate(wb.scored):
+        if len(s.hits) > 3 and i % 3 == 0:
+            top = s.hits[0]
+            extra = (Hit(name=s.hits[2].name, score=1.0),) if i % 2 else ()
+            hits = sorted(extra + s.hits + (Hit(name=top.name, score=top.score - 0.01),), key=lambda h: -h.score)
+            wb.scored[i] = replace(s, hits=tuple(hits))
+    wb._index()
+    wb.clear_caches()
+    for t, f, m, s in SETTINGS:
+        assert wb.headline(t, f, m, s, max_misrouted=100) == tuning._headline_of(wb.metrics(t, f, m, s), 100)
+        assert wb.curve(f, m, s, CURVE_SAMPLE) == wb.curve(f, m, s, CURVE_SAMPLE, reference=True)
