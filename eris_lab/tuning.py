@@ -269,10 +269,10 @@ def panel(bench: Workbench, *, threshold: float, single_hit_floor: float, margin
         v = view(bench, sliders["threshold"].value, sliders["single_hit_floor"].value, sliders["margin"].value,
                  picker.value)
         table, fig, misrouted = _render(bench, v)
+        # Set each Output's outputs through widget state, not ``with out:``: JupyterLab drops output
+        # captured in a debounced callback (its slider message is finished), so nothing would redraw.
         for out, obj in ((out_table, table), (out_fig, fig), (out_mis, misrouted)):
-            out.clear_output(wait=True)
-            with out:
-                viz.show(obj) if obj is fig else display(obj)
+            out.outputs = (viz.output_record(obj),)
         status.value = f"re-scored {len(bench.scored)} cached queries in {v.seconds * 1000:.0f} ms"
 
     debounced = Debouncer(redraw)
