@@ -1,5 +1,6 @@
-# eris_lab: two commands do everything (README): `make report` and `make test`.
-# Both create .venv when missing and install what they need; nothing is downloaded from model hubs.
+# eris_lab: two commands do everything (README): `make report` and `make test`; a third, `make lab`
+# (and `make tune`), opens the notebooks in JupyterLab (a Voila app). All create .venv when missing
+# and install what they need; nothing is downloaded from model hubs.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -13,13 +14,13 @@ export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONUNBUFFERED := 1
 
-.PHONY: test test-slow test-all report bench install clean
+.PHONY: test test-slow test-all report lab tune bench install clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$(TORCH_SPEC)"
-	$(PY) -m pip install -q -e ".[llm,eval,mcp,dev,report]"
+	$(PY) -m pip install -q -e ".[llm,eval,mcp,dev,report,lab]"
 	touch $@
 
 install: $(VENV)/.installed
@@ -40,6 +41,18 @@ test-all: $(VENV)/.installed
 REPORT_ARGS ?=
 report: $(VENV)/.installed
 	$(PY) -m eris_lab report $(REPORT_ARGS)
+
+## JupyterLab on notebooks/ (the .py sources open as notebooks), the .venv kernel, 127.0.0.1 only;
+## prints the URL with its token. LAB_PORT=8888 for a fixed port (default: a free one).
+LAB_PORT ?=
+lab: $(VENV)/.installed
+	$(PY) -m eris_lab.lab lab $(if $(LAB_PORT),--port $(LAB_PORT))
+
+## Notebook 02 as a Voila app (sliders and plots, no code). TUNE_ARGS="-p queries=bfcl-pooled".
+TUNE_PORT ?=
+TUNE_ARGS ?=
+tune: $(VENV)/.installed
+	$(PY) -m eris_lab.lab tune $(if $(TUNE_PORT),--port $(TUNE_PORT)) $(TUNE_ARGS)
 
 ## Benchmarks print numbers; they are not tests.
 bench: $(VENV)/.installed

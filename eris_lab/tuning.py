@@ -587,10 +587,10 @@ def panel(bench: Workbench, *, threshold: float, single_hit_floor: float, margin
                  picker.value)
         start = time.perf_counter()
         table, fig, misrouted = _render(bench, v)
+        # Set each Output's outputs through widget state, not ``with out:``: JupyterLab drops output
+        # captured in a debounced callback (its slider message is finished), so nothing would redraw.
         for out, obj in ((out_table, table), (out_fig, fig), (out_mis, misrouted)):
-            out.clear_output(wait=True)
-            with out:
-                viz.show(obj) if obj is fig else display(obj)
+            out.outputs = (viz.output_record(obj),)
         drawn_ms = (time.perf_counter() - start) * 1000
         # the whole redraw, split: re-deciding from cached scores, the curve, building the output
         status.value = (f"re-decided {len(bench.scored)} cached queries in {v.seconds * 1000:.0f} ms "

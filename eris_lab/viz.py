@@ -11,22 +11,42 @@ from __future__ import annotations
 import html as _html
 from typing import Any, Mapping, Sequence
 
-__all__ = ["show", "table", "BAD", "GOOD"]
+__all__ = ["show", "figure_bundle", "output_record", "table", "BAD", "GOOD"]
 
 BAD = "#cf222e"  # regressions, misrouted queries (red)
 GOOD = "#1a7f37"  # improvements (green)
+
+
+def figure_bundle(fig) -> dict[str, Any]:
+    """The mime bundle :func:`show` publishes for a plotly figure (HTML, plotly JSON, plain text)."""
+    return {
+        "text/html": fig.to_html(full_html=False, include_plotlyjs=False),
+        "application/vnd.plotly.v1+json": fig.to_plotly_json(),
+        "text/plain": f"<plotly figure: {fig.layout.title.text or 'untitled'}>",
+    }
 
 
 def show(fig) -> None:
     """Display a plotly figure: HTML (no plotly.js, offline report) + plotly JSON (JupyterLab)."""
     from IPython.display import display
 
-    bundle = {
-        "text/html": fig.to_html(full_html=False, include_plotlyjs=False),
-        "application/vnd.plotly.v1+json": fig.to_plotly_json(),
-        "text/plain": f"<plotly figure: {fig.layout.title.text or 'untitled'}>",
-    }
-    display(bundle, raw=True)
+    display(figure_bundle(fig), raw=True)
+
+
+def output_record(obj) -> dict[str, Any]:
+    """An ``ipywidgets.Output`` output record (nbformat ``display_data``) of a plotly figure or display object.
+
+    A widget callback sets ``out.outputs = (output_record(obj),)`` instead of displaying inside
+    ``with out:``: JupyterLab routes captured output by the triggering message, and a debounced
+    callback runs after that message is finished, so captured output would be dropped.
+    """
+    if hasattr(obj, "to_plotly_json"):
+        data, metadata = figure_bundle(obj), {}
+    else:
+        from IPython.core.interactiveshell import InteractiveShell
+
+        data, metadata = InteractiveShell.instance().display_formatter.format(obj)
+    return {"output_type": "display_data", "data": data, "metadata": metadata}
 
 
 def _cell(value: Any) -> str:

@@ -54,3 +54,12 @@ def _isolated_cache(tmp_path, monkeypatch):
 def load_cases(name: str) -> dict:
     """A case file copied from the reported cases into tests/cases/."""
     return json.loads((CASES / name).read_text(encoding="utf-8"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say where the browser tests wrote their screenshots (``reports/browser/<UTC stamp>/``)."""
+    import _browser
+
+    folder = _browser.shots_written()
+    if folder is not None:
+        terminalreporter.write_line(f"browser screenshots: {folder}")

@@ -7,19 +7,16 @@ default trace colour, not a blank page.
 
 from __future__ import annotations
 
-import shutil
-import struct
 import subprocess
-import zlib
 from pathlib import Path
 
 import pytest
+from _browser import CHROMIUM, read_png
 
 pytest.importorskip("papermill")
 
 from eris_lab import report  # noqa: E402
 
-CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium)")
 
 NOTEBOOK = '''# %% tags=["parameters"]
@@ -32,46 +29,6 @@ viz.show(go.Figure(go.Scatter(x=[0, 1, 2, 3], y=[0, 3, 1, 2], mode="lines+marker
                               marker={"size": 40}, line={"width": 12})).update_layout(width=900, height=600))
 '''
 PLOTLY_BLUE = (99, 110, 250)  # #636efa, plotly's first default trace colour
-
-
-def read_png(path: Path) -> tuple[int, int, list[bytes], int]:
-    """Decode an 8-bit RGB/RGBA PNG (what Chromium writes): (width, height, rows of RGB(A) bytes)."""
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, width = 8, b"", 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", chunk[:10])
-            assert depth == 8 and colour in (2, 6)
-            bpp = 3 if colour == 2 else 4
-        elif kind == b"IDAT":
-            idat += chunk
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = width * bpp
-    rows, prev, i = [], bytearray(stride), 0
-    for _ in range(height):
-        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b = prev[x]
-            c = prev[x - bpp] if x >= bpp else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return width, height, rows, bpp
 
 
 def screenshot(page: Path, out: Path, profile: Path) -> Path:

@@ -238,3 +238,18 @@ def test_fast_path_with_repeated_and_forced_hits_equals_reference():
     for t, f, m, s in SETTINGS:
         assert wb.headline(t, f, m, s, max_misrouted=100) == tuning._headline_of(wb.metrics(t, f, m, s), 100)
         assert wb.curve(f, m, s, CURVE_SAMPLE) == wb.curve(f, m, s, CURVE_SAMPLE, reference=True)
+
+
+def test_panel_redraw_replaces_outputs_through_widget_state(bench):
+    """A slider move sets each Output's ``outputs`` (a state sync JupyterLab always shows); output
+    captured with ``with out:`` in the debounced callback is dropped by JupyterLab (the browser test
+    in test_lab_browser.py caught a panel that never redrew)."""
+    pytest.importorskip("ipywidgets")
+    wb, _ = bench
+    box = tuning.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=True)
+    threshold = box.children[0].children[0].children[0]
+    out_table, out_fig = box.children[1], box.children[2]
+    assert "threshold 0.50" in out_table.outputs[0]["data"]["text/html"]
+    threshold.value = 0.6  # no running event loop here: the debouncer redraws at once
+    assert len(out_table.outputs) == 1 and "threshold 0.60" in out_table.outputs[0]["data"]["text/html"]
+    assert "application/vnd.plotly.v1+json" in out_fig.outputs[0]["data"]

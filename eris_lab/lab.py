@@ -1,0 +1,410 @@
+"""JupyterLab and Voila for the notebooks: ``make lab``, ``make tune`` and the browser tests' servers.
+
+Interactive threshold tuning is what this lab is used for first, so the notebooks must work where a
+person uses them: in a real JupyterLab, with the project's own interpreter as the kernel. This module
+starts and stops those servers; the Makefile and the browser tests (``tests/test_lab_browser.py``)
+both go through it, so what is tested is what ``make lab`` runs.
+
+``python -m eris_lab.lab lab``
+    JupyterLab on ``127.0.0.1`` rooted at ``notebooks/``. The jupytext server extension (shipped
+    with ``jupytext``) opens the ``NN_topic.py`` percent scripts as notebooks; a settings override
+    (``.cache/lab/config/labconfig``, put on ``JUPYTER_CONFIG_PATH`` for this server only) makes that
+    the default viewer for ``.py`` files, so a double click opens a notebook, not a text editor.
+    The kernel is :data:`eris_lab.report.KERNEL_NAME`, a kernelspec that runs this very
+    interpreter (the ``.venv`` python) with the report's offline environment.
+``python -m eris_lab.lab tune``
+    Voila serving notebook 02 as an app: sliders, tables and the curve, no code. Voila runs an
+    ``.ipynb``, so the percent script is converted into the git-ignored ``.cache/lab/`` with a
+    papermill-style ``injected-parameters`` cell (``tune=False``: the tuner grid takes minutes and
+    the app has a button for it; ``interactive=True``). ``-p NAME=VALUE`` sets more parameters.
+
+Both print one URL with its token and serve until Ctrl-C. A port is taken from ``--port`` (the
+Makefile passes ``LAB_PORT`` / ``TUNE_PORT``), else a free one is picked. Errors (a
+missing package, a port in use, an unknown parameter) are one line on stderr and exit status 2.
+
+Servers run in their own process group; :func:`stop` ends the group and every process it started
+(kernels run in sessions of their own), so a test that fails half-way leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Literal, Mapping, Sequence
+
+from .errors import ErisLabError
+
+__all__ = ["LabError", "Server", "serve", "start", "stop", "prepare", "free_port", "lab_command", "voila_command",
+           "LAB_DIR", "TUNING_NOTEBOOK", "TUNE_PARAMS", "LAB_SETTINGS", "main"]
+
+_ROOT = Path(__file__).resolve().parent.parent
+LAB_DIR = _ROOT / ".cache" / "lab"  # generated notebooks, logs and the settings override (git-ignored)
+TUNING_NOTEBOOK = _ROOT / "notebooks" / "02_threshold_tuning.py"
+#: Parameters of the Voila app: live widgets, and no tuner grid on load (minutes; the app's button runs it).
+TUNE_PARAMS: dict[str, Any] = {"interactive": True, "tune": False}
+#: JupyterLab settings for these servers: ``.py`` files open as notebooks (jupytext), and no
+#: news or update checks (the lab runs offline).
+LAB_SETTINGS: dict[str, Any] = {
+    "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"}},
+    "@jupyterlab/apputils-extension:notification": {"checkForUpdates": False, "fetchNews": "false"},
+}
+HOST = "127.0.0.1"
+READY_TIMEOUT_S = 120.0  # server start on a busy 2-core machine takes 5 to 20 s
+
+
+class LabError(ErisLabError):
+    """A lab server cannot start: a missing package, a port in use, a server that never answered."""
+
+
+@dataclass
+class Server:
+    """A running JupyterLab or Voila server (see :func:`start`).
+
+    Attributes
+    ----------
+    kind : "lab" or "voila"
+    port : int
+        The loopback port it listens on.
+    token : str
+        Its access token (every URL below carries it).
+    process : subprocess.Popen
+        The server process; it leads its own process group.
+    log : Path
+        Its stdout and stderr.
+    pids : set of int
+        The server and every process seen under it (kernels), collected by :meth:`processes`
+        and :func:`stop`; what "left behind" is checked against.
+    """
+
+    kind: Literal["lab", "voila"]
+    port: int
+    token: str
+    process: subprocess.Popen
+    log: Path
+    pids: set[int] = field(default_factory=set)
+
+    @property
+    def base(self) -> str:
+        """``http://127.0.0.1:<port>/``"""
+        return f"http://{HOST}:{self.port}/"
+
+    def url(self, path: str = "") -> str:
+        """The URL of ``path`` (relative to the server root) with the token as query parameter."""
+        sep = "&" if "?" in path else "?"
+        return f"{self.base}{path.lstrip('/')}{sep}token={self.token}"
+
+    def processes(self) -> list[Any]:
+        """The server and its live descendants as ``psutil.Process`` (empty once it has exited); records their pids."""
+        import psutil
+
+        try:
+            root = psutil.Process(self.process.pid)
+            found = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return []
+        self.pids |= {p.pid for p in found}
+        return found
+
+
+def free_port(host: str = HOST) -> int:
+    """A TCP port nobody listens on right now (the kernel picks it; it could be taken before use)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _check_port(port: int, host: str = HOST) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            raise LabError(f"port {port} is in use; pick another (--port, LAB_PORT=, TUNE_PORT=)",
+                           where=f"{host}:{port}") from None
+
+
+def _require(module: str, package: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        raise LabError(f"{package} is not installed: run make install (the [lab] extra)", where=package)
+
+
+def prepare(source: str | os.PathLike[str], params: Mapping[str, Any] | None = None, *,
+            out_dir: str | os.PathLike[str] = LAB_DIR, fmt: Literal["ipynb", "py"] = "ipynb") -> Path:
+    """Write a copy of a notebook source with its parameters set; return its path.
+
+    The ``parameters`` cell stays as written; an ``injected-parameters`` cell after it sets
+    ``params`` (papermill's own injection, so the notebook reads exactly as under the report).
+
+    Parameters
+    ----------
+    source : path
+        A jupytext percent script (``notebooks/NN_topic.py``) or an ``.ipynb``.
+    params : mapping, optional
+        Parameter values; every name must be declared in the ``parameters`` cell.
+    out_dir : path
+        Where the copy goes (default :data:`LAB_DIR`, git-ignored); created if missing.
+    fmt : "ipynb" or "py"
+        ``ipynb`` for Voila (kernelspec set to the project's kernel); ``py`` (a percent script) for
+        JupyterLab, which opens it as a notebook through jupytext.
+
+    Raises
+    ------
+    LabError
+        A parameter the notebook does not declare.
+    """
+    import jupytext
+    from papermill.parameterize import parameterize_notebook
+
+    from . import report
+
+    source = Path(source)
+    nb = jupytext.read(str(source))
+    nb.metadata.pop("jupytext", None)
+    kernel = report.ensure_kernel()
+    nb.metadata["kernelspec"] = {"name": kernel, "display_name": "Python (eris_lab)", "language": "python"}
+    nb.metadata.setdefault("language_info", {"name": "python"})
+    for cell in nb.cells:
+        cell.metadata.setdefault("tags", [])
+    params = dict(params or {})
+    if params:
+        declared = report._declared(nb)
+        unknown = sorted(set(params) - set(declared))
+        if unknown:
+            raise LabError(f"{source.stem} declares no parameter {unknown[0]!r}; expected one of {', '.join(declared)}",
+                           where="parameters")
+        nb.metadata["papermill"] = {}  # papermill's execute_notebook sets this up before injecting
+        nb = parameterize_notebook(nb, params, kernel_name=kernel, language="python")
+        for cell in nb.cells:  # papermill adds ids and a papermill metadata block; keep the copy plain
+            cell.metadata.pop("papermill", None)
+        nb.metadata.pop("papermill", None)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{source.stem}.{fmt}"
+    if fmt == "ipynb":
+        jupytext.write(nb, str(target), fmt="ipynb")
+    else:
+        jupytext.write(nb, str(target), fmt="py:percent")
+    return target
+
+
+def _config_dir(state_dir: Path) -> Path:
+    """A Jupyter config folder holding :data:`LAB_SETTINGS` as ``labconfig/default_setting_overrides.json``."""
+    folder = state_dir / "config"
+    target = folder / "labconfig" / "default_setting_overrides.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(LAB_SETTINGS, indent=1) + "\n")
+    return folder
+
+
+def lab_command(root_dir: str | os.PathLike[str], port: int, token: str, *, state_dir: Path | None = None) -> list[str]:
+    """The ``jupyter lab`` command line: loopback only, this token, the project's kernel, no browser.
+
+    ``state_dir`` (optional) holds JupyterLab's user settings and workspaces, so a run starts from
+    a clean layout (the tests); by default the user's own are kept.
+    """
+    from . import report
+
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ServerApp.ip={HOST}", f"--ServerApp.port={port}",
+           "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={Path(root_dir).resolve()}",
+           f"--MappingKernelManager.default_kernel_name={report.ensure_kernel()}", "--LabApp.news_url=",
+           "--ServerApp.open_browser=False"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI run as root; JupyterLab refuses without this
+        cmd.append("--allow-root")
+    if state_dir is not None:
+        cmd += [f"--LabApp.user_settings_dir={state_dir / 'settings'}", f"--LabApp.workspaces_dir={state_dir / 'workspaces'}"]
+    return cmd
+
+
+def voila_command(notebook: str | os.PathLike[str], port: int, token: str) -> list[str]:
+    """The ``voila`` command line for one notebook: loopback only, this token, sources stripped, no browser."""
+    return [sys.executable, "-m", "voila", str(Path(notebook).resolve()), "--no-browser", f"--Voila.ip={HOST}",
+            f"--port={port}", "--Voila.port_retries=0", f"--token={token}", "--strip_sources=True",
+            "--show_tracebacks=True", "--theme=light"]
+
+
+_NO_KERNEL = "api/kernels/00000000-0000-0000-0000-000000000000"  # Voila: 404 with a good token, 403 without
+
+
+def _ready(server: Server) -> bool:
+    """True once the server answers with the token accepted: JupyterLab's status API (200), or
+    for Voila, which serves only its notebook (a probe must not run it), an unknown kernel (404)."""
+    path = "api/status" if server.kind == "lab" else _NO_KERNEL
+    try:
+        with urllib.request.urlopen(server.url(path), timeout=3) as response:
+            return response.status == 200
+    except urllib.error.HTTPError as exc:
+        return server.kind == "voila" and exc.code == 404
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def start(kind: Literal["lab", "voila"], target: str | os.PathLike[str], *, port: int | None = None,
+          token: str | None = None, state_dir: str | os.PathLike[str] | None = None, isolated: bool = False,
+          env: Mapping[str, str] | None = None, ready_timeout_s: float = READY_TIMEOUT_S) -> Server:
+    """Start a server and wait until it answers; prefer :func:`serve`, which always stops it.
+
+    Parameters
+    ----------
+    kind : "lab" or "voila"
+    target : path
+        ``lab``: the root folder; ``voila``: the ``.ipynb`` to serve.
+    port : int, optional
+        Loopback port (default: a free one).
+    token : str, optional
+        Access token (default: 48 random hex digits).
+    state_dir : path, optional
+        Settings override, log file and (with ``isolated``) JupyterLab's user settings and
+        workspaces; default :data:`LAB_DIR`.
+    isolated : bool
+        Keep JupyterLab's user settings and workspaces in ``state_dir`` (a clean layout).
+    env : mapping, optional
+        Extra environment variables for the server and its kernels.
+    ready_timeout_s : float
+        Seconds to wait for the first HTTP answer.
+
+    Raises
+    ------
+    LabError
+        jupyterlab / voila / jupytext missing, the port in use, or the server exited or did not
+        answer within ``ready_timeout_s`` (its log's last line is quoted; the server is stopped).
+    """
+    _require("jupytext", "jupytext")
+    _require("jupyterlab" if kind == "lab" else "voila", "jupyterlab" if kind == "lab" else "voila")
+    if port is None:
+        port = free_port()
+    else:
+        _check_port(port)
+    token = token or secrets.token_hex(24)
+    state = Path(state_dir) if state_dir is not None else LAB_DIR
+    state.mkdir(parents=True, exist_ok=True)
+    run_env = dict(os.environ)
+    run_env.update({"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONUNBUFFERED": "1"})
+    # kernels start in the notebook's folder: they import this checkout's eris_lab even when it is not installed
+    run_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), run_env.get("PYTHONPATH", "")) if p)
+    config = str(_config_dir(state))
+    run_env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in (config, run_env.get("JUPYTER_CONFIG_PATH", "")) if p)
+    run_env.update(env or {})
+    if kind == "lab":
+        cmd = lab_command(target, port, token, state_dir=state if isolated else None)
+    elif kind == "voila":
+        cmd = voila_command(target, port, token)
+    else:
+        raise LabError(f"unknown server kind {kind!r}; expected lab or voila", where="kind")
+    log = state / f"{kind}-{port}.log"
+    with open(log, "wb") as sink:
+        process = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   cwd=str(_ROOT), env=run_env, start_new_session=True)
+    server = Server(kind=kind, port=port, token=token, process=process, log=log)
+    deadline = time.monotonic() + ready_timeout_s
+    while not _ready(server):
+        if process.poll() is not None or time.monotonic() > deadline:
+            why = f"exited with status {process.returncode}" if process.poll() is not None else \
+                f"did not answer within {ready_timeout_s:.0f} s"
+            stop(server)
+            last = next((line for line in reversed(log.read_text(errors="replace").splitlines()) if line.strip()), "")
+            raise LabError(f"{kind} server {why}; log {log}: {last[:200]}", where=f"{HOST}:{port}")
+        time.sleep(0.25)
+    server.processes()
+    return server
+
+
+def stop(server: Server, timeout_s: float = 10.0) -> None:
+    """Stop a server and everything it started; never raises.
+
+    SIGTERM to the server's process group (JupyterLab and Voila then shut their kernels down);
+    after ``timeout_s`` seconds, SIGKILL to whatever is left of the group and of every descendant
+    seen (kernels run in sessions of their own, so the group alone would miss them).
+    """
+    import psutil
+
+    seen = server.processes()  # the server and its kernels, listed while the server still has them
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(server.process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        server.process.wait(timeout=timeout_s)
+    _gone, alive = psutil.wait_procs(seen, timeout=2)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(server.process.pid, signal.SIGKILL)  # anything else still in the server's group
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        server.process.wait(timeout=timeout_s)
+    psutil.wait_procs(alive, timeout=timeout_s)
+
+
+@contextlib.contextmanager
+def serve(kind: Literal["lab", "voila"], target: str | os.PathLike[str], **kwargs: Any) -> Iterator[Server]:
+    """``with serve("lab", folder) as server:`` a started server (:func:`start`), stopped on exit whatever happens."""
+    server = start(kind, target, **kwargs)
+    try:
+        yield server
+    finally:
+        stop(server)
+
+
+def _banner(server: Server, what: str, path: str = "") -> str:
+    return (f"{what}\n\n    {server.url(path)}\n\n"
+            f"Open the URL above in a browser (it carries the token). Log: {server.log}. Ctrl-C stops the server.")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m eris_lab.lab lab|tune``: serve until Ctrl-C; exit 2 with one line on a bad start."""
+    from . import report
+
+    parser = argparse.ArgumentParser(prog="python -m eris_lab.lab", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="which", required=True)
+    p_lab = sub.add_parser("lab", help="JupyterLab on the notebooks (jupytext sources), the .venv kernel")
+    p_lab.add_argument("--port", type=int, help="loopback port (default: a free one)")
+    p_lab.add_argument("--root", default=str(_ROOT / "notebooks"), help="folder served (default notebooks/)")
+    p_tune = sub.add_parser("tune", help="Voila app of notebook 02 (sliders and plots, no code)")
+    p_tune.add_argument("--port", type=int, help="loopback port (default: a free one)")
+    p_tune.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="notebook 02 parameter (TOML value), e.g. -p queries=bfcl-pooled -p tune=true")
+    args = parser.parse_args(argv)
+    try:
+        if args.which == "lab":
+            server = start("lab", args.root, port=args.port)
+            print(_banner(server, f"JupyterLab on {args.root} (kernel: {sys.executable}).", "lab"), flush=True)
+        else:
+            params = dict(TUNE_PARAMS)
+            params.update(dict(report.parse_param(p) for p in args.param))
+            notebook = prepare(TUNING_NOTEBOOK, params)
+            server = start("voila", notebook, port=args.port)
+            print(_banner(server, f"Voila app of {TUNING_NOTEBOOK.name} ({notebook}); the first page load runs it."),
+                  flush=True)
+    except ErisLabError as exc:
+        print(f"eris-lab {args.which}: {exc}", file=sys.stderr)
+        return 2
+
+    def _exit(signum, _frame):  # kill / a closed terminal: leave through ``finally`` so the server stops too
+        raise SystemExit(128 + signum)
+
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None:
+            signal.signal(signum, _exit)
+    try:
+        while server.process.poll() is None:
+            time.sleep(0.5)
+        print(f"the server exited (status {server.process.returncode}); log {server.log}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        stop(server)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
