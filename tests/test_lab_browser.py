@@ -64,7 +64,7 @@ CURRENT_MARKER_JS = """() => {
   return t ? [t.x[0], t.y[0]] : null;
 }"""
 STATUS_JS = """() => Array.from(document.querySelectorAll('.widget-html')).map(e => e.textContent).find(
-  t => t.startsWith('re-scored')) || ''"""
+  t => t.startsWith('re-decided')) || ''"""
 ERRORS_JS = """() => Array.from(document.querySelectorAll(
     '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], .jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"]'))
   .map(e => e.textContent).filter(t => /Traceback|^\\w*(Error|Exception)\\b/m.test(t)).map(t => t.slice(0, 800))"""
