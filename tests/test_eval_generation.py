@@ -354,6 +354,18 @@ def test_resume_reruns_a_case_missing_a_condition(tmp_path, two_cases):
     assert len(runner.seen) == 4 and record["settings"]["resumed_cases"] == 0
 
 
+def test_offset_runs_the_tail_of_a_suite_and_merge_pools_head_and_tail(tmp_path, two_cases, capsys):
+    head, tail, merged = tmp_path / "head.json", tmp_path / "tail.json", tmp_path / "all.json"
+    generation.bench(FakeRunner(), suites=("multiple",), conditions=("b",), out=head, progress=False, limit=1)
+    runner = FakeRunner()
+    record = generation.bench(runner, suites=("multiple",), conditions=("b",), out=tail, progress=False, offset=1)
+    assert [c["id"] for c in record["cases"]] == ["multiple_1"] and len(runner.seen) == 1
+    assert generation.main(["--merge", str(head), str(tail), "--out", str(merged)]) == 0
+    assert json.loads(merged.read_text())["scores"]["suites"]["multiple"]["b"]["n"] == 2
+    assert generation.main(["--offset", "-1"]) == 2
+    assert capsys.readouterr().err.endswith("eris-lab: error: --offset: expected an integer >= 0, got -1\n")
+
+
 def test_merge_pools_runs_per_suite_and_refuses_a_case_twice(tmp_path, two_cases, capsys):
     first, second, merged = tmp_path / "m.json", tmp_path / "i.json", tmp_path / "all.json"
     generation.bench(FakeRunner(), suites=("multiple",), conditions=("a", "b"), out=first, progress=False)

@@ -64,6 +64,8 @@ interrupted run leaves a readable partial file, and ``--resume`` continues it: c
     python -m eris_lab.eval.generation --suites multiple --limit 200 --out m.json --resume &
     python -m eris_lab.eval.generation --suites live_multiple --limit 200 --out l.json --resume &
     python -m eris_lab.eval.generation --merge m.json l.json --out all.json
+
+and ``--offset N`` starts a further process on the tail of a suite (cases N onwards of its order).
 """
 
 from __future__ import annotations
@@ -547,7 +549,7 @@ def _router_factory(knobs: Knobs):
 def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[str] = tuple(CONDITIONS),
           limit: int | None = None, max_tokens: int = MAX_TOKENS, knobs: Knobs = BENCH_KNOBS,
           router_for: Any = None, out: str | os.PathLike[str] | None = None, progress: bool = True,
-          resume: bool = False) -> dict[str, Any]:
+          resume: bool = False, offset: int = 0) -> dict[str, Any]:
     """Run the benchmark; return (and, with ``out``, keep writing) the JSON record.
 
     Parameters
@@ -566,6 +568,10 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
         ``catalog -> Router`` for condition c; default a Router over the bundled MiniLM.
     out : path, optional
         JSON file rewritten atomically after every case.
+    offset : int
+        Skip the first ``offset`` cases of each suite's order (of the ``limit`` kept): a second
+        process can start on the tail of a suite while the first works from its head, and
+        :func:`merge` pools the two.
     resume : bool
         Keep the cases ``out`` already holds (a run cut short) and run only the others; the
         saved settings must match these (:func:`_comparable`).
@@ -580,23 +586,25 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
     Raises
     ------
     DataError
-        An unknown condition; with ``resume``, a saved file that is unreadable or was run with
+        An unknown condition, a negative offset; with ``resume``, a saved file that is unreadable or was run with
         other settings.
     """
     bad = [c for c in conditions if c not in CONDITIONS]
     if bad or not conditions:
         raise DataError(f"unknown condition {bad[0] if bad else ''!r}; expected some of {','.join(CONDITIONS)}",
                         where="--conditions")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise DataError(f"expected an integer >= 0, got {offset!r}", where="--offset")
     if "c" in conditions and router_for is None:
         router_for = _router_factory(knobs)
-    plan = [(suite, q) for suite in suites for q in cases(suite, limit=limit)]
+    plan = [(suite, q) for suite in suites for q in cases(suite, limit=limit)[offset:]]
     truths = {suite: _answers(suite) for suite in suites}
     record: dict[str, Any] = {
         "benchmark": "generation",
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "settings": {
             "model": str(getattr(runner, "path", "")), "n_threads": getattr(runner, "n_threads", None),
-            "n_ctx": getattr(runner, "n_ctx", None), "max_tokens": max_tokens, "limit": limit, "seed": SEED,
+            "n_ctx": getattr(runner, "n_ctx", None), "max_tokens": max_tokens, "limit": limit, "offset": offset, "seed": SEED,
             "sample_size": SAMPLE_SIZE, "suites": list(suites), "conditions": {c: CONDITIONS[c] for c in conditions},
             "max_thought_chars": knobs.max_thought_chars, "max_message_chars": knobs.max_message_chars,
             "max_calls": knobs.max_calls, "loadavg_1m_start": round(os.getloadavg()[0], 2),
@@ -786,6 +794,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--conditions", default=",".join(CONDITIONS),
                         help="comma-separated, from a (no grammar), b (grammar), c (router + grammar); default a,b,c")
     parser.add_argument("--limit", type=int, help="cases per suite (first of each suite's fixed order)")
+    parser.add_argument("--offset", type=int, default=0,
+                        help="skip the first N of those cases (a second process on a suite's tail; --merge pools them)")
     parser.add_argument("--model", help="a GGUF file (default: the bundled Gemma 3 270M Q4_K_M)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads, pinned (default 1)")
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
@@ -832,7 +842,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX)
         record = bench(runner, suites=args.suites, conditions=conditions, limit=args.limit,
-                       max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume)
+                       max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume,
+                       offset=args.offset)
     except ErisLabError as exc:
         print(f"eris-lab: error: {exc}", file=sys.stderr)
         return 2
