@@ -134,7 +134,10 @@ BENCH_KNOBS = Knobs(max_thought_chars=60, max_message_chars=200, max_calls=1)
 #: Default generation budget per run, in tokens (arguments of a BFCL call fit in it once the
 #: envelope is bounded; measured on the first live_multiple cases, 2026-11-29).
 MAX_TOKENS = 128
-#: Context window: the longest full prompt of live_multiple takes about 3,100 tokens.
+#: Context window, tokens. Every full prompt of ``multiple`` fits; in the live_multiple sample one
+#: (live_multiple_217-93-0, 6,858 tokens with every schema) does not: conditions a and b record
+#: the overflow as an error (no call), c's slim prompt fits. That is the cost of a whole roster,
+#: kept visible rather than hidden by a larger window (2026-11-29 run).
 N_CTX = 4096
 #: Characters of raw model output kept per case in the JSON record.
 RAW_CHARS = 400
