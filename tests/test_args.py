@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -146,6 +147,14 @@ def test_cli_resolve_arg_prints_status_match_candidates(capsys, tmp_path):
     assert out["status"] == "auto"
     assert out["match"] == "Nordic ORMA LED Strip"
     assert out["candidates"][0] == {"value": "Nordic ORMA LED Strip", "score": 1.0}
+
+
+def test_readme_example_devices_file_resolves_an_alias(capsys):
+    """The README's ``resolve-arg --candidates data/devices.json --value "reading light"`` example."""
+    devices = Path(__file__).resolve().parent.parent / "data" / "devices.json"
+    assert cli.main(["resolve-arg", "--candidates", str(devices), "--value", "reading light", "--no-embed"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["status"], out["match"]) == ("auto", "bedside lamp")
 
 
 def test_cli_resolve_arg_missing_file_exits_2(capsys, tmp_path):
