@@ -14,13 +14,21 @@ both go through it, so what is tested is what ``make lab`` runs.
     interpreter (the ``.venv`` python) with the report's offline environment.
 ``python -m eris_lab.lab tune``
     Voila serving notebook 02 as an app: sliders, tables and the curve, no code. Voila runs an
-    ``.ipynb``, so the percent script is converted into the git-ignored ``.cache/lab/`` with a
-    papermill-style ``injected-parameters`` cell (``tune=False``: the tuner grid takes minutes and
-    the app has a button for it; ``interactive=True``). ``-p NAME=VALUE`` sets more parameters.
+    ``.ipynb``, so the percent script is converted into a folder of this server's own,
+    ``.cache/lab/tune-<port>/`` (git-ignored; removed when the server stops, so concurrent servers
+    never read each other's parameters), with a papermill-style ``injected-parameters`` cell
+    (``tune=False``: the tuner grid takes minutes and the app has a button for it;
+    ``interactive=True``). ``-p NAME=VALUE`` sets more parameters; each value's type is checked
+    against the parameters cell's default before the server starts (whether a suite name exists is
+    left to the notebook). The app's button saves ``.cache/lab/knobs.toml`` unless
+    ``-p knobs_out=FILE`` says otherwise; relative paths in ``knobs_out``, ``catalog`` and
+    ``queries`` are taken from the current folder.
 
-Both print one URL with its token and serve until Ctrl-C. A port is taken from ``--port`` (the
-Makefile passes ``LAB_PORT`` / ``TUNE_PORT``), else a free one is picked. Errors (a
-missing package, a port in use, an unknown parameter) are one line on stderr and exit status 2.
+Both print one URL with its token and serve until Ctrl-C, SIGINT or SIGTERM (also when started in
+the background, where the shell makes SIGINT ignored). A port is taken from ``--port`` (1 to
+65535; the Makefile passes ``LAB_PORT`` / ``TUNE_PORT``), else a free one is picked. Errors (a
+bad or busy port, a missing package, an unknown parameter or a value of the wrong type) are one
+line on stderr and exit status 2; each server logs to ``.cache/lab/<kind>-<port>.log``.
 
 Servers run in their own process group; :func:`stop` ends the group and every process it started
 (kernels run in sessions of their own), so a test that fails half-way leaves nothing behind.
@@ -34,6 +42,7 @@ import importlib.util
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -127,12 +136,28 @@ def free_port(host: str = HOST) -> int:
 
 
 def _check_port(port: int, host: str = HOST) -> None:
+    """Raise :class:`LabError` unless ``port`` is 1 to 65535 and free on ``host``."""
+    if not 1 <= port <= 65535:
+        raise LabError(f"port {port} is out of range; expected 1 to 65535 (--port, LAB_PORT=, TUNE_PORT=)",
+                       where=f"{host}:{port}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         try:
             s.bind((host, port))
         except OSError:
             raise LabError(f"port {port} is in use; pick another (--port, LAB_PORT=, TUNE_PORT=)",
                            where=f"{host}:{port}") from None
+
+
+def _port_arg(text: str) -> int:
+    """argparse type of ``--port``: an integer from 1 to 65535 (else argparse's one-line error, exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 1 to 65535, got {port} "
+                                         "(LAB_PORT= / TUNE_PORT= set it for make)")
+    return port
 
 
 def _require(module: str, package: str) -> None:
@@ -152,7 +177,8 @@ def prepare(source: str | os.PathLike[str], params: Mapping[str, Any] | None = N
     source : path
         A jupytext percent script (``notebooks/NN_topic.py``) or an ``.ipynb``.
     params : mapping, optional
-        Parameter values; every name must be declared in the ``parameters`` cell.
+        Parameter values; every name must be declared in the ``parameters`` cell, and every value
+        must fit the type of its default there (:func:`eris_lab.report.check_param`).
     out_dir : path
         Where the copy goes (default :data:`LAB_DIR`, git-ignored); created if missing.
     fmt : "ipynb" or "py"
@@ -162,7 +188,7 @@ def prepare(source: str | os.PathLike[str], params: Mapping[str, Any] | None = N
     Raises
     ------
     LabError
-        A parameter the notebook does not declare.
+        A parameter the notebook does not declare, or a value of the wrong type (``threshold="abc"``).
     """
     import jupytext
     from papermill.parameterize import parameterize_notebook
@@ -184,6 +210,11 @@ def prepare(source: str | os.PathLike[str], params: Mapping[str, Any] | None = N
         if unknown:
             raise LabError(f"{source.stem} declares no parameter {unknown[0]!r}; expected one of {', '.join(declared)}",
                            where="parameters")
+        for name, value in params.items():
+            try:
+                report.check_param(name, value, declared[name])
+            except report.ReportError as exc:
+                raise LabError(exc.message, where=f"{source.stem} parameter {name}") from None
         nb.metadata["papermill"] = {}  # papermill's execute_notebook sets this up before injecting
         nb = parameterize_notebook(nb, params, kernel_name=kernel, language="python")
         for cell in nb.cells:  # papermill adds ids and a papermill metadata block; keep the copy plain
@@ -277,8 +308,9 @@ def start(kind: Literal["lab", "voila"], target: str | os.PathLike[str], *, port
     Raises
     ------
     LabError
-        jupyterlab / voila / jupytext missing, the port in use, or the server exited or did not
-        answer within ``ready_timeout_s`` (its log's last line is quoted; the server is stopped).
+        jupyterlab / voila / jupytext missing, the port out of range or in use, or the server exited
+        or did not answer within ``ready_timeout_s`` (its log's last line is quoted; the server is
+        stopped, as it is when an interrupt arrives while waiting).
     """
     _require("jupytext", "jupytext")
     _require("jupyterlab" if kind == "lab" else "voila", "jupyterlab" if kind == "lab" else "voila")
@@ -308,14 +340,18 @@ def start(kind: Literal["lab", "voila"], target: str | os.PathLike[str], *, port
                                    cwd=str(_ROOT), env=run_env, start_new_session=True)
     server = Server(kind=kind, port=port, token=token, process=process, log=log)
     deadline = time.monotonic() + ready_timeout_s
-    while not _ready(server):
-        if process.poll() is not None or time.monotonic() > deadline:
-            why = f"exited with status {process.returncode}" if process.poll() is not None else \
-                f"did not answer within {ready_timeout_s:.0f} s"
-            stop(server)
-            last = next((line for line in reversed(log.read_text(errors="replace").splitlines()) if line.strip()), "")
-            raise LabError(f"{kind} server {why}; log {log}: {last[:200]}", where=f"{HOST}:{port}")
-        time.sleep(0.25)
+    try:
+        while not _ready(server):
+            if process.poll() is not None or time.monotonic() > deadline:
+                why = f"exited with status {process.returncode}" if process.poll() is not None else \
+                    f"did not answer within {ready_timeout_s:.0f} s"
+                stop(server)
+                last = next((line for line in reversed(log.read_text(errors="replace").splitlines()) if line.strip()), "")
+                raise LabError(f"{kind} server {why}; log {log}: {last[:200]}", where=f"{HOST}:{port}")
+            time.sleep(0.25)
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C / SIGTERM while waiting: no server left behind
+        stop(server)
+        raise
     server.processes()
     return server
 
@@ -357,45 +393,79 @@ def serve(kind: Literal["lab", "voila"], target: str | os.PathLike[str], **kwarg
 
 def _banner(server: Server, what: str, path: str = "") -> str:
     return (f"{what}\n\n    {server.url(path)}\n\n"
-            f"Open the URL above in a browser (it carries the token). Log: {server.log}. Ctrl-C stops the server.")
+            f"Open the URL above in a browser (it carries the token). Log: {server.log}. "
+            f"Ctrl-C (or SIGINT / SIGTERM to pid {os.getpid()}) stops the server.")
+
+
+def _tune_params(given: Sequence[str]) -> dict[str, Any]:
+    """:data:`TUNE_PARAMS` updated by ``-p NAME=VALUE`` texts, with file parameters made absolute.
+
+    The Voila kernel runs in the prepared notebook's folder, which goes when the server stops: a
+    relative ``knobs_out`` (default ``.cache/lab/knobs.toml``), or a ``catalog`` / ``queries`` that
+    names an existing path, is resolved against the current folder instead. Values of another type
+    are left for :func:`prepare` to reject.
+    """
+    from . import report
+
+    params = dict(TUNE_PARAMS)
+    params.update(dict(report.parse_param(p) for p in given))
+    knobs = params.get("knobs_out") or str(LAB_DIR / "knobs.toml")
+    if isinstance(knobs, str):
+        params["knobs_out"] = str(Path(knobs).resolve())
+    for name in ("catalog", "queries"):
+        value = params.get(name)
+        if isinstance(value, str) and value and Path(value).exists():
+            params[name] = str(Path(value).resolve())
+    return params
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m eris_lab.lab lab|tune``: serve until Ctrl-C; exit 2 with one line on a bad start."""
-    from . import report
+    """``python -m eris_lab.lab lab|tune``: serve until Ctrl-C, SIGINT, SIGTERM or SIGHUP; exit 2 with one line on a bad start.
 
+    ``tune`` picks its port first and prepares notebook 02 into ``.cache/lab/tune-<port>/``, a
+    folder of this server's own, removed again when the server stops.
+    """
     parser = argparse.ArgumentParser(prog="python -m eris_lab.lab", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="which", required=True)
     p_lab = sub.add_parser("lab", help="JupyterLab on the notebooks (jupytext sources), the .venv kernel")
-    p_lab.add_argument("--port", type=int, help="loopback port (default: a free one)")
+    p_lab.add_argument("--port", type=_port_arg, help="loopback port, 1 to 65535 (default: a free one)")
     p_lab.add_argument("--root", default=str(_ROOT / "notebooks"), help="folder served (default notebooks/)")
     p_tune = sub.add_parser("tune", help="Voila app of notebook 02 (sliders and plots, no code)")
-    p_tune.add_argument("--port", type=int, help="loopback port (default: a free one)")
+    p_tune.add_argument("--port", type=_port_arg, help="loopback port, 1 to 65535 (default: a free one)")
     p_tune.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                         help="notebook 02 parameter (TOML value), e.g. -p queries=bfcl-pooled -p tune=true")
     args = parser.parse_args(argv)
-    try:
-        if args.which == "lab":
-            server = start("lab", args.root, port=args.port)
-            print(_banner(server, f"JupyterLab on {args.root} (kernel: {sys.executable}).", "lab"), flush=True)
-        else:
-            params = dict(TUNE_PARAMS)
-            params.update(dict(report.parse_param(p) for p in args.param))
-            notebook = prepare(TUNING_NOTEBOOK, params)
-            server = start("voila", notebook, port=args.port)
-            print(_banner(server, f"Voila app of {TUNING_NOTEBOOK.name} ({notebook}); the first page load runs it."),
-                  flush=True)
-    except ErisLabError as exc:
-        print(f"eris-lab {args.which}: {exc}", file=sys.stderr)
-        return 2
 
     def _exit(signum, _frame):  # kill / a closed terminal: leave through ``finally`` so the server stops too
         raise SystemExit(128 + signum)
 
-    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
-        if signum is not None:
-            signal.signal(signum, _exit)
+    # SIGINT raises KeyboardInterrupt (exit 0) even where it came in ignored: a job started with
+    # ``&`` from a script inherits SIG_IGN, and ``kill -INT`` would otherwise do nothing. The
+    # handlers are set before the server starts (no window where a signal is lost) and put back
+    # on return (main also runs inside the tests).
+    wanted = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: _exit}
+    if hasattr(signal, "SIGHUP"):
+        wanted[signal.SIGHUP] = _exit
+    previous = {signum: signal.signal(signum, handler) for signum, handler in wanted.items()}
+    server: Server | None = None
+    prepared: Path | None = None  # tune: this server's own folder, removed when it stops
     try:
+        try:
+            if args.which == "lab":
+                server = start("lab", args.root, port=args.port)
+                print(_banner(server, f"JupyterLab on {args.root} (kernel: {sys.executable}).", "lab"), flush=True)
+            else:
+                params = _tune_params(args.param)
+                port = args.port if args.port is not None else free_port()
+                _check_port(port)  # before the folder is named after it
+                prepared = LAB_DIR / f"tune-{port}"
+                notebook = prepare(TUNING_NOTEBOOK, params, out_dir=prepared)
+                server = start("voila", notebook, port=port)
+                print(_banner(server, f"Voila app of {TUNING_NOTEBOOK.name} ({notebook}); the first page load runs it."),
+                      flush=True)
+        except ErisLabError as exc:
+            print(f"eris-lab {args.which}: {exc}", file=sys.stderr)
+            return 2
         while server.process.poll() is None:
             time.sleep(0.5)
         print(f"the server exited (status {server.process.returncode}); log {server.log}", file=sys.stderr)
@@ -403,7 +473,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
-        stop(server)
+        if server is not None:
+            stop(server)
+        if prepared is not None:
+            shutil.rmtree(prepared, ignore_errors=True)
+        for signum, handler in previous.items():
+            if handler is not None:  # None: a handler not set from Python, which cannot be put back
+                signal.signal(signum, handler)
 
 
 if __name__ == "__main__":

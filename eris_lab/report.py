@@ -41,7 +41,7 @@ from .knobs import write_atomic
 
 __all__ = [
     "run", "record", "recorded", "RunResult", "Failure", "NotebookRun", "notebooks", "load_params",
-    "parse_param", "ensure_kernel", "export_html", "compare", "previous_summary", "previous_results", "NOTEBOOK_DIR",
+    "parse_param", "check_param", "ensure_kernel", "export_html", "compare", "previous_summary", "previous_results", "NOTEBOOK_DIR",
     "KERNEL_NAME", "REGRESSION_TOLERANCE",
 ]
 
@@ -156,6 +156,35 @@ def _declared(nb) -> dict[str, Any]:
     from papermill.inspection import _infer_parameters
 
     return {p.name: p.default for p in _infer_parameters(nb)}
+
+
+def check_param(name: str, value: Any, default: str) -> None:
+    """Raise :class:`ReportError` when ``value`` does not fit the type of ``default`` (its source text).
+
+    ``default`` is what :func:`_declared` returns for ``name``. A ``bool`` default takes a bool, an
+    ``int`` an int, a ``float`` an int or a float, a ``str`` a string; any other default (``None``,
+    a list, an expression) takes anything. Only the type is checked: whether a string names an
+    existing suite or file is for the notebook to say.
+    """
+    import ast
+
+    try:
+        expected = type(ast.literal_eval(default))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return
+    if expected is bool:
+        ok = isinstance(value, bool)
+    elif expected is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif expected is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif expected is str:
+        ok = isinstance(value, str)
+    else:
+        return
+    if not ok:
+        got = "a string" if isinstance(value, str) else f"{type(value).__name__}"
+        raise ReportError(f"expected {expected.__name__} (default {default}), got {got} {value!r}", where=name)
 
 
 # ---------------------------------------------------------------------------------------------

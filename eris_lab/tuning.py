@@ -578,7 +578,7 @@ def panel(bench: Workbench, *, threshold: float, single_hit_floor: float, margin
         "margin": w.FloatSlider(value=margin, min=0.0, max=0.3, step=0.005, description="margin", style=style),
     }
     picker = w.Dropdown(options=list(VARIANTS), value=strategy, description="strategy", style=style)
-    button = w.Button(description="run tuner, save knobs", icon="save")
+    button = w.Button(description="run tuner, save knobs", icon="save", layout=w.Layout(width="auto"))  # the label uncut
     status = w.HTML()
     out_table, out_fig, out_mis = w.Output(), w.Output(), w.Output()
 

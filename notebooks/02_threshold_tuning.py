@@ -7,9 +7,9 @@
 # offer size and lock-in trade against each other. Every query was embedded once; a slider move
 # only re-decides from the cached similarities (milliseconds, never re-embedding).
 #
-# In JupyterLab the panel below is live (sliders, a strategy picker, and a button that runs the
-# tuner and saves a knobs file). In the report (papermill) the same tables and curve render
-# once, for the parameter values.
+# In JupyterLab or the Voila app (`make tune`) the panel below is live (sliders, a strategy
+# picker, and a button that runs the tuner and saves a knobs file). In the report (papermill) the
+# same tables and curve render once, for the parameter values.
 
 # %% tags=["parameters"]
 quick: bool = False  # small samples for a fast report
