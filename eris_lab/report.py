@@ -459,6 +459,13 @@ def run(*, out: str | os.PathLike[str] | None = None, quick: bool = False, param
         for key in own:
             if key not in declared:
                 raise ReportError(f"{name} declares no parameter {key!r}", where=f"notebooks.{name}.{key}")
+    for name, _, declared in loaded:  # a value of the wrong type fails here, before any notebook runs
+        for key, value in {**params, **notebook_params.get(name, {})}.items():
+            if key in declared:
+                try:
+                    check_param(key, value, declared[key])
+                except ReportError as exc:
+                    raise ReportError(f"{name} parameter {exc}", where="parameters") from None
     previous = previous_summary(root)
     folder = _new_folder(root)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

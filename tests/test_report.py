@@ -111,6 +111,15 @@ def test_cli_report_unknown_parameter_is_a_usage_error(tmp_path, sources, capsys
     assert capsys.readouterr().err.strip() == "eris-lab: error: parameters: no notebook declares parameter 'nope'"
 
 
+def test_cli_report_parameter_of_the_wrong_type_is_a_usage_error(tmp_path, sources, capsys):
+    src = _write(sources, "01_one", GOOD)
+    code = cli.main(["report", "--out", str(tmp_path / "r"), "--notebook", str(src), "-p", "n=abc"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == (
+        "eris-lab: error: parameters: 01_one parameter n: expected int (default 3), got a string 'abc'")
+    assert not (tmp_path / "r").exists()  # refused before a run folder was made
+
+
 def test_params_file_reaches_only_its_notebook(tmp_path, sources):
     toml = tmp_path / "p.toml"
     toml.write_text('n = 2\n[notebooks.02_two]\nn = 5\n')
