@@ -74,10 +74,11 @@ def read_png(path: Path) -> tuple[int, int, list[bytes], int]:
     return width, height, rows, bpp
 
 
-def colour_stats(path: Path) -> dict[str, int]:
-    """``pixels``, ``non_white`` (any channel < 235) and ``colours`` (distinct colours at 4 bits per channel)."""
+def colour_stats(path: Path, near: tuple[int, int, int] | None = None) -> dict[str, int]:
+    """``pixels``, ``non_white`` (any channel < 235), ``colours`` (distinct colours at 4 bits per
+    channel) and, with ``near`` an RGB colour, ``near`` (pixels within 30 of it on every channel)."""
     _, _, rows, bpp = read_png(path)
-    total = non_white = 0
+    total = non_white = close = 0
     colours = set()
     for row in rows:
         for j in range(0, len(row), bpp):
@@ -85,8 +86,10 @@ def colour_stats(path: Path) -> dict[str, int]:
             total += 1
             if r < 235 or g < 235 or b < 235:
                 non_white += 1
+            if near is not None and abs(r - near[0]) < 30 and abs(g - near[1]) < 30 and abs(b - near[2]) < 30:
+                close += 1
             colours.add((r >> 4, g >> 4, b >> 4))
-    return {"pixels": total, "non_white": non_white, "colours": len(colours)}
+    return {"pixels": total, "non_white": non_white, "colours": len(colours), "near": close}
 
 
 class Steps:

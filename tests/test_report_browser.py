@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from _browser import CHROMIUM, read_png
+from _browser import CHROMIUM, colour_stats
 
 pytest.importorskip("papermill")
 
@@ -42,17 +42,8 @@ def screenshot(page: Path, out: Path, profile: Path) -> Path:
 
 def colour_counts(path: Path) -> tuple[int, int, int]:
     """(pixels, non-white pixels, pixels near plotly's first trace colour)."""
-    width, height, rows, bpp = read_png(path)
-    total = non_white = blue = 0
-    for row in rows:
-        for j in range(0, len(row), bpp):
-            r, g, b = row[j], row[j + 1], row[j + 2]
-            total += 1
-            if r < 235 or g < 235 or b < 235:
-                non_white += 1
-            if abs(r - PLOTLY_BLUE[0]) < 30 and abs(g - PLOTLY_BLUE[1]) < 30 and abs(b - PLOTLY_BLUE[2]) < 30:
-                blue += 1
-    return total, non_white, blue
+    stats = colour_stats(path, near=PLOTLY_BLUE)
+    return stats["pixels"], stats["non_white"], stats["near"]
 
 
 def test_report_page_renders_plotly_figure_offline(tmp_path):

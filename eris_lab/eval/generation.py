@@ -790,6 +790,13 @@ def print_table(record: Mapping[str, Any]) -> None:
         f"{k} {v}" for k, v in per.items() if k not in ("cases", "total_s")) + f"  ({per['cases']} cases, {per['total_s']} s)")
 
 
+def _save_and_print(record: Mapping[str, Any], path: str | os.PathLike[str], done: str) -> None:
+    """Write ``record`` atomically to ``path``, print its table and the ``done`` line."""
+    write_atomic(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    print_table(record)
+    print(done)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m eris_lab.eval.generation``: run, print the table, write the JSON; exit 2 on bad input."""
     parser = argparse.ArgumentParser(prog="python -m eris_lab.eval.generation", description=__doc__.splitlines()[0])
@@ -819,9 +826,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ErisLabError as exc:
             print(f"eris-lab: error: {exc}", file=sys.stderr)
             return 2
-        write_atomic(args.out, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-        print_table(record)
-        print(f"merged {len(args.merge)} runs into {args.out}")
+        _save_and_print(record, args.out, f"merged {len(args.merge)} runs into {args.out}")
         return 0
     if args.rescore:
         try:
@@ -829,9 +834,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, ValueError, TypeError) as exc:
             print(f"eris-lab: error: {args.rescore}: cannot rescore ({exc})", file=sys.stderr)
             return 2
-        write_atomic(args.rescore, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-        print_table(record)
-        print(f"rescored {args.rescore}")
+        _save_and_print(record, args.rescore, f"rescored {args.rescore}")
         return 0
     conditions = tuple(c.strip() for c in args.conditions.split(",") if c.strip())
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
