@@ -286,7 +286,7 @@ def main(argv=None) -> int:
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
-        from .knobs import write_atomic
+        from ._files import write_atomic
 
         write_atomic(Path(args.out), text)
     return 0

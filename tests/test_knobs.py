@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from eris_lab.errors import KnobsError
-from eris_lab.knobs import Knobs, write_atomic
+from eris_lab._files import write_atomic
+from eris_lab.knobs import Knobs
 
 
 def test_defaults_are_design_defaults():

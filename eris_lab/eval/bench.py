@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import ErisLabError
-from ..knobs import write_atomic
+from .._files import repo_root, write_atomic
 from .datasets import SUITES, load_suite
 from .harness import prime, run, shared_embedder
 from .metrics import evaluate
@@ -195,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench: error: unknown suite {unknown[0]!r}; expected one of {', '.join(SUITES)}", file=sys.stderr)
         return 2
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent.parent / "reports" / f"bench-{stamp}.json"
+    out = Path(args.out) if args.out else repo_root() / "reports" / f"bench-{stamp}.json"
     try:
         report = bench(args.suites, args.strategies, limit=args.limit, catalog=args.catalog,
                        embedders=args.embedders, checkpoint=out, progress=not args.quiet)

@@ -50,7 +50,7 @@ folder, checks the wheel's SHA-256 (DESIGN.md "Real data"; a mismatch raises and
 nothing), unpacks only ``bfcl_eval/data/`` into a temp folder next to the cache and renames it
 into place (atomic; a finished cache is reused). Cache: ``$ERIS_LAB_BFCL_DIR`` if set, else
 ``.cache/bfcl/<version>`` in the repository checkout (git-ignored), else
-``embed.cache_dir()/bfcl/<version>``.
+``_files.cache_dir()/bfcl/<version>``.
 """
 
 from __future__ import annotations
@@ -69,9 +69,8 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from ..catalog import Catalog, Tool, load as load_catalog, normalize_schema_types, tools_from_json
-from ..embed import cache_dir
 from ..errors import CatalogError, DataError
-from .._files import sha256_file
+from .._files import cache_dir, repo_root, sha256_file
 
 __all__ = [
     "Query",
@@ -108,8 +107,7 @@ POOLED_SUITES: dict[str, tuple[str, ...]] = {
 }
 DEMO_SUITES = ("demo", "demo-train", "demo-test")
 SUITES = tuple(BFCL_SUITES) + tuple(POOLED_SUITES) + DEMO_SUITES
-_ROOT = Path(__file__).resolve().parent.parent.parent
-DEMO_QUERIES = _ROOT / "data" / "demo_queries.jsonl"
+DEMO_QUERIES = repo_root() / "data" / "demo_queries.jsonl"
 
 Expect = Literal["all", "any", "none"]
 
@@ -190,8 +188,9 @@ def bfcl_dir() -> Path:
     env = os.environ.get("ERIS_LAB_BFCL_DIR")
     if env:
         return Path(env)
-    if (_ROOT / "pyproject.toml").is_file() and os.access(_ROOT, os.W_OK):
-        return _ROOT / ".cache" / "bfcl" / BFCL_VERSION
+    root = repo_root()
+    if (root / "pyproject.toml").is_file() and os.access(root, os.W_OK):
+        return root / ".cache" / "bfcl" / BFCL_VERSION
     return cache_dir() / "bfcl" / BFCL_VERSION
 
 

@@ -55,7 +55,7 @@ Simplifications against BFCL's own ``ast_checker`` (documented, deliberate):
   (it counts for name accuracy and fails AST), rather than being dropped as the tool loop would.
 
 Timing: one pinned thread (``--threads``, default 1); the machine's load average is recorded at
-start and end. Results are written atomically (``knobs.write_atomic``) after every case, so an
+start and end. Results are written atomically (``_files.write_atomic``) after every case, so an
 interrupted run leaves a readable partial file, and ``--resume`` continues it: cases already in
 ``--out`` are kept, not rerun (the settings must match). A full run is hours on two CPU cores
 (about 30 s per case for the three conditions), so one process per suite on its own core and
@@ -87,7 +87,8 @@ from .. import prompt as prompts
 from ..catalog import Catalog, normalize_schema_types
 from ..errors import DataError, ErisLabError
 from ..grammar import compile as compile_grammar
-from ..knobs import Knobs, write_atomic
+from .._files import repo_root, write_atomic
+from ..knobs import Knobs
 from ..offer import Offer
 from ..parse import calls as parse_calls
 from ..policy import Decision, Rule
@@ -838,7 +839,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     conditions = tuple(c.strip() for c in args.conditions.split(",") if c.strip())
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent.parent / "reports" / f"generation-{stamp}.json"
+    out = Path(args.out) if args.out else repo_root() / "reports" / f"generation-{stamp}.json"
     try:
         if args.limit is not None and args.limit < 1:
             raise DataError(f"expected an integer >= 1, got {args.limit!r}", where="--limit")
