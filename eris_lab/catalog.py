@@ -278,7 +278,7 @@ def routing_phrases(tool: Tool) -> tuple[str, ...]:
 
     Notes
     -----
-    Measured with all-MiniLM-L6-v2 (``python -m eris_lab.eval.bench``): averaging separately
+    Measured with all-MiniLM-L6-v2 (``python -m eris_lab.bench strategies``): averaging separately
     embedded hints put the right demo tool first for 73.5% of data/demo_queries.jsonl against
     64.3% for one joined text; for BFCL's bare descriptions one text did better (live_multiple
     top-1 0.885 against 0.854 when its generic fallback phrases were averaged in).

@@ -241,7 +241,7 @@ def _add_resolve_arg(sub) -> None:
 
 
 def _run_resolve_arg(args) -> int:
-    from .args import candidates_from_json, resolve
+    from .resolution import candidates_from_json, resolve
 
     try:
         data = json.loads(Path(args.candidates).read_text(encoding="utf-8"))
@@ -396,7 +396,7 @@ def _add_mcp_serve(sub) -> None:
 
 
 def _run_mcp_serve(args) -> int:
-    from .mcp_server import serve
+    from .mcp.server import serve
 
     catalog = _load_catalog(args.catalog)
     if args.k < 1:
@@ -532,9 +532,9 @@ def _add_generate(sub) -> None:
 
 def _run_generate(args) -> int:
     from .llm import LlamaRunner
-    from .loop import Session
+    from .execution import Session
     from .router import Router
-    from .turn import print_turn, run_turn
+    from .loop import print_turn, run_turn
 
     if args.max_rounds < 0:
         raise ErisLabError(f"expected an integer >= 0, got {args.max_rounds}", where="--max-rounds")
@@ -576,7 +576,7 @@ def _add_report(sub) -> None:
 
 
 def _run_report(args) -> int:
-    from . import report
+    from .lab import report
 
     shared, own = report.load_params(args.params)
     shared.update(dict(report.parse_param(p) for p in args.param))

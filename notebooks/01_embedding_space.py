@@ -19,7 +19,7 @@ pooled_tools: int = 600  # BFCL pooled: tools drawn (gold tools of drawn queries
 seed: int = 0  # sampling and UMAP seed
 
 # %%
-from eris_lab import report, viz
+from eris_lab.lab import report, viz
 from eris_lab.embed import SentenceTransformerEmbedder
 from eris_lab.eval.datasets import load_suite
 from eris_lab.eval.harness import prime, run, shared_embedder

@@ -28,18 +28,18 @@ knobs_out: str = ""  # knobs TOML written by the tuner; empty: <report_dir>/knob
 # %%
 from pathlib import Path
 
-from eris_lab import report, tuning, viz
+from eris_lab.lab import report, viz, workbench
 from eris_lab.eval.datasets import load_suite
 
 suite = load_suite(queries, catalog=catalog or None, limit=80 if quick else None)
-bench = tuning.Workbench(suite)
+bench = workbench.Workbench(suite)
 knobs_path = Path(knobs_out or (Path(report_dir) / "knobs.toml" if report_dir else "knobs.toml"))
 
 # %% [markdown]
 # ## The tuning panel
 
 # %%
-shown = tuning.panel(bench, threshold=threshold, single_hit_floor=single_hit_floor, margin=margin,
+shown = workbench.panel(bench, threshold=threshold, single_hit_floor=single_hit_floor, margin=margin,
                      strategy=strategy, interactive=interactive, knobs_out=knobs_path)
 
 # %% [markdown]
@@ -47,8 +47,8 @@ shown = tuning.panel(bench, threshold=threshold, single_hit_floor=single_hit_flo
 # The same cached scores, decided four ways.
 
 # %%
-rows = [tuning.view(bench, threshold, single_hit_floor, margin, s).metrics | {"strategy": s} for s in tuning.VARIANTS]
-viz.table(rows, ["strategy", *tuning.METRIC_KEYS, "n_misrouted"], title="strategies at the chosen knobs")
+rows = [workbench.view(bench, threshold, single_hit_floor, margin, s).metrics | {"strategy": s} for s in workbench.VARIANTS]
+viz.table(rows, ["strategy", *workbench.METRIC_KEYS, "n_misrouted"], title="strategies at the chosen knobs")
 
 # %% [markdown]
 # ## The tuner
@@ -56,16 +56,16 @@ viz.table(rows, ["strategy", *tuning.METRIC_KEYS, "n_misrouted"], title="strateg
 # mean offer <= 5 tools, then writes the knobs file `eris-lab route --knobs` reads.
 
 # %%
-tuned = tuning.tune_and_save(bench, knobs_path, grid=tuning.GRIDS["quick" if quick else tuner_grid]) if tune else None
-tuned_view = tuning.view(bench, tuned.threshold, tuned.single_hit_floor, tuned.margin, strategy) if tuned else None
-viz.table([{"knobs": "chosen (parameters)", **tuning.view(bench, threshold, single_hit_floor, margin, strategy).metrics},
+tuned = workbench.tune_and_save(bench, knobs_path, grid=workbench.GRIDS["quick" if quick else tuner_grid]) if tune else None
+tuned_view = workbench.view(bench, tuned.threshold, tuned.single_hit_floor, tuned.margin, strategy) if tuned else None
+viz.table([{"knobs": "chosen (parameters)", **workbench.view(bench, threshold, single_hit_floor, margin, strategy).metrics},
            *([{"knobs": f"tuned: threshold {tuned.threshold}, floor {tuned.single_hit_floor}, margin {tuned.margin}",
                **tuned_view.metrics}] if tuned else [])], title=f"tuned knobs saved to {knobs_path}" if tuned else "tuner not run")
 
 # %%
 report.record(report_dir, "02_threshold_tuning", {
     "suite": suite.name, "strategy": strategy, "knobs": {"threshold": threshold, "single_hit_floor": single_hit_floor, "margin": margin},
-    "metrics": dict(tuning.view(bench, threshold, single_hit_floor, margin, strategy).metrics),
+    "metrics": dict(workbench.view(bench, threshold, single_hit_floor, margin, strategy).metrics),
     "tuned": {"threshold": tuned.threshold, "single_hit_floor": tuned.single_hit_floor, "margin": tuned.margin,
               "file": str(knobs_path), "metrics": dict(tuned_view.metrics)} if tuned else None,
     "figures": 1});

@@ -22,7 +22,7 @@ messages: list = [
 ]  # strings, or {"text", "recent": [tool names]} for dialog memory
 
 # %%
-from eris_lab import report, viz
+from eris_lab.lab import report, viz
 from eris_lab.catalog import load
 from eris_lab.knobs import Knobs
 from eris_lab.router import Router

@@ -16,7 +16,8 @@ sizes: list = [1, 3, 5, 10, 20]  # offer sizes for the cost table (tools)
 repeat: int = 5  # compile-time repetitions (best of)
 
 # %%
-from eris_lab import prompt, report, viz
+from eris_lab import prompt
+from eris_lab.lab import report, viz
 from eris_lab.catalog import load
 from eris_lab.grammar import envelope, explain
 from eris_lab.grammar.oracle import oracle

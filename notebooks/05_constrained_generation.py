@@ -20,7 +20,8 @@ max_tokens: int = 128  # generation budget per reply (tokens)
 seed: int = 0  # case sampling seed
 
 # %%
-from eris_lab import llm_bench, report, viz
+from eris_lab.bench import llm as llm_bench
+from eris_lab.lab import report, viz
 from eris_lab.eval.datasets import load_suite
 from eris_lab.llm import LlamaRunner
 

@@ -17,8 +17,8 @@ quick_limit: int = 40  # the limit in quick mode
 tolerance: float = 0.005  # a change smaller than this is noise, not a regression
 
 # %%
-from eris_lab import report, viz
-from eris_lab.eval.bench import bench
+from eris_lab.lab import report, viz
+from eris_lab.bench.strategies import bench
 
 result = bench(suites, strategies, limit=quick_limit if quick else (limit or None), catalog=catalog or None, progress=False)
 previous = report.previous_results(previous_summary, "06_nightly_summary")

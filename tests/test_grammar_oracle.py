@@ -426,7 +426,7 @@ def _bfcl_dir():
 @pytest.mark.slow
 def test_bfcl_ground_truth_answers_are_judged_like_jsonschema(judge):
     """Every valid BFCL ground-truth answer is accepted and every invalid one rejected."""
-    from eris_lab.grammar.bench import bfcl_ground_truth
+    from eris_lab.bench.grammar import bfcl_ground_truth
 
     wrong = []
     n = 0

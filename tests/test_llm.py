@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from eris_lab import followthrough as ft
+from eris_lab import claims as ft
 from eris_lab import llm
 from eris_lab.errors import ErisLabError, LLMError
 
@@ -530,7 +530,7 @@ def test_llama_cpp_server_with_the_openai_backend(llama_server):
 
 @pytest.mark.slow
 def test_gemma_greedy_grammar_check_gives_the_same_tokens_as_the_sampler_chain(gemma_path):
-    from eris_lab.llm_bench import PROMPT, TOOL_JSON_GBNF
+    from eris_lab.bench.llm import PROMPT, TOOL_JSON_GBNF
 
     fast = llm.LlamaRunner(gemma_path, n_ctx=512, engine="llama.cpp").generate(
         PROMPT, grammar=TOOL_JSON_GBNF, max_tokens=32)

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("papermill")
 jupytext = pytest.importorskip("jupytext")
 
-from eris_lab import report  # noqa: E402
+from eris_lab.lab import report  # noqa: E402
 
 NOTEBOOKS = report.notebooks()
 IDS = [p.stem for p in NOTEBOOKS]

@@ -1,8 +1,8 @@
-"""Evaluation: labelled query sets (BFCL and our own), metrics, the threshold tuner, the benchmark.
+"""Evaluation: labelled query sets (BFCL and our own), metrics, the harness and the threshold tuner.
 
 Modules: :mod:`.datasets` (suites), :mod:`.metrics` (one report per suite and strategy),
 :mod:`.harness` (runs a strategy over a suite), :mod:`.tuner` (``ThresholdTuner``),
-:mod:`.bench` (every strategy on every suite; ``python -m eris_lab.eval.bench``).
+:mod:`.embedders` (other embedding models). Benchmarks over these live in :mod:`eris_lab.bench`.
 """
 
 from .datasets import Query, Suite, fetch_bfcl, load_suite

@@ -6,7 +6,7 @@ JSON Schema. Every grammar is checked by llama.cpp's own parser before it is ret
 ``oracle`` judges acceptance with llama.cpp's grammar engine.
 """
 
-from .compile import Compiler, Grammar, compile_schema
+from .compiler import Compiler, Grammar, compile_schema
 from .envelope import STATUSES, compile
 
 __all__ = ["Grammar", "Compiler", "compile", "compile_schema", "STATUSES"]

@@ -21,7 +21,7 @@ from ..catalog import normalize_schema_types
 from ..errors import CatalogError
 from ..knobs import Knobs
 from .builtins import literal, repetition
-from .compile import Compiler, Grammar, check_schema
+from .compiler import Compiler, Grammar, check_schema
 
 if TYPE_CHECKING:
     from ..catalog import Catalog

@@ -1,6 +1,6 @@
 """Generation benchmark: does the grammar (and the router's offer) make the small model call right?
 
-``python -m eris_lab.eval.generation [--suites ...] [--limit N] [--conditions a,b,c] [--out FILE]``
+``python -m eris_lab.bench generation [--suites ...] [--limit N] [--conditions a,b,c] [--out FILE]``
 
 A benchmark, not a test (issue 5, "CLI and measurements"). With the bundled Gemma 3 270M (a
 *base* model, prompted in the plain format of ``llm.plain_prompt``), each BFCL case runs under
@@ -61,9 +61,9 @@ interrupted run leaves a readable partial file, and ``--resume`` continues it: c
 (about 30 s per case for the three conditions), so one process per suite on its own core and
 ``--merge`` afterwards is the fast way::
 
-    python -m eris_lab.eval.generation --suites multiple --limit 200 --out m.json --resume &
-    python -m eris_lab.eval.generation --suites live_multiple --limit 200 --out l.json --resume &
-    python -m eris_lab.eval.generation --merge m.json l.json --out all.json
+    python -m eris_lab.bench generation --suites multiple --limit 200 --out m.json --resume &
+    python -m eris_lab.bench generation --suites live_multiple --limit 200 --out l.json --resume &
+    python -m eris_lab.bench generation --merge m.json l.json --out all.json
 
 and ``--offset N`` starts a further process on the tail of a suite (cases N onwards of its order).
 """
@@ -92,8 +92,8 @@ from ..knobs import Knobs
 from ..offer import Offer
 from ..parse import calls as parse_calls
 from ..policy import Decision, Rule
-from ..turn import SYSTEM
-from .datasets import BFCL_SUITES, Query, _read_lines, fetch_bfcl, load_suite
+from ..loop import SYSTEM
+from ..eval.datasets import BFCL_SUITES, Query, _read_lines, fetch_bfcl, load_suite
 
 __all__ = [
     "Outcome",
@@ -799,8 +799,8 @@ def _save_and_print(record: Mapping[str, Any], path: str | os.PathLike[str], don
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m eris_lab.eval.generation``: run, print the table, write the JSON; exit 2 on bad input."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.eval.generation", description=__doc__.splitlines()[0])
+    """``python -m eris_lab.bench generation``: run, print the table, write the JSON; exit 2 on bad input."""
+    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench generation", description=__doc__.splitlines()[0])
     parser.add_argument("--suites", nargs="+", default=list(SUITES), choices=SUITES)
     parser.add_argument("--conditions", default=",".join(CONDITIONS),
                         help="comma-separated, from a (no grammar), b (grammar), c (router + grammar); default a,b,c")

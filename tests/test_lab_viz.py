@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from conftest import FakeEmbedder
-from eris_lab import llm_bench, report, viz
+from eris_lab.bench import llm as llm_bench
+from eris_lab.lab import report, viz
 from eris_lab.eval.datasets import load_suite
 from eris_lab.strategies import MemoEmbedder
 

@@ -10,7 +10,8 @@ import pytest
 pytest.importorskip("papermill")
 pytest.importorskip("jupytext")
 
-from eris_lab import cli, report  # noqa: E402
+from eris_lab import cli  # noqa: E402
+from eris_lab.lab import report  # noqa: E402
 
 GOOD = '''# %% [markdown]
 # # A tiny notebook
@@ -21,12 +22,12 @@ report_dir: str = ""  # set by the report
 n: int = 3  # how many
 
 # %%
-from eris_lab import report
+from eris_lab.lab import report
 report.record(report_dir, "{name}", {{"n": n, "quick": quick}})
 
 # %%
 import plotly.graph_objects as go
-from eris_lab import viz
+from eris_lab.lab import viz
 viz.show(go.Figure(go.Scatter(x=list(range(n)), y=list(range(n)))))
 '''
 

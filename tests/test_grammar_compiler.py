@@ -16,7 +16,7 @@ from eris_lab.errors import SchemaError
 from eris_lab.grammar import Compiler, Grammar, compile_schema
 from eris_lab.grammar import _analysis, _pattern
 from eris_lab.grammar.builtins import MAX_REPETITION, char_class, literal, repetition
-from eris_lab.grammar.compile import integer_range
+from eris_lab.grammar.compiler import integer_range
 
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 CASES = load_cases("grammar_cases.json")["cases"]
@@ -263,7 +263,7 @@ def test_compiler_reuses_identical_rules_and_renames_different_ones():
 
 @pytest.mark.skipif(not HAVE_LLAMA, reason="needs llama-cpp-python")
 def test_differential_ours_is_a_superset_of_llama_cpp_python_converter():
-    from eris_lab.grammar.bench import _cases_from_grammar_file, differential
+    from eris_lab.bench.grammar import _cases_from_grammar_file, differential
     from eris_lab.grammar.oracle import oracle
 
     from conftest import CASES as CASES_DIR

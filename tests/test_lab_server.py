@@ -1,4 +1,4 @@
-"""``eris_lab.lab`` without a browser: parameter injection, one-line errors, the kernel, clean stops.
+"""``eris_lab.lab.server`` without a browser: parameter injection, one-line errors, the kernel, clean stops.
 
 The browser tests (``test_lab_browser.py``) drive the same servers in Chromium; these checks
 need only the packages (the server test is skipped without jupyterlab).
@@ -23,7 +23,7 @@ jupytext = pytest.importorskip("jupytext")
 pytest.importorskip("papermill")
 psutil = pytest.importorskip("psutil")
 
-from eris_lab import lab  # noqa: E402
+from eris_lab.lab import server as lab  # noqa: E402
 
 
 def test_prepare_injects_parameters_after_the_parameters_cell(tmp_path):
@@ -145,7 +145,7 @@ def test_main_puts_its_signal_handlers_back(capsys):
 def test_sigint_stops_a_server_started_in_the_background(tmp_path):
     """``make lab &`` from a script: SIGINT arrives ignored (SIG_IGN), yet ``kill -INT`` stops it."""
     code = ("import signal, sys\n"
-            "from eris_lab import lab\n"
+            "from eris_lab.lab import server as lab\n"
             "class P:\n"
             "    pid = 0\n"
             "    returncode = None\n"

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
-from ._files import atomic_path, cache_dir, sha256_file
-from .errors import LLMError
+from .._files import atomic_path, cache_dir, sha256_file
+from ..errors import LLMError
 
 __all__ = [
     "Generation",
@@ -464,9 +464,9 @@ class LlamaRunner:
             return None
         from llama_cpp import LogitsProcessorList
 
-        from .errors import SchemaError
-        from .grammar.guidance import Guidance
-        from .grammar.oracle import OracleError
+        from ..errors import SchemaError
+        from ..grammar.guidance import Guidance
+        from ..grammar.oracle import OracleError
 
         try:
             if loaded.guidance is None:

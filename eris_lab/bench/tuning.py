@@ -1,14 +1,10 @@
-"""Benchmarks that print numbers (never timed tests): ``python -m eris_lab.bench route|tuning``.
+"""The tuning view's redraw time under a slider drag: ``python -m eris_lab.bench tuning``.
 
-``route``: route latency p50/p95 split into embed and score (+ policy and offer) at catalogue
-sizes 50, 1,000, 10,000 and 100,000 tools (the real demo vectors, then seeded random unit
-vectors as synthetic tools), and start-up time with a cold and a warm vector cache.
-
-``tuning``: notebook 02's tuning view under a simulated slider drag (:data:`DRAG`) on the demo
-and pooled BFCL suites: the one-off scoring, then p50/p95 per redraw of re-deciding + metrics,
-the curve, rendering, and the total; embedder calls counted before and after (a drag embeds
-nothing). ``--baseline`` also times the reference path (the algorithm before the fast path) on
-the same drag, in the same process.
+Notebook 02's tuning view under a simulated slider drag (:data:`DRAG`) on the demo and pooled
+BFCL suites: the one-off scoring, then p50/p95 per redraw of re-deciding + metrics, the curve,
+rendering, and the total; embedder calls counted before and after (a drag embeds nothing).
+``--baseline`` also times the reference path (the algorithm before the fast path) on the same
+drag, in the same process.
 """
 
 from __future__ import annotations
@@ -17,89 +13,18 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["route_bench", "tuning_bench", "DRAG", "main"]
+from .._files import write_atomic
 
-QUERIES = (
-    "what's the weather in Berlin tomorrow", "remind me at 10 to call mum", "delete that email",
-    "open https://example.org/changelog and summarise it", "wie spät ist es in Tokio",
-    "play some jazz", "how many km is 12 miles", "what's on my calendar on friday",
-    "summarise the PDF I ingested yesterday", "when does the next bus leave", "hi",
-    "find the latest news about the election", "write a note to my vault about the meeting",
-    "how warm is it outside", "set a timer for 5 minutes", "what do you remember about my sister",
-    "lösche die Erinnerung", "search wikipedia for Ada Lovelace", "battery status please",
-    "tell me something nice",
-)
+__all__ = ["tuning_bench", "DRAG", "START", "main"]
 
 
 def _percentiles(values: list[float]) -> tuple[float, float]:
     return float(np.percentile(values, 50)), float(np.percentile(values, 95))
-
-
-def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_path: str | None = None) -> dict:
-    """Measure routing latency per catalogue size and start-up with cold and warm caches.
-
-    Returns
-    -------
-    dict
-        ``{"startup_ms": {...}, "sizes": [{"n_tools", "embed_p50_ms", "embed_p95_ms", "score_p50_ms",
-        "score_p95_ms", "policy_offer_p50_ms", "total_p50_ms", "total_p95_ms"}]}``.
-    """
-    from .catalog import Catalog, Tool, load
-    from .embed import SentenceTransformerEmbedder, VectorCache
-    from .router import Router
-
-    catalog = load(catalog_path)
-    embedder = SentenceTransformerEmbedder()
-    start = time.perf_counter()
-    embedder.embed(["warm up"])
-    model_load_ms = (time.perf_counter() - start) * 1000
-
-    with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        cold = Router(catalog, embedder, cache=VectorCache(embedder, tmp))
-        real = cold.tool_vectors
-        cold_ms = (time.perf_counter() - start) * 1000
-        start = time.perf_counter()
-        Router(catalog, embedder, cache=VectorCache(embedder, tmp)).tool_vectors
-        warm_ms = (time.perf_counter() - start) * 1000
-
-    rng = np.random.default_rng(0)
-    rows = []
-    for n in sizes:
-        extra = max(0, n - len(catalog))
-        synthetic = rng.standard_normal((extra, real.shape[1])).astype(np.float32)
-        vectors = np.concatenate([real[:n], synthetic])
-        tools = list(catalog)[:n] + [Tool(name=f"synthetic:t{i}", description=f"synthetic tool {i}") for i in range(extra)]
-        router = Router(Catalog(tools), embedder, tool_vectors=vectors)
-        timings: dict[str, list[float]] = {"embed": [], "score": [], "policy_offer": [], "total": []}
-        for _ in range(repeats):
-            for q in QUERIES:
-                t = router.route(q).timings_ms
-                timings["embed"].append(t.get("embed", 0.0))
-                timings["score"].append(t.get("score", 0.0))
-                timings["policy_offer"].append(t.get("policy", 0.0) + t.get("offer", 0.0))
-                timings["total"].append(t["total"])
-        row = {"n_tools": n}
-        for key, values in timings.items():
-            p50, p95 = _percentiles(values)
-            row[f"{key}_p50_ms"], row[f"{key}_p95_ms"] = round(p50, 3), round(p95, 3)
-        rows.append(row)
-        print(f"  {n:>7} tools: total p50 {row['total_p50_ms']:.2f} ms p95 {row['total_p95_ms']:.2f} ms | "
-              f"embed p50 {row['embed_p50_ms']:.2f} | score p50 {row['score_p50_ms']:.2f} p95 {row['score_p95_ms']:.2f} | "
-              f"policy+offer p50 {row['policy_offer_p50_ms']:.2f}", file=sys.stderr)
-    return {
-        "catalog": catalog.source, "n_real_tools": len(catalog), "queries": len(QUERIES), "repeats": repeats,
-        "startup_ms": {"model_load": round(model_load_ms, 1), "cold_cache": round(cold_ms, 1),
-                       "warm_cache": round(warm_ms, 1), "cold_over_warm": round(cold_ms / max(warm_ms, 1e-6), 1)},
-        "sizes": rows,
-        "threads": os.environ.get("OMP_NUM_THREADS", "default"),
-    }
 
 
 #: The simulated slider drag of ``tuning``, from the default knobs (0.50, 0.58, 0.05, policy):
@@ -143,27 +68,27 @@ def _count_calls(obj, methods) -> dict[str, int]:
     return counter
 
 
-def _redraw(tuning, bench, knobs, reference: bool) -> dict[str, float]:
+def _redraw(workbench, bench, knobs, reference: bool) -> dict[str, float]:
     """One redraw as the panel does it: view, then the tables and the figure as ``viz.show`` publishes it (ms)."""
     start = time.perf_counter()
-    v = tuning.view(bench, *knobs, reference=reference)
+    v = workbench.view(bench, *knobs, reference=reference)
     viewed = time.perf_counter()
-    _table, fig, _misrouted = tuning._render(bench, v)
+    _table, fig, _misrouted = workbench._render(bench, v)
     fig.to_html(full_html=False, include_plotlyjs=False), fig.to_plotly_json()  # what viz.show sends
     end = time.perf_counter()
     return {"decide": v.timings_ms["decide"], "curve": v.timings_ms["curve"], "render": (end - viewed) * 1000,
             "total": (end - start) * 1000}
 
 
-def _drag(tuning, bench, passes: int, reference: bool) -> dict:
+def _drag(workbench, bench, passes: int, reference: bool) -> dict:
     """``passes`` times: forget the memos, a cold first view at :data:`START`, then :data:`DRAG`."""
     first: list[dict[str, float]] = []
     moves: dict[str, list[float]] = {"decide": [], "curve": [], "render": [], "total": []}
     for _ in range(passes):
         bench.clear_caches()
-        first.append(_redraw(tuning, bench, START, reference))
+        first.append(_redraw(workbench, bench, START, reference))
         for knobs in DRAG:
-            for key, ms in _redraw(tuning, bench, knobs, reference).items():
+            for key, ms in _redraw(workbench, bench, knobs, reference).items():
                 moves[key].append(ms)
     out = {"redraws": len(moves["total"]),
            "first_view_ms": {k: round(float(np.median([f[k] for f in first])), 2) for k in first[0]}}
@@ -200,10 +125,10 @@ def tuning_bench(suites=("demo", "bfcl-pooled"), repeats: int = 3, baseline: boo
         "baseline"?, "speedup"?}], "drag": len(DRAG), "repeats"}``; times in ms unless ``_s``.
         ``embedder`` counts model calls and texts during the build and during the drag (0).
     """
-    from . import tuning
-    from .embed import default_embedder
-    from .eval.datasets import load_suite
-    from .strategies import MemoEmbedder
+    from ..lab import workbench
+    from ..embed import default_embedder
+    from ..eval.datasets import load_suite
+    from ..strategies import MemoEmbedder
 
     rows = []
     model = _Counting(embedder if embedder is not None else default_embedder())
@@ -214,13 +139,13 @@ def tuning_bench(suites=("demo", "bfcl-pooled"), repeats: int = 3, baseline: boo
         memo = MemoEmbedder(model)
         calls_before = (model.calls, model.texts)
         start = time.perf_counter()
-        bench = tuning.Workbench(suite, memo)
+        bench = workbench.Workbench(suite, memo)
         build_s = time.perf_counter() - start
         built = (model.calls, model.texts)
         # from here on every lookup in the memo counts too: a slider move must not ask for any vector
         lookups = _count_calls(memo, ("embed", "prime"))
-        _redraw(tuning, bench, START, False)  # warm-up: importing plotly is the kernel's one-off, not a redraw's
-        fast = _drag(tuning, bench, repeats, reference=False)
+        _redraw(workbench, bench, START, False)  # warm-up: importing plotly is the kernel's one-off, not a redraw's
+        fast = _drag(workbench, bench, repeats, reference=False)
         row = {
             "suite": name, "n_queries": len(suite.queries), "n_tools": len(suite.catalog),
             "one_off_s": {"load_suite": round(load_s, 2), **{k: round(v, 3) for k, v in bench.seconds.items()},
@@ -236,7 +161,7 @@ def tuning_bench(suites=("demo", "bfcl-pooled"), repeats: int = 3, baseline: boo
               f"{build_s:.2f} s; embedder during drag: {row['embedder']['drag_model_texts']} texts, "
               f"{lookups['calls']} lookups", file=sys.stderr)
         if baseline:
-            row["baseline"] = _drag(tuning, bench, 1, reference=True)
+            row["baseline"] = _drag(workbench, bench, 1, reference=True)
             row["embedder"]["drag_model_texts"] = model.texts - built[1]
             row["embedder"]["drag_memo_calls"] = lookups["calls"]
             row["speedup"] = {k: round(row["baseline"][f"{k}_ms"] / max(fast[f"{k}_ms"], 1e-6), 1)
@@ -262,32 +187,19 @@ def _print_tuning(row: dict, build_s: float) -> None:
 
 
 def main(argv=None) -> int:
-    """Run a benchmark and print its JSON (progress on stderr)."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench")
-    sub = parser.add_subparsers(dest="which", required=True)
-    p = sub.add_parser("route", help="route latency and start-up")
-    p.add_argument("--sizes", default="50,1000,10000,100000")
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--catalog")
-    p.add_argument("--out", help="also write the JSON here")
-    p = sub.add_parser("tuning", help="the tuning view's redraw time under a slider drag")
-    p.add_argument("--suite", default="demo,bfcl-pooled", help="comma-separated: demo, bfcl-pooled, FILE.jsonl")
-    p.add_argument("--repeats", type=int, default=3, help="passes over the drag, caches cleared before each")
-    p.add_argument("--baseline", action="store_true", help="also one pass of the reference path (slow on BFCL)")
-    p.add_argument("--limit", type=int, help="at most this many queries per suite")
-    p.add_argument("--out", help="also write the JSON here")
+    """``python -m eris_lab.bench tuning``: print the JSON (progress on stderr)."""
+    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench tuning", description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", default="demo,bfcl-pooled", help="comma-separated: demo, bfcl-pooled, FILE.jsonl")
+    parser.add_argument("--repeats", type=int, default=3, help="passes over the drag, caches cleared before each")
+    parser.add_argument("--baseline", action="store_true", help="also one pass of the reference path (slow on BFCL)")
+    parser.add_argument("--limit", type=int, help="at most this many queries per suite")
+    parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if args.which == "tuning":
-        result = tuning_bench(tuple(s for s in args.suite.split(",") if s), args.repeats, args.baseline,
-                              limit=args.limit)
-    else:
-        result = route_bench(tuple(int(s) for s in args.sizes.split(",")), args.repeats, args.catalog)
+    result = tuning_bench(tuple(s for s in args.suite.split(",") if s), args.repeats, args.baseline, limit=args.limit)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
-        from ._files import write_atomic
-
         write_atomic(Path(args.out), text)
     return 0
 

@@ -1,7 +1,7 @@
 """Measurements for the grammar: compile time vs offer size, llama.cpp sampling cost, and a
 differential against llama-cpp-python's own converter.
 
-Run ``python -m eris_lab.grammar.bench --help``. Every number printed names what produced it.
+Run ``python -m eris_lab.bench grammar --help``. Every number printed names what produced it.
 Sampling uses one thread (``n_threads=1``): DESIGN.md measured two threads slower on a shared box.
 """
 
@@ -18,8 +18,8 @@ from ..catalog import Catalog, normalize_schema_types, tools_from_json
 from ..errors import ErisLabError
 from ..offer import Offer
 from ..policy import Decision, Rule
-from .compile import _CHECKED_SCHEMAS, compile_schema
-from .envelope import compile as compile_offer
+from ..grammar.compiler import _CHECKED_SCHEMAS, compile_schema
+from ..grammar.envelope import compile as compile_offer
 
 __all__ = ["compile_times", "sampling_speed", "differential", "bfcl_catalog", "prompt_tokens", "main"]
 
@@ -120,11 +120,11 @@ def sampling_speed(grammars: Mapping[str, str | None], *, prompt: str, n_tokens:
     """
     from llama_cpp import Llama, LlamaGrammar, LogitsProcessorList
 
-    from .oracle import default_model_path
+    from ..grammar.oracle import default_model_path
 
     guided = dict(guided or {})
     if guided:
-        from .guidance import guidance
+        from ..grammar.guidance import guidance
 
         engine = guidance()
     llm = Llama(model_path=str(model_path or default_model_path()), n_ctx=1024, n_threads=n_threads,
@@ -168,7 +168,7 @@ def differential(cases: Iterable[tuple[str, Any, list[tuple[str, bool]]]], judge
     """
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    from .oracle import check_parses
+    from ..grammar.oracle import check_parses
 
     stats = {"schemas": 0, "ours_compiled": 0, "theirs_compiled": 0, "instances": 0,
              "ours_right": 0, "theirs_right": 0, "ours_wrong_accepts": 0, "theirs_wrong_accepts": 0,
@@ -242,14 +242,14 @@ def _cases_from_bfcl(data_dir: Path):
 
 def main(argv: list[str] | None = None) -> int:
     """Print compile times, sampling speeds and the differential (see ``--help``)."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.grammar.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench grammar", description=__doc__.splitlines()[0])
     parser.add_argument("--bfcl", metavar="DIR", help="bfcl_eval/data folder (pooled catalogue, answers)")
     parser.add_argument("--catalog", metavar="C", help="a catalogue for prompt-token and compile-time rows")
     parser.add_argument("--cases", metavar="FILE", default="tests/cases/grammar_cases.json")
     parser.add_argument("--sampling", action="store_true", help="also time llama.cpp generation (slow)")
     parser.add_argument("--n-tokens", type=int, default=48)
     args = parser.parse_args(argv)
-    from .oracle import oracle
+    from ..grammar.oracle import oracle
 
     judge = oracle()
     catalogs = []

@@ -10,7 +10,7 @@ both go through it, so what is tested is what ``make lab`` runs.
     with ``jupytext``) opens the ``NN_topic.py`` percent scripts as notebooks; a settings override
     (``.cache/lab/config/labconfig``, put on ``JUPYTER_CONFIG_PATH`` for this server only) makes that
     the default viewer for ``.py`` files, so a double click opens a notebook, not a text editor.
-    The kernel is :data:`eris_lab.report.KERNEL_NAME`, a kernelspec that runs this very
+    The kernel is :data:`eris_lab.lab.report.KERNEL_NAME`, a kernelspec that runs this very
     interpreter (the ``.venv`` python) with the report's offline environment.
 ``python -m eris_lab.lab tune``
     Voila serving notebook 02 as an app: sliders, tables and the curve, no code. Voila runs an
@@ -54,8 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, Sequence
 
-from ._files import repo_root
-from .errors import ErisLabError
+from .._files import repo_root
+from ..errors import ErisLabError
 
 __all__ = ["LabError", "Server", "serve", "start", "stop", "prepare", "free_port", "lab_command", "voila_command",
            "LAB_DIR", "TUNING_NOTEBOOK", "TUNE_PARAMS", "LAB_SETTINGS", "main"]
@@ -178,7 +178,7 @@ def prepare(source: str | os.PathLike[str], params: Mapping[str, Any] | None = N
         A jupytext percent script (``notebooks/NN_topic.py``) or an ``.ipynb``.
     params : mapping, optional
         Parameter values; every name must be declared in the ``parameters`` cell, and every value
-        must fit the type of its default there (:func:`eris_lab.report.check_param`).
+        must fit the type of its default there (:func:`eris_lab.lab.report.check_param`).
     out_dir : path
         Where the copy goes (default :data:`LAB_DIR`, git-ignored); created if missing.
     fmt : "ipynb" or "py"

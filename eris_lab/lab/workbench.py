@@ -25,14 +25,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .catalog import domain_of
-from .errors import ErisLabError
-from .eval.datasets import Suite
-from .eval.metrics import QueryResult, _misrouted, _rate, evaluate
-from .guard import names_domain
-from .knobs import Knobs
-from .strategies import Context, EmbeddingPolicy, MemoEmbedder
-from .strategies.embedding import MAX_HITS
+from ..catalog import domain_of
+from ..errors import ErisLabError
+from ..eval.datasets import Suite
+from ..eval.metrics import QueryResult, _misrouted, _rate, evaluate
+from ..guard import names_domain
+from ..knobs import Knobs
+from ..strategies import Context, EmbeddingPolicy, MemoEmbedder
+from ..strategies.embedding import MAX_HITS
 
 __all__ = ["Workbench", "View", "view", "tune_and_save", "panel", "Debouncer", "VARIANTS", "CURVE_THRESHOLDS",
            "METRIC_KEYS", "MISROUTED_KEYS", "QUICK_GRID", "REPORT_GRID", "GRIDS"]
@@ -111,7 +111,7 @@ class Workbench:
         if suite.catalog is None:
             raise ErisLabError(f"suite {suite.name!r} has per-case catalogues; pick one with a shared catalogue",
                                where="Workbench")
-        from .eval.harness import prime, shared_embedder
+        from ..eval.harness import prime, shared_embedder
 
         self.suite = suite
         self.memo: MemoEmbedder = shared_embedder(embedder)
@@ -491,7 +491,7 @@ def tune_and_save(bench: Workbench, out: str | Path, *, split: str | None = "tra
     Fits on the suite's ``split`` queries (all when None or when the suite has no such split),
     through the workbench's memoised embedder (nothing is embedded again).
     """
-    from .eval.tuner import ThresholdTuner
+    from ..eval.tuner import ThresholdTuner
 
     queries = [q for q in bench.suite.queries if split is None or q.split == split] or list(bench.suite.queries)
     tuner = ThresholdTuner(catalog=bench.suite.catalog, embedder=bench.memo, base_knobs=bench.base_knobs,

@@ -1,4 +1,4 @@
-"""Generation speed with and without a grammar: ``python -m eris_lab.llm_bench``.
+"""Generation speed with and without a grammar: ``python -m eris_lab.bench llm``.
 
 One process, one model load, pinned threads. Each mode generates from the same prompt at
 temperature 0 for ``--runs`` runs; the first run of each mode is a warm-up and is not counted.
@@ -25,8 +25,8 @@ import sys
 import time
 from typing import Any, Sequence
 
-from .errors import ErisLabError
-from .llm import LlamaRunner
+from ..errors import ErisLabError
+from ..llm import LlamaRunner
 
 __all__ = ["bench", "main", "TOOL_JSON_GBNF", "PROMPT", "width_cases", "width_run", "width_summary"]
 
@@ -124,9 +124,9 @@ def width_cases(suite, widths: Sequence[int], *, n_cases: int, seed: int = 0, em
     """
     import numpy as np
 
-    from .catalog import enrich_for_routing
-    from .eval.harness import shared_embedder
-    from .guard import clean_text
+    from ..catalog import enrich_for_routing
+    from ..eval.harness import shared_embedder
+    from ..guard import clean_text
 
     memo = shared_embedder(embedder)
     pool = [q for q in suite.queries if q.expect == "all" and len(q.gold) == 1]
@@ -161,12 +161,12 @@ def width_run(runner: LlamaRunner, catalog, cases: Sequence[dict[str, Any]], *, 
     list of dict
         ``id, width, mode, gold, called, correct, valid, n_tokens, n_prompt_tokens, tokens_per_s, seconds, text``.
     """
-    from .grammar.envelope import compile as compile_envelope
-    from .knobs import Knobs
-    from .offer import Offer
-    from .parse import calls
-    from .policy import Decision, Rule
-    from .prompt import slim
+    from ..grammar.envelope import compile as compile_envelope
+    from ..knobs import Knobs
+    from ..offer import Offer
+    from ..parse import calls
+    from ..policy import Decision, Rule
+    from ..prompt import slim
 
     knobs = knobs or Knobs(max_thought_chars=80, max_message_chars=200, max_calls=1)
     jobs = [(c, w, m) for c in cases for w in c["offers"] for m in modes]
@@ -211,7 +211,7 @@ def width_summary(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the benchmark (a table, or JSON with ``--json``); exit 2 on bad input."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.llm_bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench llm", description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="a GGUF file (default: the bundled Gemma 3 270M Q4_K_M)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads, pinned (default 1)")
     parser.add_argument("--runs", type=int, default=3)

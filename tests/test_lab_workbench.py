@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from conftest import FakeEmbedder
-from eris_lab import tuning
+from eris_lab.lab import workbench
 from eris_lab.eval.datasets import load_suite
 from eris_lab.knobs import Knobs
 
@@ -31,30 +31,30 @@ def bench():
     emb = CountingEmbedder(FakeEmbedder())
     from eris_lab.strategies import MemoEmbedder
 
-    return tuning.Workbench(suite, MemoEmbedder(emb, disk=False)), emb
+    return workbench.Workbench(suite, MemoEmbedder(emb, disk=False)), emb
 
 
 def test_view_rescoring_never_embeds(bench):
     wb, emb = bench
     before = emb.n
     for t in (0.3, 0.4, 0.5, 0.6):
-        v = tuning.view(wb, t, max(t, 0.58), 0.05, "policy")
-        assert set(tuning.METRIC_KEYS) <= set(v.metrics)
+        v = workbench.view(wb, t, max(t, 0.58), 0.05, "policy")
+        assert set(workbench.METRIC_KEYS) <= set(v.metrics)
     assert emb.n == before
 
 
 def test_view_threshold_moves_offer_size(bench):
     wb, _ = bench
-    low = tuning.view(wb, 0.0, 0.0, 0.05, "dense").metrics["mean_offer"]
-    high = tuning.view(wb, 0.99, 0.99, 0.05, "dense").metrics["mean_offer"]
+    low = workbench.view(wb, 0.0, 0.0, 0.05, "dense").metrics["mean_offer"]
+    high = workbench.view(wb, 0.99, 0.99, 0.05, "dense").metrics["mean_offer"]
     assert low > high
     assert high == 0.0
 
 
 def test_view_curve_and_misrouted_shapes(bench):
     wb, _ = bench
-    v = tuning.view(wb, 0.5, 0.58, 0.05, "policy", max_misrouted=3)
-    assert len(v.curve) == len(tuning.CURVE_THRESHOLDS)
+    v = workbench.view(wb, 0.5, 0.58, 0.05, "policy", max_misrouted=3)
+    assert len(v.curve) == len(workbench.CURVE_THRESHOLDS)
     assert all({"threshold", "mean_offer", "recall", "lock_in"} <= set(p) for p in v.curve)
     assert len(v.misrouted) <= 3
     assert v.metrics["n_misrouted"] >= len(v.misrouted)
@@ -62,21 +62,21 @@ def test_view_curve_and_misrouted_shapes(bench):
 
 def test_view_abstain_variant_offers_nothing_when_no_hit(bench):
     wb, _ = bench
-    v = tuning.view(wb, 0.999, 0.999, 0.0, "policy-abstain")
+    v = workbench.view(wb, 0.999, 0.999, 0.0, "policy-abstain")
     assert v.metrics["full_roster_rate"] == 0.0
 
 
 def test_view_unknown_strategy_is_an_error(bench):
     wb, _ = bench
     with pytest.raises(ValueError, match="unknown strategy 'nope'"):
-        tuning.view(wb, 0.5, 0.58, 0.05, "nope")
+        workbench.view(wb, 0.5, 0.58, 0.05, "nope")
 
 
 def test_tune_and_save_writes_loadable_knobs(bench, tmp_path):
     wb, emb = bench
     before = emb.n
     out = tmp_path / "knobs.toml"
-    knobs = tuning.tune_and_save(wb, out, grid={"threshold": (0.4, 0.5), "single_hit_floor": (0.58,), "margin": (0.05,)})
+    knobs = workbench.tune_and_save(wb, out, grid={"threshold": (0.4, 0.5), "single_hit_floor": (0.58,), "margin": (0.05,)})
     assert out.is_file()
     assert Knobs.load(out).threshold == knobs.threshold in (0.4, 0.5)
     assert emb.n == before
@@ -84,14 +84,14 @@ def test_tune_and_save_writes_loadable_knobs(bench, tmp_path):
 
 def test_panel_static_renders_tables_and_figure(bench, capsys):
     wb, _ = bench
-    v = tuning.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=False)
-    assert isinstance(v, tuning.View)
+    v = workbench.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=False)
+    assert isinstance(v, workbench.View)
 
 
 def test_panel_interactive_builds_widgets(bench):
     pytest.importorskip("ipywidgets")
     wb, _ = bench
-    box = tuning.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=True)
+    box = workbench.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=True)
     assert box.children
     status = box.children[0].children[1].children[2]
     assert "drawn in" in status.value and "nothing re-embedded" in status.value  # redraw time, render included
@@ -99,7 +99,7 @@ def test_panel_interactive_builds_widgets(bench):
 
 def test_debouncer_without_a_running_loop_calls_at_once():
     calls = []
-    d = tuning.Debouncer(lambda x: calls.append(x), wait_s=10)
+    d = workbench.Debouncer(lambda x: calls.append(x), wait_s=10)
     d(1), d(2)
     assert calls == [1, 2] and d.calls == 2
     assert d.flush() is None and d.calls == 2
@@ -109,7 +109,7 @@ def test_debouncer_in_a_loop_coalesces_bursts():
     calls = []
 
     async def burst():
-        d = tuning.Debouncer(lambda x: calls.append(x), wait_s=0.05)
+        d = workbench.Debouncer(lambda x: calls.append(x), wait_s=0.05)
         for i in range(5):
             d(i)
             await asyncio.sleep(0.005)
@@ -137,7 +137,7 @@ def demo_bench():
     from eris_lab.strategies import MemoEmbedder
 
     emb = CountingEmbedder(FakeEmbedder())
-    return tuning.Workbench(load_suite("demo"), MemoEmbedder(emb, disk=False)), emb
+    return workbench.Workbench(load_suite("demo"), MemoEmbedder(emb, disk=False)), emb
 
 
 def test_fast_headline_equals_reference_metrics_and_misrouted(demo_bench):
@@ -145,7 +145,7 @@ def test_fast_headline_equals_reference_metrics_and_misrouted(demo_bench):
     rules = set()
     for t, f, m, s in SETTINGS:
         fast = wb.headline(t, f, m, s, max_misrouted=400)
-        reference = tuning._headline_of(wb.metrics(t, f, m, s), 400)
+        reference = workbench._headline_of(wb.metrics(t, f, m, s), 400)
         assert fast == reference, (t, f, m, s)
         rules |= {r.rule for r in wb.results(t, f, m, s)}
     # the comparison covers the policy's branches, not only the easy ones
@@ -161,7 +161,7 @@ def test_fast_curve_equals_reference_curve(demo_bench):
 
 def test_fast_view_equals_reference_view(demo_bench):
     wb, _ = demo_bench
-    fast, reference = (tuning.view(wb, 0.47, 0.6, 0.05, "policy", reference=r) for r in (False, True))
+    fast, reference = (workbench.view(wb, 0.47, 0.6, 0.05, "policy", reference=r) for r in (False, True))
     assert (fast.metrics, fast.curve, fast.misrouted) == (reference.metrics, reference.curve, reference.misrouted)
     assert set(fast.timings_ms) == {"decide", "curve"}
 
@@ -170,10 +170,10 @@ def test_fast_path_honours_domain_floors():
     from eris_lab.strategies import MemoEmbedder
 
     knobs = Knobs(domain_floors={"mail": 0.45, "web": 0.5, "calendar": 0.4})
-    wb = tuning.Workbench(load_suite("demo", limit=150), MemoEmbedder(FakeEmbedder(), disk=False), base_knobs=knobs)
+    wb = workbench.Workbench(load_suite("demo", limit=150), MemoEmbedder(FakeEmbedder(), disk=False), base_knobs=knobs)
     assert wb._raw is not wb._kept  # some hit falls under a floor: the filtered path is exercised
     for t, f, m, s in SETTINGS[::2]:
-        assert wb.headline(t, f, m, s, max_misrouted=200) == tuning._headline_of(wb.metrics(t, f, m, s), 200)
+        assert wb.headline(t, f, m, s, max_misrouted=200) == workbench._headline_of(wb.metrics(t, f, m, s), 200)
     assert wb.curve(0.58, 0.05, "policy", CURVE_SAMPLE) == wb.curve(0.58, 0.05, "policy", CURVE_SAMPLE, reference=True)
 
 
@@ -184,10 +184,10 @@ def test_a_slider_drag_asks_the_embedder_for_nothing(demo_bench):
     wb.memo.embed = lambda texts, _embed=wb.memo.embed: lookups.append(texts) or _embed(texts)  # counts memo hits too
     try:
         for t in (0.5, 0.49, 0.48, 0.31):
-            tuning._render(wb, tuning.view(wb, t, 0.58, 0.05, "policy"))
+            workbench._render(wb, workbench.view(wb, t, 0.58, 0.05, "policy"))
         for f, m, s in ((0.6, 0.05, "policy"), (0.6, 0.08, "policy"), (0.6, 0.08, "policy-cluster"),
                         (0.6, 0.08, "policy-abstain"), (0.6, 0.08, "dense")):
-            tuning._render(wb, tuning.view(wb, 0.31, f, m, s))
+            workbench._render(wb, workbench.view(wb, 0.31, f, m, s))
     finally:
         del wb.memo.embed
     assert emb.n == before and lookups == []
@@ -201,12 +201,12 @@ def test_curve_is_cached_per_floor_margin_strategy_and_copied(demo_bench):
     first[0]["recall"] = -1.0  # a caller's edit does not reach the cache
     again = wb.curve(0.58, 0.05, "policy")
     assert len(wb._entries) == decided and again[0]["recall"] != -1.0
-    tuning.view(wb, 0.37, 0.58, 0.05, "policy")  # a threshold move: the same curve, no new curve decisions
+    workbench.view(wb, 0.37, 0.58, 0.05, "policy")  # a threshold move: the same curve, no new curve decisions
     assert len(wb._curves) == 1
 
 
 def test_tuning_bench_reports_every_part_and_no_re_embedding(capsys):
-    from eris_lab import bench
+    from eris_lab.bench import tuning as bench
 
     result = bench.tuning_bench(("demo",), repeats=1, baseline=True, embedder=FakeEmbedder(), limit=25)
     (row,) = result["suites"]
@@ -226,7 +226,7 @@ def test_fast_path_with_repeated_and_forced_hits_equals_reference():
     from eris_lab.policy import Hit
     from eris_lab.strategies import MemoEmbedder
 
-    wb = tuning.Workbench(load_suite("demo", limit=60), MemoEmbedder(FakeEmbedder(), disk=False))
+    wb = workbench.Workbench(load_suite("demo", limit=60), MemoEmbedder(FakeEmbedder(), disk=False))
     for i, s in enumerate(wb.scored):
         if len(s.hits) > 3 and i % 3 == 0:
             top = s.hits[0]
@@ -236,7 +236,7 @@ def test_fast_path_with_repeated_and_forced_hits_equals_reference():
     wb._index()
     wb.clear_caches()
     for t, f, m, s in SETTINGS:
-        assert wb.headline(t, f, m, s, max_misrouted=100) == tuning._headline_of(wb.metrics(t, f, m, s), 100)
+        assert wb.headline(t, f, m, s, max_misrouted=100) == workbench._headline_of(wb.metrics(t, f, m, s), 100)
         assert wb.curve(f, m, s, CURVE_SAMPLE) == wb.curve(f, m, s, CURVE_SAMPLE, reference=True)
 
 
@@ -246,7 +246,7 @@ def test_panel_redraw_replaces_outputs_through_widget_state(bench):
     in test_lab_browser.py caught a panel that never redrew)."""
     pytest.importorskip("ipywidgets")
     wb, _ = bench
-    box = tuning.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=True)
+    box = workbench.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=True)
     threshold = box.children[0].children[0].children[0]
     out_table, out_fig = box.children[1], box.children[2]
     assert "threshold 0.50" in out_table.outputs[0]["data"]["text/html"]

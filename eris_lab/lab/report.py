@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .errors import ErisLabError
-from ._files import repo_root, write_atomic
+from ..errors import ErisLabError
+from .._files import repo_root, write_atomic
 
 __all__ = [
     "run", "record", "recorded", "RunResult", "Failure", "NotebookRun", "notebooks", "load_params",

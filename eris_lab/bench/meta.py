@@ -1,4 +1,4 @@
-"""Routed offer vs meta-tools, on the same tasks: ``python -m eris_lab.meta_bench``.
+"""Routed offer vs meta-tools, on the same tasks: ``python -m eris_lab.bench meta``.
 
 Two measurements (issue #7 "Measure"):
 
@@ -34,9 +34,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from .catalog import Catalog, load, normalize_schema_types, tools_from_json
-from .errors import ErisLabError
-from .knobs import Knobs
+from ..catalog import Catalog, load, normalize_schema_types, tools_from_json
+from ..errors import ErisLabError
+from ..knobs import Knobs
 
 __all__ = ["DEMO_TASKS", "Task", "prompt_tokens", "run_routed", "run_meta", "pooled_bfcl", "main"]
 
@@ -92,8 +92,8 @@ def prompt_tokens(catalog: Catalog, texts: Sequence[str], *, router: Any = None,
         ``{"n_tools", "catalogue", "routed_mean", "routed_max", "routed_mean_offer", "meta"}``;
         token counts are ints (means floats), ``routed_*`` None without a router.
     """
-    from .meta import entry_prompt
-    from .prompt import count_tokens, full, slim
+    from ..mcp.meta import entry_prompt
+    from ..prompt import count_tokens, full, slim
 
     out: dict[str, Any] = {"n_tools": len(catalog), "catalogue": count_tokens(full(catalog), tokenizer),
                            "routed_mean": None, "routed_max": None, "routed_mean_offer": None,
@@ -116,7 +116,7 @@ def prompt_tokens(catalog: Catalog, texts: Sequence[str], *, router: Any = None,
 
 def _bfcl_data() -> Path | None:
     """``bfcl_eval/data`` of the BFCL cache (``eval.datasets.bfcl_dir``), or None when not fetched."""
-    from .eval.datasets import bfcl_dir
+    from ..eval.datasets import bfcl_dir
 
     data = bfcl_dir() / "bfcl_eval" / "data"
     return data if (data / "BFCL_v4_live_multiple.json").is_file() else None
@@ -169,10 +169,10 @@ def run_routed(task: Task, runner: Any, router: Any, catalog: Catalog, *, max_to
     dict
         ``{"route": "routed", "model_calls", "reached", "called", "offered", "status", "seconds"}``.
     """
-    from .grammar import compile as compile_grammar
-    from .loop import Session, execute
-    from .parse import calls
-    from .prompt import slim
+    from ..grammar import compile as compile_grammar
+    from ..execution import Session, execute
+    from ..parse import calls
+    from ..prompt import slim
 
     start = time.perf_counter()
     offer = router.route(task.text).offer
@@ -208,8 +208,8 @@ def run_meta(task: Task, runner: Any, catalog: Catalog, *, embedder: Any = None,
         ``{"route": "meta", "model_calls", "reached", "called", "status", "steps": [...], "found"}``;
         ``found`` = the gold tool appeared in a search result.
     """
-    from .meta import MetaSession, entry_prompt
-    from .parse import calls
+    from ..mcp.meta import MetaSession, entry_prompt
+    from ..parse import calls
 
     start = time.perf_counter()
     session = MetaSession(catalog, embedder, searcher=searcher, progress=progress)
@@ -261,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print the token table and (unless ``--no-model``) the per-route model results."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.meta_bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench meta", description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=len(DEMO_TASKS), help="demo tasks to run (default all 10)")
     parser.add_argument("--bfcl-queries", type=int, default=10, help="BFCL queries for the routed token figure")
     parser.add_argument("--no-model", action="store_true", help="tokens only; no generation")
@@ -273,9 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write every record as JSON")
     args = parser.parse_args(argv)
 
-    from .embed import SentenceTransformerEmbedder
-    from .meta import ToolSearch
-    from .router import Router
+    from ..embed import SentenceTransformerEmbedder
+    from ..mcp.meta import ToolSearch
+    from ..router import Router
 
     embedder = SentenceTransformerEmbedder()
     demo = load()
@@ -307,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name:<10} {row['n_tools']:>6} {row['catalogue']:>14} {mean:>12} {row['routed_max'] or '-':>11} "
               f"{offer:>11} {row['meta']:>11}")
     if not args.no_model:
-        from .llm import LlamaRunner
+        from ..llm import LlamaRunner
 
         runner = LlamaRunner(n_threads=1, n_ctx=8192)  # a full-roster slim prompt of the demo takes ~4.6k
         searcher = ToolSearch(demo, embedder)

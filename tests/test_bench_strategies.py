@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from eris_lab.eval import bench, datasets, embedders
+from eris_lab.bench import strategies as bench
+from eris_lab.eval import datasets, embedders
 
 from conftest import FakeEmbedder
 

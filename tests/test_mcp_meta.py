@@ -14,15 +14,7 @@ import pytest
 from conftest import ROOT, FakeEmbedder
 from eris_lab.catalog import Catalog, Tool, load, tools_from_json
 from eris_lab.errors import EmbedError, ErisLabError
-from eris_lab.meta import (
-    META_NAMES,
-    MetaSession,
-    MetaStrategy,
-    ToolSearch,
-    access_of,
-    meta_catalog,
-    terms,
-)
+from eris_lab.mcp.meta import META_NAMES, MetaSession, MetaStrategy, ToolSearch, access_of, meta_catalog, terms
 
 
 @pytest.fixture(scope="module")
@@ -389,7 +381,7 @@ class ScriptedRunner:
 
 
 def test_run_meta_counts_model_calls_until_execute(demo):
-    from eris_lab.meta_bench import Task, run_meta
+    from eris_lab.bench.meta import Task, run_meta
 
     runner = ScriptedRunner([_envelope("tool_search", {"query": "calculate"}),
                              _envelope("tool_execute", {"name": "calc:evaluate",
@@ -400,7 +392,7 @@ def test_run_meta_counts_model_calls_until_execute(demo):
 
 
 def test_run_meta_counts_a_refused_execute_as_not_reached(demo):
-    from eris_lab.meta_bench import Task, run_meta
+    from eris_lab.bench.meta import Task, run_meta
 
     runner = ScriptedRunner([_envelope("tool_search", {"query": "weather"}),
                              _envelope("tool_execute", {"name": "calc:evaluate", "arguments": {}})])
@@ -409,11 +401,11 @@ def test_run_meta_counts_a_refused_execute_as_not_reached(demo):
 
 
 def test_prompt_tokens_compares_the_three_first_prompts(demo):
-    from eris_lab.meta_bench import prompt_tokens
+    from eris_lab.bench.meta import prompt_tokens
 
     class Router:
         def route(self, text):
-            from eris_lab.meta import MetaStrategy
+            from eris_lab.mcp.meta import MetaStrategy
 
             class R:
                 offer = MetaStrategy(k=2).fit(demo).offer(text)
@@ -428,7 +420,7 @@ def test_prompt_tokens_compares_the_three_first_prompts(demo):
 def test_bench_routes_run_with_the_bundled_model(demo):
     from eris_lab.embed import SentenceTransformerEmbedder
     from eris_lab.llm import LlamaRunner
-    from eris_lab.meta_bench import DEMO_TASKS, run_meta, run_routed
+    from eris_lab.bench.meta import DEMO_TASKS, run_meta, run_routed
     from eris_lab.router import Router
 
     embedder = SentenceTransformerEmbedder()

@@ -3,7 +3,7 @@
 Two modes (``eris-lab mcp-serve --mode``):
 
 * ``meta``: the server lists the three meta-tools (``tool_search``, ``tool_describe``,
-  ``tool_execute``; :mod:`eris_lab.meta`); one :class:`~eris_lab.meta.MetaSession` per server
+  ``tool_execute``; :mod:`eris_lab.mcp.meta`); one :class:`~eris_lab.mcp.meta.MetaSession` per server
   process holds the last search and the described tools, and ``tool_execute`` runs through it;
 * ``routed``: the server lists ``tool_route`` plus the tools the last routing offered, with
   their full schemas. ``tool_route(text)`` routes the message (``Router``: guards, hits, policy,
@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Literal
 
-from .catalog import Catalog
-from .errors import EmbedError, ErisLabError
+from ..catalog import Catalog
+from ..errors import EmbedError, ErisLabError
 from .meta import META_TOOLS, MetaSession, access_of
 
 __all__ = ["build_server", "serve", "ROUTE_TOOL", "MODES", "KEYWORD_ROUTE_FLOOR"]
@@ -68,7 +68,7 @@ class _Routed:
         if self.embedder is not None:
             try:
                 if self._router is None:
-                    from .router import Router
+                    from ..router import Router
 
                     self._router = Router(self.meta.catalog, self.embedder)
                 routed = self._router.route(text)
@@ -158,7 +158,7 @@ def build_server(catalog: Catalog, *, mode: Literal["meta", "routed"] = "meta", 
             except Exception:  # a client that does not listen still re-lists on its own
                 pass
             return result(json.dumps(record, ensure_ascii=False), False, record)
-        from .loop import Session, _error, execute
+        from ..execution import Session, _error, execute
 
         if meta.session is None:
             meta.session = Session()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from eris_lab import cli
-from eris_lab.args import Candidate, Resolution, candidates_from_json, normalize, resolve, resolve_arguments
+from eris_lab.resolution import Candidate, Resolution, candidates_from_json, normalize, resolve, resolve_arguments
 from eris_lab.errors import ErisLabError
 
 from conftest import load_cases

@@ -1,6 +1,6 @@
 """Benchmark: every strategy on every suite in one run (a benchmark, not a test).
 
-``python -m eris_lab.eval.bench [--suites ...] [--strategies ...] [--limit N] [--out FILE]``
+``python -m eris_lab.bench strategies [--suites ...] [--strategies ...] [--limit N] [--out FILE]``
 prints one table and writes the JSON atomically (default ``reports/bench-<UTC time>.json``,
 git-ignored). One shared :class:`~eris_lab.strategies.MemoEmbedder` embeds every distinct text
 once for the whole run. The ``goals`` section sets plain cosine (``dense``) and BM25 beside the
@@ -21,9 +21,9 @@ from typing import Any, Sequence
 
 from ..errors import ErisLabError
 from .._files import repo_root, write_atomic
-from .datasets import SUITES, load_suite
-from .harness import prime, run, shared_embedder
-from .metrics import evaluate
+from ..eval.datasets import SUITES, load_suite
+from ..eval.harness import prime, run, shared_embedder
+from ..eval.metrics import evaluate
 
 __all__ = ["main", "bench", "DEFAULT_SUITES", "DEFAULT_STRATEGIES", "GOALS"]
 
@@ -56,7 +56,7 @@ def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DE
     report so far is written there (atomically) after every suite.
     """
     from ..strategies import make
-    from .embedders import make_embedder
+    from ..eval.embedders import make_embedder
 
     memos = {name: shared_embedder(make_embedder(name)) for name in embedders}
     memo = memos[embedders[0]]
@@ -180,7 +180,7 @@ def format_table(report: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line of the benchmark; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.eval.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench strategies", description=__doc__.split("\n")[0])
     parser.add_argument("--suites", nargs="+", default=list(DEFAULT_SUITES), help=f"default: {' '.join(DEFAULT_SUITES)}")
     parser.add_argument("--strategies", nargs="+", default=list(DEFAULT_STRATEGIES))
     parser.add_argument("--limit", type=int, help="first N queries of each suite (a quick run)")

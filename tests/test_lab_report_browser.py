@@ -15,7 +15,7 @@ from _browser import CHROMIUM, colour_stats
 
 pytest.importorskip("papermill")
 
-from eris_lab import report  # noqa: E402
+from eris_lab.lab import report  # noqa: E402
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium)")
 
@@ -24,7 +24,7 @@ quick: bool = False  # small samples
 
 # %%
 import plotly.graph_objects as go
-from eris_lab import viz
+from eris_lab.lab import viz
 viz.show(go.Figure(go.Scatter(x=[0, 1, 2, 3], y=[0, 3, 1, 2], mode="lines+markers",
                               marker={"size": 40}, line={"width": 12})).update_layout(width=900, height=600))
 '''

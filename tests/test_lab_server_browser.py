@@ -39,7 +39,8 @@ pytest.importorskip("jupyterlab")
 pytest.importorskip("voila")
 psutil = pytest.importorskip("psutil")
 
-from eris_lab import catalog, lab  # noqa: E402
+from eris_lab import catalog  # noqa: E402
+from eris_lab.lab import server as lab  # noqa: E402
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install -y chromium)")
 

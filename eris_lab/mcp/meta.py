@@ -35,10 +35,10 @@ from typing import Any, Callable, Iterable, Literal, Mapping
 
 import numpy as np
 
-from .catalog import Catalog, Tool, domain_of, name_words
-from .errors import EmbedError, ErisLabError
-from .offer import Offer
-from .policy import Decision, Hit, Rule
+from ..catalog import Catalog, Tool, domain_of, name_words
+from ..errors import EmbedError, ErisLabError
+from ..offer import Offer
+from ..policy import Decision, Hit, Rule
 
 __all__ = [
     "META_TOOLS",
@@ -296,7 +296,7 @@ META_INSTRUCTIONS = (
 
 def entry_prompt() -> str:
     """The meta-tool entry of a first prompt: instructions plus the three tools with schemas."""
-    from .prompt import full
+    from ..prompt import full
 
     return META_INSTRUCTIONS + "\n\n" + full(meta_catalog())
 
@@ -438,12 +438,12 @@ class ToolSearch:
         if self._embed_failed:
             return None
         try:
-            from .embed import normalize_rows
-            from .router import embed_tools
+            from ..embed import normalize_rows
+            from ..router import embed_tools
 
             if self._vectors is None:
                 self._vectors = embed_tools(self.catalog, self.embedder.embed)
-            from .router import gloss_german
+            from ..router import gloss_german
 
             gloss = gloss_german(query)  # the bundled MiniLM is English-only (router.GERMAN_GLOSSES)
             q = normalize_rows(self.embedder.embed([f"{query} ({gloss})" if gloss else query]))
@@ -522,7 +522,7 @@ class MetaSession:
         offer is ``tool_describe`` + ``tool_execute`` (no second search), right after a describe
         it is ``tool_execute`` alone. Default False (every meta-tool stays on offer). Measured
         reason: the bundled base model repeats ``tool_search`` until its step budget runs out
-        (``python -m eris_lab.meta_bench``).
+        (``python -m eris_lab.bench meta``).
 
     Attributes
     ----------
@@ -628,7 +628,7 @@ class MetaSession:
         loop.ToolResult
             Status ``refused`` for a name outside the scope or not permitted (it never runs).
         """
-        from .loop import Session, _error, execute
+        from ..execution import Session, _error, execute
 
         if self.session is None:
             self.session = Session()
@@ -720,7 +720,7 @@ class MetaSession:
 
     def grammar(self, **kwargs: Any):
         """The reply envelope grammar over :meth:`offer` (``grammar.compile``); kwargs pass through."""
-        from .grammar import compile as compile_grammar
+        from ..grammar import compile as compile_grammar
 
         return compile_grammar(self.offer(), self.grammar_catalog(), **kwargs)
 
@@ -732,7 +732,7 @@ class MetaSession:
         ErisLabError
             Nothing is executable yet.
         """
-        from .grammar import compile_schema
+        from ..grammar import compile_schema
 
         schema = self.execute_schema()
         if schema is None:

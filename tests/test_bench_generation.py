@@ -11,9 +11,9 @@ import json
 import pytest
 
 from eris_lab.catalog import Catalog, tools_from_json
-from eris_lab.eval import generation
+from eris_lab.bench import generation
 from eris_lab.eval.datasets import Query
-from eris_lab.eval.generation import Outcome, match_call, run_case, score, standardize_string, value_matches
+from eris_lab.bench.generation import Outcome, match_call, run_case, score, standardize_string, value_matches
 from eris_lab.llm import Generation
 
 SCHEMA = {
