@@ -14,6 +14,7 @@ __all__ = [
     "EmbedError",
     "DataError",
     "LLMError",
+    "ToolError",
 ]
 
 
@@ -61,3 +62,11 @@ class DataError(ErisLabError):
 
 class LLMError(ErisLabError):
     """A language model cannot load, rejects a grammar, or its server answered with an error."""
+
+
+class ToolError(Exception):
+    """An executor's expected failure (no such item, bad time zone); its text goes to the model.
+
+    Not an :class:`ErisLabError`: it is the model's problem to fix, never the user's input, and a
+    ``ValueError`` handler inside an executor must not swallow it.
+    """

@@ -14,7 +14,8 @@ import pytest
 from conftest import ROOT, FakeEmbedder
 from eris_lab.catalog import Catalog, Tool, load, tools_from_json
 from eris_lab.errors import EmbedError, ErisLabError
-from eris_lab.mcp.meta import META_NAMES, MetaSession, MetaStrategy, ToolSearch, access_of, meta_catalog, terms
+from eris_lab.mcp.meta import META_NAMES, MetaSession, ToolSearch, access_of, meta_catalog, terms
+from eris_lab.strategies.meta import MetaStrategy
 
 
 @pytest.fixture(scope="module")
@@ -405,7 +406,7 @@ def test_prompt_tokens_compares_the_three_first_prompts(demo):
 
     class Router:
         def route(self, text):
-            from eris_lab.mcp.meta import MetaStrategy
+            from eris_lab.strategies.meta import MetaStrategy
 
             class R:
                 offer = MetaStrategy(k=2).fit(demo).offer(text)

@@ -13,7 +13,7 @@ Two modes (``eris-lab mcp-serve --mode``):
 Both modes enforce the same permissions (``MetaSession.permitted``): a tool outside the allowed
 catalogue, or a write tool in a ``--read-only`` server, is never listed as callable and never
 runs. Tools run through ``loop.execute`` (validation, timeout, labelled result); the demo's
-safe executors are ``loop.EXECUTORS``, every other tool is routing-only.
+safe executors are ``tools.EXECUTORS``, every other tool is routing-only.
 """
 
 from __future__ import annotations

@@ -1,0 +1,31 @@
+"""``clock:now``: the current time in an IANA time zone (the session's by default)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ..errors import ToolError
+
+if TYPE_CHECKING:
+    from ..execution import Session
+
+__all__ = ["clock_now"]
+
+
+def _zone(name: Any) -> ZoneInfo:
+    if not isinstance(name, str) or not name.strip():
+        raise ToolError(f"expected an IANA time zone such as 'Europe/Berlin', got {name!r}")
+    try:
+        return ZoneInfo(name.strip())
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ToolError(f"unknown time zone {name!r}; expected an IANA name such as 'Europe/Berlin'") from None
+
+
+def clock_now(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
+    """``clock:now``: the current time in ``timezone`` (default the session's)."""
+    zone = _zone(args.get("timezone") or session.timezone)
+    now = session.clock().astimezone(zone)
+    return {"timezone": zone.key, "iso": now.isoformat(timespec="seconds"), "weekday": now.strftime("%A"),
+            "utc_offset": now.strftime("%z")}
