@@ -10,11 +10,17 @@ __all__ = [
     "ErisLabError",
     "CatalogError",
     "SchemaError",
+    "Unsatisfiable",
     "KnobsError",
     "EmbedError",
     "DataError",
     "LLMError",
+    "OracleError",
+    "NotFittedError",
+    "ReportError",
+    "LabError",
     "ToolError",
+    "PatternError",
 ]
 
 
@@ -48,6 +54,10 @@ class SchemaError(ErisLabError):
     """A JSON Schema cannot be compiled or is not a JSON Schema."""
 
 
+class Unsatisfiable(SchemaError):
+    """A schema (or a branch of one) that no JSON value satisfies; a union drops such branches."""
+
+
 class KnobsError(ErisLabError):
     """A knobs file or knob value is invalid."""
 
@@ -64,9 +74,38 @@ class LLMError(ErisLabError):
     """A language model cannot load, rejects a grammar, or its server answered with an error."""
 
 
+class OracleError(ErisLabError):
+    """llama-cpp-python or the vocabulary model is missing or cannot be loaded (the grammar oracle)."""
+
+
+class NotFittedError(ErisLabError):
+    """A strategy or the tuner was used before ``fit``; the message says what to call."""
+
+
+class ReportError(ErisLabError):
+    """Bad report input: unknown parameter, unreadable TOML, no notebooks."""
+
+
+class LabError(ErisLabError):
+    """A lab server cannot start: a missing package, a port in use, a server that never answered."""
+
+
 class ToolError(Exception):
     """An executor's expected failure (no such item, bad time zone); its text goes to the model.
 
     Not an :class:`ErisLabError`: it is the model's problem to fix, never the user's input, and a
     ``ValueError`` handler inside an executor must not swallow it.
     """
+
+
+class PatternError(Exception):
+    """A JSON Schema ``pattern`` outside the supported subset; ``index`` is where in the pattern.
+
+    Machinery of ``grammar/_pattern.py``: the compiler turns it into a :class:`SchemaError` that
+    names the JSON path, so it never reaches a user.
+    """
+
+    def __init__(self, message: str, index: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.index = index

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from eris_lab.errors import ErisLabError
+from eris_lab.errors import ErisLabError, NotFittedError
 from eris_lab.eval.datasets import load_suite
-from eris_lab.eval.tuner import DEFAULT_GRID, NotFittedError, ThresholdTuner, catalog_hash, tune_command
+from eris_lab.eval.tuner import DEFAULT_GRID, ThresholdTuner, catalog_hash, tune_command
 from eris_lab.knobs import Knobs
 from eris_lab.strategies import MemoEmbedder
 

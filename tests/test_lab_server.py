@@ -23,6 +23,7 @@ jupytext = pytest.importorskip("jupytext")
 pytest.importorskip("papermill")
 psutil = pytest.importorskip("psutil")
 
+from eris_lab.errors import LabError  # noqa: E402
 from eris_lab.lab import server as lab  # noqa: E402
 
 
@@ -46,7 +47,7 @@ def test_prepare_writes_a_percent_script_jupyterlab_opens_as_a_notebook(tmp_path
 
 
 def test_prepare_rejects_an_unknown_parameter(tmp_path):
-    with pytest.raises(lab.LabError, match="declares no parameter 'nope'"):
+    with pytest.raises(LabError, match="declares no parameter 'nope'"):
         lab.prepare(lab.TUNING_NOTEBOOK, {"nope": 1}, out_dir=tmp_path)
 
 
@@ -57,11 +58,11 @@ def test_tune_with_an_unknown_parameter_is_one_line_and_exit_2(capsys):
 
 
 def test_prepare_rejects_a_value_of_the_wrong_type(tmp_path):
-    with pytest.raises(lab.LabError, match=r"threshold: expected float \(default 0\.50\), got a string 'abc'"):
+    with pytest.raises(LabError, match=r"threshold: expected float \(default 0\.50\), got a string 'abc'"):
         lab.prepare(lab.TUNING_NOTEBOOK, {"threshold": "abc"}, out_dir=tmp_path)
-    with pytest.raises(lab.LabError, match=r"tune: expected bool"):
+    with pytest.raises(LabError, match=r"tune: expected bool"):
         lab.prepare(lab.TUNING_NOTEBOOK, {"tune": 1}, out_dir=tmp_path)
-    with pytest.raises(lab.LabError, match=r"queries: expected str"):
+    with pytest.raises(LabError, match=r"queries: expected str"):
         lab.prepare(lab.TUNING_NOTEBOOK, {"queries": 3}, out_dir=tmp_path)
     assert not list(tmp_path.iterdir())  # checked before anything is written
     lab.prepare(lab.TUNING_NOTEBOOK, {"threshold": 1, "margin": 0.1, "queries": "nosuchsuite"}, out_dir=tmp_path)
@@ -95,7 +96,7 @@ def test_tune_prepares_into_a_folder_named_after_its_port_and_removes_it(monkeyp
 
     def fake_start(kind, target, *, port=None, **_kw):
         seen.update(kind=kind, target=Path(target), port=port, existed=Path(target).is_file())
-        raise lab.LabError("stopped here", where="test")
+        raise LabError("stopped here", where="test")
 
     monkeypatch.setattr(lab, "start", fake_start)
     with socket.socket() as probe:
@@ -130,9 +131,9 @@ def test_a_port_out_of_range_is_one_line_and_exit_2(capsys, which, port):
 
 
 def test_start_rejects_a_port_out_of_range_before_starting_anything():
-    with pytest.raises(lab.LabError, match="port 0 is out of range"):
+    with pytest.raises(LabError, match="port 0 is out of range"):
         lab._check_port(0)
-    with pytest.raises(lab.LabError, match="port 70000 is out of range"):
+    with pytest.raises(LabError, match="port 70000 is out of range"):
         lab._check_port(70000)
 
 

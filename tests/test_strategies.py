@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from eris_lab.catalog import Catalog, Tool, load
-from eris_lab.errors import ErisLabError
+from eris_lab.errors import ErisLabError, NotFittedError
 from eris_lab.knobs import Knobs
 from eris_lab.router import Router
 from eris_lab.strategies import (
     BM25, STRATEGIES, Context, DenseTopK, EmbeddingPolicy, Hybrid, KeywordGroups, MemoEmbedder,
-    NotFittedError, ToolkitPruning, check_strategy, make, parse_spec, toolkit_of,
+    ToolkitPruning, check_strategy, make, parse_spec, toolkit_of,
 )
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..catalog import Catalog, domain_of, enrich_for_routing
 from ..embed import Embedder
-from ..errors import ErisLabError
+from ..errors import ErisLabError, NotFittedError
 from ..knobs import Knobs
 from ..strategies import Context, EmbeddingPolicy
 from ..strategies.embedding import Scored
@@ -62,10 +62,6 @@ _CONTINUOUS = ("threshold", "single_hit_floor", "margin")
 DOMAIN_FLOOR_STEPS = (0.03, 0.06, 0.10, 0.15)  # above the fitted threshold
 OBJECTIVES = ("recall", "cost")
 SEARCHES = ("grid", "random")
-
-
-class NotFittedError(ErisLabError):
-    """The tuner was used before ``fit``."""
 
 
 def catalog_hash(catalog: Catalog) -> str:

@@ -20,19 +20,12 @@ import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["PatternError", "parse", "Node", "MAX_CODEPOINT", "complement", "normalize", "min_max_length"]
+from ..errors import PatternError
+
+__all__ = ["parse", "Node", "MAX_CODEPOINT", "complement", "normalize", "min_max_length"]
 
 MAX_CODEPOINT = 0x10FFFF
 Ranges = tuple[tuple[int, int], ...]
-
-
-class PatternError(Exception):
-    """A pattern outside the supported subset; ``index`` is where in the pattern."""
-
-    def __init__(self, message: str, index: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.index = index
 
 
 @dataclass(frozen=True, slots=True)

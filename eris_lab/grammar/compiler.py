@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from ..catalog import normalize_schema_types
-from ..errors import SchemaError
+from ..errors import PatternError, SchemaError, Unsatisfiable
 from . import _analysis, _pattern
 from .builtins import (
     PRIMITIVE_RULES,
@@ -97,10 +97,6 @@ FORMAT_LENGTHS = {"date": (10, 10), "time": (9, 24), "date-time": (20, 35), "uui
 MAX_UNION_ALTERNATIVES = 256
 
 _INVALID_RULE_CHARS_RE = re.compile(r"[^a-zA-Z0-9-]+")
-
-
-class Unsatisfiable(SchemaError):
-    """No JSON value is valid under this (sub)schema."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -940,7 +936,7 @@ class Compiler:
             raise self._error(path, f"expected a regex string, got {pattern!r}")
         try:
             tree = _pattern.parse(pattern)
-        except _pattern.PatternError as exc:
+        except PatternError as exc:
             raise self._error(path, f"{exc.message} at index {exc.index} of pattern {pattern!r}") from None
         counter = itertools.count(1)
 

@@ -16,7 +16,8 @@ import functools
 from typing import Any
 
 from ..errors import SchemaError
-from .oracle import Oracle, OracleError, oracle
+from ..errors import OracleError
+from .oracle import Oracle, oracle
 
 __all__ = ["Guidance", "guidance", "constraint"]
 

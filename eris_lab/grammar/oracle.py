@@ -27,15 +27,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..errors import ErisLabError, SchemaError
+from ..errors import OracleError, SchemaError
 
-__all__ = ["Oracle", "OracleError", "check_parses", "default_model_path", "oracle"]
+__all__ = ["Oracle", "check_parses", "default_model_path", "oracle"]
 
 _LOCK = threading.Lock()
-
-
-class OracleError(ErisLabError):
-    """llama-cpp-python or the vocabulary model is missing or cannot be loaded."""
 
 
 def _llama():

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import ErisLabError
+from ..errors import ReportError
 from .._files import repo_root, write_atomic
 
 __all__ = [
@@ -56,10 +56,6 @@ HIGHER_IS_BETTER = ("recall", "top1", "relevance_recall", "irrelevance_empty_rat
 LOWER_IS_BETTER = ("mean_offer", "p95_offer", "lock_in", "full_roster_rate", "offer_tokens")
 REGRESSION_TOLERANCE = 0.005  # a change smaller than this (absolute) is noise, not a regression
 _RUN_SET = ("quick", "report_dir", "previous_summary", "interactive")
-
-
-class ReportError(ErisLabError):
-    """Bad report input: unknown parameter, unreadable TOML, no notebooks."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -55,9 +55,9 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, Sequence
 
 from .._files import repo_root
-from ..errors import ErisLabError
+from ..errors import ErisLabError, LabError, ReportError
 
-__all__ = ["LabError", "Server", "serve", "start", "stop", "prepare", "free_port", "lab_command", "voila_command",
+__all__ = ["Server", "serve", "start", "stop", "prepare", "free_port", "lab_command", "voila_command",
            "LAB_DIR", "TUNING_NOTEBOOK", "TUNE_PARAMS", "LAB_SETTINGS", "main"]
 
 LAB_DIR = repo_root() / ".cache" / "lab"  # generated notebooks, logs and the settings override (git-ignored)
@@ -72,10 +72,6 @@ LAB_SETTINGS: dict[str, Any] = {
 }
 HOST = "127.0.0.1"
 READY_TIMEOUT_S = 120.0  # server start on a busy 2-core machine takes 5 to 20 s
-
-
-class LabError(ErisLabError):
-    """A lab server cannot start: a missing package, a port in use, a server that never answered."""
 
 
 @dataclass
@@ -213,7 +209,7 @@ def prepare(source: str | os.PathLike[str], params: Mapping[str, Any] | None = N
         for name, value in params.items():
             try:
                 report.check_param(name, value, declared[name])
-            except report.ReportError as exc:
+            except ReportError as exc:
                 raise LabError(exc.message, where=f"{source.stem} parameter {name}") from None
         nb.metadata["papermill"] = {}  # papermill's execute_notebook sets this up before injecting
         nb = parameterize_notebook(nb, params, kernel_name=kernel, language="python")

@@ -287,7 +287,7 @@ class LlamaRunner:
 
         from ..errors import SchemaError
         from ..grammar.guidance import Guidance
-        from ..grammar.oracle import OracleError
+        from ..errors import OracleError
 
         try:
             if loaded.guidance is None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..catalog import Catalog, domain_of, enrich_for_routing, name_words
 from ..embed import Embedder, VectorCache, default_embedder, normalize_rows
-from ..errors import ErisLabError
+from ..errors import ErisLabError, NotFittedError
 from ..offer import Offer
 from ..policy import Decision, Hit, Rule
 from ..router import Routed
@@ -30,17 +30,12 @@ __all__ = [
     "Context",
     "Strategy",
     "MemoEmbedder",
-    "NotFittedError",
     "check_strategy",
     "toolkit_of",
     "tool_document",
     "subset_offer",
     "latest_messages",
 ]
-
-
-class NotFittedError(ErisLabError):
-    """A strategy was asked to route before ``fit(catalog)``."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
