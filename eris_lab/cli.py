@@ -274,17 +274,12 @@ def _run_resolve_arg(args) -> int:
 def _parse_offer(raw: str, catalog):
     """An Offer from ``--offer A,B`` (``""`` = nothing callable); unknown names are an error."""
     from .offer import Offer
-    from .policy import Decision, Rule
 
     names = tuple(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip()))
     unknown = [n for n in names if n not in catalog]
     if unknown:
         raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where="--offer")
-    if not names:
-        decision = Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(), reason="--offer ''")
-    else:
-        decision = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=names, reason="--offer")
-    return Offer(names=names, decision=decision)
+    return Offer.given(names, reason="--offer")
 
 
 def _read_text(path: str, flag: str) -> str:

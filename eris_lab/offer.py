@@ -17,10 +17,11 @@ Overlays, in order:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from .catalog import Catalog, domain_of
 from .knobs import Knobs
-from .policy import Decision
+from .policy import Decision, Kind, Rule
 
 __all__ = ["Offer", "Latch", "build", "COMPANIONS"]
 
@@ -49,6 +50,32 @@ class Offer:
     names: tuple[str, ...]
     decision: Decision
     overlays: tuple[str, ...] = ()
+
+    @classmethod
+    def given(cls, names: Iterable[str], *, reason: str, rule: Rule = Rule.GIVEN,
+              kind: Kind | None = None) -> "Offer":
+        """An offer no policy decided: exactly ``names``, in order, duplicates dropped.
+
+        For a flag (``--offer``), a benchmark's fixed roster, a schema-recovery round, the
+        meta-tools, or a baseline strategy's top k. No overlay is applied, and the names are not
+        checked: call ``Catalog.require`` first.
+
+        Parameters
+        ----------
+        names : iterable of str
+            Empty means nothing is callable.
+        reason : str
+            Why these tools (shown where a decision's reason is).
+        rule : Rule
+            ``Rule.GIVEN`` by default; a strategy passes the rule it followed
+            (``RANKED_SUBSET`` for a top k).
+        kind : {"subset", "cluster", "full_roster", "conversational"}, optional
+            Default ``"conversational"`` when ``names`` is empty, else ``"subset"``;
+            ``"full_roster"`` for a whole catalogue.
+        """
+        names = tuple(dict.fromkeys(names))
+        kind = kind if kind is not None else ("subset" if names else "conversational")
+        return cls(names=names, decision=Decision(rule=rule, kind=kind, names=names, reason=reason))
 
     @property
     def kind(self) -> str:

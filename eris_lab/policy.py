@@ -54,6 +54,9 @@ class Rule(StrEnum):
     UNSURE_FULL_ROSTER = "UNSURE_FULL_ROSTER"
     UNSURE_DOMAIN_CLUSTER = "UNSURE_DOMAIN_CLUSTER"
     EMPTY_AFTER_POLICY = "EMPTY_AFTER_POLICY"
+    #: Not a policy rule: an offer built by hand (``Offer.given``) for a flag, a benchmark's fixed
+    #: roster, a schema-recovery round or the meta-tools; ``decide`` never reports it.
+    GIVEN = "GIVEN"
 
 
 Kind = Literal["subset", "cluster", "full_roster", "conversational"]

@@ -130,15 +130,13 @@ def schema_recovery(tool: Tool, error: Any, *, max_calls: int = 1) -> tuple[str,
     """
     from .grammar import compile as compile_grammar
     from .offer import Offer
-    from .policy import Decision, Rule
 
     path, what = _error_path(error)
     schema = json.dumps(tool.parameters, ensure_ascii=False, indent=1)
     message = (f"The arguments for {tool.name} failed validation at {path}: {what}\n"
                f"The full argument schema of {tool.name}:\n{schema}\n"
                f"Call {tool.name} again with arguments that match this schema.")
-    offer = Offer(names=(tool.name,), decision=Decision(
-        rule=Rule.SINGLE_STRONG_HIT, kind="subset", names=(tool.name,), reason="schema recovery"))
+    offer = Offer.given((tool.name,), reason="schema recovery")
     return message, compile_grammar(offer, Catalog([tool], source="recovery"), max_calls=max_calls)
 
 

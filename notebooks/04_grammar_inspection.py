@@ -16,17 +16,15 @@ sizes: list = [1, 3, 5, 10, 20]  # offer sizes for the cost table (tools)
 repeat: int = 5  # compile-time repetitions (best of)
 
 # %%
-from eris_lab import prompt
 from eris_lab.lab import report, viz
 from eris_lab.catalog import load
 from eris_lab.grammar import envelope, explain
 from eris_lab.grammar.oracle import oracle
 from eris_lab.offer import Offer
-from eris_lab.policy import Decision, Rule
 from eris_lab.router import Router
 
 cat = load(catalog or None)
-offer = (Offer(names=tuple(offer_names), decision=Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=tuple(offer_names), reason="given"))
+offer = (Offer.given(offer_names, reason="the notebook's offer_names")
          if offer_names else Router(cat).route(message).offer)
 grammar = envelope.compile(offer, cat)
 judge = oracle()

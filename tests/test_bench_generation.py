@@ -216,11 +216,8 @@ class FixedRouter:
 
     def route(self, text, history=()):
         from eris_lab.offer import Offer
-        from eris_lab.policy import Decision, Rule
 
-        kind = "subset" if self.names else "conversational"
-        rule = Rule.SINGLE_STRONG_HIT if self.names else Rule.CONVERSATIONAL
-        offer = Offer(names=self.names, decision=Decision(rule=rule, kind=kind, names=self.names))
+        offer = Offer.given(self.names, reason="fake router")
         return type("Routed", (), {"offer": offer})()
 
 

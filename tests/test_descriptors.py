@@ -225,10 +225,8 @@ def test_every_demo_schema_compiles_to_a_strict_grammar():
     """The demo catalogue must be callable under the grammar: no keyword the compiler refuses."""
     from eris_lab.grammar import compile as compile_grammar
     from eris_lab.offer import Offer
-    from eris_lab.policy import Decision, Rule
 
     catalog = load()
-    roster = Offer(names=catalog.names, decision=Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="full_roster",
-                                                          names=catalog.names))
+    roster = Offer.given(catalog.names, kind="full_roster", reason="the whole demo roster")
     grammar = compile_grammar(roster, catalog)
     assert grammar.names == catalog.names and not grammar.warnings

@@ -5,11 +5,10 @@ from __future__ import annotations
 from eris_lab.catalog import load
 from eris_lab.grammar import envelope, explain
 from eris_lab.offer import Offer
-from eris_lab.policy import Decision, Rule
 
 
 def _offer(*names):
-    return Offer(names=names, decision=Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=names, reason="test"))
+    return Offer.given(names, reason="test")
 
 
 def test_rules_explain_envelope_calls_and_arguments():

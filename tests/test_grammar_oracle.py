@@ -24,7 +24,6 @@ from eris_lab.errors import CatalogError  # noqa: E402
 from eris_lab.grammar import compile, compile_schema  # noqa: E402
 from eris_lab.knobs import Knobs  # noqa: E402
 from eris_lab.offer import Offer  # noqa: E402
-from eris_lab.policy import Decision, Rule  # noqa: E402
 
 CASES = load_cases("grammar_cases.json")["cases"]
 
@@ -176,9 +175,7 @@ def test_oneof_overlap_is_listed_not_enforced():
 
 
 def offer_of(*names: str) -> Offer:
-    kind = "subset" if names else "conversational"
-    rule = Rule.RANKED_SUBSET if names else Rule.CONVERSATIONAL
-    return Offer(names=names, decision=Decision(rule=rule, kind=kind, names=names))
+    return Offer.given(names, reason="test")
 
 
 def reply(status: str, calls: list, thought: str = "t", message=None) -> str:

@@ -582,12 +582,10 @@ def test_both_grammar_engines_produce_text_llama_cpp_accepts(engine):
     from eris_lab.knobs import Knobs
     from eris_lab.llm import LlamaRunner
     from eris_lab.offer import Offer
-    from eris_lab.policy import Decision, Rule
 
     catalog = Catalog([Tool(name="clock:now", description="time", parameters={
         "type": "object", "properties": {"tz": {"type": "string", "maxLength": 30}}, "required": ["tz"]})])
-    offer = Offer(names=("clock:now",), decision=Decision(rule=Rule.SINGLE_STRONG_HIT, kind="subset",
-                                                          names=("clock:now",)))
+    offer = Offer.given(("clock:now",), reason="test")
     gbnf = compile_grammar(offer, catalog, knobs=Knobs(max_thought_chars=30, max_message_chars=40)).text
     generation = LlamaRunner(engine=engine).generate("User: what time is it in Tokyo?\nAssistant: ",
                                                      grammar=gbnf, max_tokens=120)

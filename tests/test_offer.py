@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from eris_lab.catalog import Catalog
 from eris_lab.knobs import Knobs
-from eris_lab.offer import Latch, build
+from eris_lab.offer import Latch, Offer, build
 from eris_lab.policy import Decision, Rule
 
 from conftest import load_cases
@@ -66,3 +66,16 @@ def test_build_conversational_offers_nothing():
 
 def test_build_drops_unknown_and_duplicate_names():
     assert build(decision("clock:now", "nope", "clock:now"), REGISTRY).names == ("clock:now",)
+
+
+def test_given_offer_is_exactly_the_names_under_its_own_rule():
+    offer = Offer.given(("web:fetch", "clock:now", "web:fetch"), reason="--offer")
+    assert offer.names == ("web:fetch", "clock:now")  # no companion overlay: nobody decided it
+    assert offer.decision.rule == Rule.GIVEN and offer.kind == "subset" and offer.decision.reason == "--offer"
+    assert offer.overlays == ()
+
+
+def test_given_empty_offer_is_conversational_and_a_roster_can_say_so():
+    assert Offer.given((), reason="answer only").kind == "conversational"
+    roster = Offer.given(REGISTRY.names, kind="full_roster", rule=Rule.UNSURE_FULL_ROSTER, reason="bench")
+    assert roster.kind == "full_roster" and roster.decision.rule == Rule.UNSURE_FULL_ROSTER

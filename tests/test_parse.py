@@ -182,10 +182,8 @@ def test_calls_python_call_is_never_evaluated(tmp_path):
 
 def test_calls_accepts_an_offer_object():
     from eris_lab.offer import Offer
-    from eris_lab.policy import Decision, Rule
 
-    offer = Offer(names=("get_weather",), decision=Decision(rule=Rule.SINGLE_STRONG_HIT, kind="subset",
-                                                            names=("get_weather",)))
+    offer = Offer.given(("get_weather",), reason="test")
     assert calls('{"name": "get_weather", "arguments": {}}', offer).calls == (Call(name="get_weather", arguments={}),)
 
 

@@ -17,7 +17,7 @@ from eris_lab import cli, prompt
 from eris_lab.errors import CatalogError
 from eris_lab.knobs import Knobs
 from eris_lab.offer import Offer, build
-from eris_lab.policy import Decision, Hit, Rule, decide
+from eris_lab.policy import Hit, Rule, decide
 
 HAVE_LLAMA = importlib.util.find_spec("llama_cpp") is not None
 needs_llama = pytest.mark.skipif(not HAVE_LLAMA, reason="needs llama-cpp-python")
@@ -94,7 +94,7 @@ def test_empty_offer_prompt_says_no_tool_may_be_called():
 
 
 def test_unknown_tool_in_offer_is_an_error():
-    offer = Offer(names=("nope",), decision=Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=("nope",)))
+    offer = Offer.given(("nope",), reason="test")
     with pytest.raises(CatalogError, match="unknown tool 'nope'"):
         prompt.slim(offer, demo_catalog())
 

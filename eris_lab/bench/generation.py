@@ -91,7 +91,6 @@ from .._files import repo_root, write_atomic
 from ..knobs import Knobs
 from ..offer import Offer
 from ..parse import calls as parse_calls
-from ..policy import Decision, Rule
 from ..loop import SYSTEM
 from ..eval.datasets import BFCL_SUITES, Query, _read_lines, fetch_bfcl, load_suite
 
@@ -450,8 +449,7 @@ def cases(suite: str, *, limit: int | None = None, seed: int = SEED) -> tuple[Qu
 
 def _whole_roster(catalog: Catalog) -> Offer:
     names = catalog.names
-    return Offer(names=names, decision=Decision(rule=Rule.UNSURE_FULL_ROSTER, kind="full_roster", names=names,
-                                                reason="benchmark: the case's whole roster"))
+    return Offer.given(names, kind="full_roster", reason="benchmark: the case's whole roster")
 
 
 def _messages(system: str, query: Query) -> list[dict[str, str]]:

@@ -17,7 +17,6 @@ from typing import Any, Iterable, Mapping
 from ..catalog import Catalog, normalize_schema_types, tools_from_json
 from ..errors import ErisLabError
 from ..offer import Offer
-from ..policy import Decision, Rule
 from ..grammar.compiler import _CHECKED_SCHEMAS, compile_schema
 from ..grammar.envelope import compile as compile_offer
 
@@ -27,7 +26,7 @@ BFCL_POOLED_CATEGORIES = ("multiple", "live_multiple", "irrelevance", "live_irre
 
 
 def _offer(names: tuple[str, ...]) -> Offer:
-    return Offer(names=names, decision=Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=names, reason="bench"))
+    return Offer.given(names, reason="bench")
 
 
 def bfcl_catalog(data_dir: str | Path, categories: Iterable[str] = BFCL_POOLED_CATEGORIES) -> Catalog:

@@ -165,7 +165,6 @@ def width_run(runner: LlamaRunner, catalog, cases: Sequence[dict[str, Any]], *, 
     from ..knobs import Knobs
     from ..offer import Offer
     from ..parse import calls
-    from ..policy import Decision, Rule
     from ..prompt import slim
 
     knobs = knobs or Knobs(max_thought_chars=80, max_message_chars=200, max_calls=1)
@@ -178,8 +177,7 @@ def width_run(runner: LlamaRunner, catalog, cases: Sequence[dict[str, Any]], *, 
     rows = []
     for case, width, mode in iterator:
         names = case["offers"][width]
-        offer = Offer(names=names, decision=Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=names,
-                                                     reason=f"width {width}"))
+        offer = Offer.given(names, reason=f"width {width}")
         messages = [{"role": "system", "content": slim(offer, catalog)}, {"role": "user", "content": case["query"]}]
         grammar = compile_envelope(offer, catalog, knobs=knobs).text if mode == "grammar" else None
         out = runner.generate(messages, grammar=grammar, max_tokens=max_tokens, temperature=0.0)

@@ -177,13 +177,12 @@ def costs(catalog: Catalog, sizes: Sequence[int], *, repeat: int = 5, tokenizer:
     (``prompt.slim``), counted with ``tokenizer`` (default the bundled Gemma vocabulary).
     """
     from ..offer import Offer
-    from ..policy import Decision, Rule
     from ..prompt import token_report
 
     rows = []
     for size in sizes:
         names = catalog.names[: int(size)]
-        offer = Offer(names=names, decision=Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=names, reason="size"))
+        offer = Offer.given(names, reason=f"the first {len(names)} tools")
         tokens = token_report(offer, catalog, tokenizer)
         rows.append({**compile_cost(offer, catalog, repeat=repeat), "slim_prompt_tokens": tokens["offer_tokens"],
                      "full_prompt_tokens": tokens["catalog_tokens"], "prompt_ratio": round(tokens["ratio"], 3)})

@@ -38,7 +38,7 @@ import numpy as np
 from ..catalog import Catalog, Tool, domain_of, name_words
 from ..errors import EmbedError, ErisLabError
 from ..offer import Offer
-from ..policy import Decision, Hit, Rule
+from ..policy import Hit
 
 __all__ = [
     "META_TOOLS",
@@ -707,8 +707,7 @@ class MetaSession:
                 names.remove("tool_search")
             elif self.progress and last == "tool_describe":
                 names = ["tool_execute"]
-        decision = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=tuple(names), reason="meta-tools")
-        return Offer(names=tuple(names), decision=decision)
+        return Offer.given(names, reason="meta-tools")
 
     def grammar_catalog(self) -> Catalog:
         """The meta-tools with their schemas narrowed to this session's state (for ``grammar.compile``)."""

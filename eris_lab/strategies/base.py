@@ -23,7 +23,7 @@ from ..catalog import Catalog, domain_of, enrich_for_routing, name_words
 from ..embed import Embedder, VectorCache, default_embedder, normalize_rows
 from ..errors import ErisLabError, NotFittedError
 from ..offer import Offer
-from ..policy import Decision, Hit, Rule
+from ..policy import Hit, Rule
 from ..router import Routed
 
 __all__ = [
@@ -86,13 +86,10 @@ def subset_offer(catalog: Catalog, hits: Sequence[Hit], *, rule: Rule = Rule.RAN
     chosen = tuple(dict.fromkeys(names if names is not None else (h.name for h in hits)))
     chosen = tuple(n for n in chosen if n in catalog)
     if not chosen:
-        decision = Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="conversational", names=(),
-                            reason=reason or "nothing matched: offering nothing")
-    elif len(chosen) == len(catalog) and rule == Rule.UNSURE_FULL_ROSTER:
-        decision = Decision(rule=rule, kind="full_roster", names=catalog.names, reason=reason)
-    else:
-        decision = Decision(rule=rule, kind="subset", names=chosen, reason=reason)
-    return Offer(names=decision.names, decision=decision)
+        return Offer.given((), rule=Rule.EMPTY_AFTER_POLICY, reason=reason or "nothing matched: offering nothing")
+    if len(chosen) == len(catalog) and rule == Rule.UNSURE_FULL_ROSTER:
+        return Offer.given(catalog.names, rule=rule, kind="full_roster", reason=reason)
+    return Offer.given(chosen, rule=rule, reason=reason)
 
 
 class MemoEmbedder:

@@ -12,7 +12,7 @@ from ..catalog import Catalog
 from ..errors import ErisLabError
 from ..mcp.meta import MetaSession, ToolSearch
 from ..offer import Offer
-from ..policy import Decision, Rule
+from ..policy import Rule
 
 __all__ = ["MetaStrategy"]
 
@@ -61,9 +61,5 @@ class MetaStrategy:
         session.search(text, self.k)
         names = session.executable
         if not names:
-            decision = Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="conversational", names=(),
-                                reason="tool_search found nothing executable")
-        else:
-            decision = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=names,
-                                reason=f"tool_search ({self.searcher_.last_mode})")
-        return Offer(names=decision.names, decision=decision)
+            return Offer.given((), rule=Rule.EMPTY_AFTER_POLICY, reason="tool_search found nothing executable")
+        return Offer.given(names, rule=Rule.RANKED_SUBSET, reason=f"tool_search ({self.searcher_.last_mode})")
