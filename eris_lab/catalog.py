@@ -247,6 +247,23 @@ class Catalog(Sequence[Tool]):
         except KeyError:
             raise KeyError(f"unknown tool {name!r}") from None
 
+    def require(self, names: Iterable[str], *, where: str) -> tuple[str, ...]:
+        """``names`` as a tuple, once every one of them is a tool of this catalogue.
+
+        The one check behind every flag or file that names tools (``--recent``, ``--offer``,
+        ``--hits``, an offer handed to the prompt or the grammar, a query set's gold tools).
+
+        Raises
+        ------
+        CatalogError
+            ``<where>: unknown tool 'x'; not in the catalogue <source>`` for the first unknown name.
+        """
+        names = tuple(names)
+        for name in names:
+            if name not in self._by_name:
+                raise CatalogError(f"unknown tool {name!r}; not in the catalogue {self.source}", where=where)
+        return names
+
     def cluster(self, domain: str) -> tuple[str, ...]:
         """Every tool name of ``domain`` in registry order (empty for ``""`` or an unknown domain)."""
         return self._domains.get(domain, ())

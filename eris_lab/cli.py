@@ -109,9 +109,7 @@ def _run_route(args) -> int:
 
     catalog = _load_catalog(args.catalog)
     knobs = _load_knobs(args.knobs)
-    unknown = [n for n in args.recent if n not in catalog]
-    if unknown:
-        raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue", where="--recent")
+    catalog.require(args.recent, where="--recent")
     history = [{"role": "user", "content": args.previous}] if args.previous else []
     routed = Router(catalog, knobs=knobs).route(args.text, recent=args.recent, history=history)
     record = routed.to_json()
@@ -173,9 +171,7 @@ def _run_decide(args) -> int:
     if args.fallback:
         knobs = knobs.replace(unsure_fallback=args.fallback)
     hits = _parse_hits(args.hits)
-    unknown = [h.name for h in hits if h.name not in catalog] + [n for n in args.recent if n not in catalog]
-    if unknown:
-        raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where="--hits/--recent")
+    catalog.require([h.name for h in hits] + args.recent, where="--hits/--recent")
     decision = decide(args.text, hits, catalog, recent=args.recent, knobs=knobs)
     offer = build(decision, catalog, knobs=knobs)
     record = {
@@ -211,9 +207,7 @@ def _run_parse(args) -> int:
     schemas = None
     if args.catalog:
         catalog = _load_catalog(args.catalog)
-        unknown = [n for n in offered if n not in catalog]
-        if unknown:
-            raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where="--offered")
+        catalog.require(offered, where="--offered")
         schemas = {n: catalog.tool(n).parameters for n in offered}
     try:
         raw = sys.stdin.read()
@@ -275,10 +269,7 @@ def _parse_offer(raw: str, catalog):
     """An Offer from ``--offer A,B`` (``""`` = nothing callable); unknown names are an error."""
     from .offer import Offer
 
-    names = tuple(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip()))
-    unknown = [n for n in names if n not in catalog]
-    if unknown:
-        raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where="--offer")
+    names = catalog.require(dict.fromkeys(n.strip() for n in raw.split(",") if n.strip()), where="--offer")
     return Offer.given(names, reason="--offer")
 
 
@@ -538,9 +529,7 @@ def _run_generate(args) -> int:
     if args.model and not Path(args.model).is_file():
         raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
     catalog = _load_catalog(args.catalog)
-    unknown = [n for n in args.recent if n not in catalog]
-    if unknown:
-        raise ErisLabError(f"unknown tool {unknown[0]!r}; not in the catalogue", where="--recent")
+    catalog.require(args.recent, where="--recent")
     router = Router(catalog, knobs=_load_knobs(args.knobs))
     session = Session()
     for name in args.recent:

@@ -13,7 +13,6 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .catalog import FALLBACK_PHRASES, Catalog, Tool, name_words
-from .errors import CatalogError
 
 if TYPE_CHECKING:
     from .grammar import Grammar
@@ -56,10 +55,7 @@ def phrases(tool: Tool) -> tuple[str, ...]:
 
 
 def _tools(offer: "Offer", catalog: Catalog) -> list[Tool]:
-    missing = [n for n in offer.names if n not in catalog]
-    if missing:
-        raise CatalogError(f"unknown tool {missing[0]!r}; not in the catalogue {catalog.source}", where="offer")
-    return [catalog.tool(n) for n in offer.names]
+    return [catalog.tool(n) for n in catalog.require(offer.names, where="offer")]
 
 
 def slim(offer: "Offer", catalog: Catalog) -> str:

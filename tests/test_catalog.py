@@ -145,3 +145,11 @@ def test_catalog_clusters_and_domains():
     assert catalog.cluster("a") == ("a:x", "a:z") and catalog.cluster("") == ()
     with pytest.raises(KeyError, match="unknown tool 'nope'"):
         catalog.tool("nope")
+
+
+def test_require_returns_the_names_or_names_the_first_unknown_tool():
+    catalog = Catalog.from_names(["a:x", "b:y"], source="two.json")
+    assert catalog.require(["b:y", "a:x"], where="--offer") == ("b:y", "a:x")
+    with pytest.raises(CatalogError) as exc:
+        catalog.require(["a:x", "nope", "zz"], where="--recent")
+    assert str(exc.value) == "--recent: unknown tool 'nope'; not in the catalogue two.json"

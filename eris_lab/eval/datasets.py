@@ -458,9 +458,10 @@ def load_jsonl(path: str | os.PathLike[str], *, catalog: Catalog | None = None) 
         seen.add(case_id)
         if catalog is not None:
             used = [h.get("name") for h in history if h.get("role") == "tool_used"]
-            unknown = [g for g in gold + tuple(u for u in used if isinstance(u, str)) if g not in catalog]
-            if unknown:
-                raise DataError(f"unknown tool {unknown[0]!r}; not in the catalogue {catalog.source}", where=where)
+            try:
+                catalog.require(gold + tuple(u for u in used if isinstance(u, str)), where=where)
+            except CatalogError as exc:
+                raise DataError(exc.message, where=where) from None
         queries.append(Query(id=case_id, query=row["query"], gold=gold, expect="all" if gold else "none",
                              history=tuple(history), split=split, tags=_str_list(row.get("tags", []), f"{where}.tags")))
     return tuple(queries)

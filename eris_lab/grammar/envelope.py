@@ -74,9 +74,7 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
     if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 0:
         raise CatalogError(f"expected an integer >= 0, got {max_calls!r}", where="max_calls")
     names = tuple(offer.names)
-    for name in names:
-        if name not in catalog:
-            raise CatalogError(f"unknown tool {name!r}; not in the catalogue {catalog.source}", where="offer")
+    catalog.require(names, where="offer")
     compiler = Compiler(lenient=lenient)
     calls = []
     for name in names if max_calls else ():
