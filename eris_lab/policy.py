@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Iterable, Literal, Sequence
 
+import numpy as np
+
 from .catalog import Catalog, domain_of
 from .guard import is_conversational, tool_keywords
 from .knobs import Knobs
@@ -35,6 +37,8 @@ __all__ = [
     "AFFINITY_GROUPS",
     "affinity_group",
     "SIBLING_OFFSET",
+    "embedding_mask",
+    "decision_keys",
 ]
 
 
@@ -339,3 +343,61 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
                             f"no hit >= {knobs.threshold:.2f}: offering the full roster")
     kind: Kind = "cluster" if widened else "subset"
     return Decision(rule=rule, kind=kind, names=names, reason=reason)
+
+
+# ---------------------------------------------------------------------------------------------
+# The decision key: what decide reads of the knobs, for the tuning view's fast path
+# ---------------------------------------------------------------------------------------------
+
+
+def embedding_mask(hits: Sequence[Hit], catalog: Catalog, knobs: Knobs) -> np.ndarray:
+    """Which of ``hits`` :func:`decide` counts as embedding hits (its step 2), ``(len(hits),) bool``.
+
+    A hit names a catalogue tool, is the first (best) hit of its name, and scores below
+    ``knobs.forced_floor``; the others are forced hits or ignored. ``hits`` sorted descending.
+    """
+    seen: set[str] = set()
+    mask = np.zeros(len(hits), dtype=bool)
+    for i, hit in enumerate(hits):
+        mask[i] = hit.name in catalog and hit.name not in seen and hit.score < knobs.forced_floor
+        seen.add(hit.name)
+    return mask
+
+
+def decision_keys(n_embed: np.ndarray, top: np.ndarray, gaps: np.ndarray, floors: np.ndarray,
+                  margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """How :func:`decide`'s steps 3 and 4 read the knobs, for many messages and knob columns at once.
+
+    Given a message's kept hits (:func:`~eris_lab.router.kept_hits` at a threshold), ``decide``
+    depends on the knobs only through: ``k``, the number of kept hits; whether the lone
+    embedding hit is demoted (step 3, the only read of ``single_hit_floor``); how many embedding
+    hits tie with the top (step 4, the only read of ``margin``); and which fallback it reads:
+    ``unsure_fallback`` exactly when demoted, ``empty_fallback`` exactly when ``n_embed == 0``
+    (step 7). Equal keys give equal names, kind and rule (only the ``reason`` sentence differs);
+    ``tests/test_policy.py`` checks that against ``decide`` on a grid of knobs, and the tuning
+    view (``lab.workbench``) memoises one decision per key.
+
+    Parameters
+    ----------
+    n_embed : ndarray of int, shape ``(n_messages, n_columns)``
+        Embedding hits (:func:`embedding_mask`) among each message's kept hits, per column.
+    top : ndarray of float, shape ``(n_messages,)``
+        Each message's best embedding score (nan when it has none).
+    gaps : ndarray of float, shape ``(n_messages, n_gaps)``
+        ``top`` minus each further embedding score, non-decreasing, padded with +inf.
+    floors : ndarray of float, shape ``(n_columns,)``
+        ``single_hit_floor`` of each column.
+    margin : float
+        The near-tie ``margin`` (cosine units).
+
+    Returns
+    -------
+    demoted : ndarray of bool, shape ``(n_messages, n_columns)``
+    tied : ndarray of int, shape ``(n_messages, n_columns)``
+        Embedding hits after the top within ``margin`` of it (a prefix of them, as ``gaps`` grows).
+    """
+    with np.errstate(invalid="ignore"):
+        demoted = (n_embed == 1) & (top[:, None] < np.asarray(floors, dtype=float)[None, :])
+    within = (gaps <= float(margin)).sum(axis=1)
+    tied = np.minimum(np.maximum(n_embed - 1, 0), within[:, None])
+    return demoted, tied

@@ -33,7 +33,8 @@ from .knobs import Knobs
 from .offer import Latch, Offer, build
 from .policy import Decision, Hit, decide
 
-__all__ = ["Router", "Routed", "embed_tools", "previous_user_text", "top_scores", "REFERRING_CUE_RE", "GERMAN_GLOSSES"]
+__all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
+           "REFERRING_CUE_RE", "GERMAN_GLOSSES"]
 
 #: A follow-up that points back ("more", "this", "again"), or any short message after an earlier
 #: user turn ("and tomorrow?"), is routed with the previous user message prepended too (the fix
@@ -113,6 +114,46 @@ def embed_tools(catalog: Catalog, embed) -> np.ndarray:
     bounds = np.cumsum([0] + [len(g) for g in phrases])
     centroids = np.stack([vectors[a:b].mean(axis=0) for a, b in zip(bounds[:-1], bounds[1:])])
     return normalize_rows(centroids)
+
+
+def passes_domain_floor(hit: Hit, text: str, knobs: Knobs) -> bool:
+    """Whether ``hit`` clears its domain's floor (knob ``domain_floors``) for this message.
+
+    A domain without a floor, a score at or above the floor, a forced hit (>= ``forced_floor``)
+    or a message that names the domain as a word (``guard.names_domain``) passes. The floor does
+    not depend on the threshold, so the tuning view applies it once to its cached scores.
+    """
+    domain = domain_of(hit.name)
+    floor = knobs.domain_floors.get(domain)
+    return (floor is None or hit.score >= floor or hit.score >= knobs.forced_floor
+            or names_domain(text, domain))
+
+
+def kept_hits(hits: Sequence[Hit], text: str, knobs: Knobs) -> tuple[Hit, ...]:
+    """The hits ``policy.decide`` sees: score >= ``threshold``, then :func:`passes_domain_floor`.
+
+    Parameters
+    ----------
+    hits : sequence of Hit
+        Score descending (as :meth:`Router.hits` and ``Scored.hits`` are).
+    text : str
+        The cleaned message (a floor yields to a message naming its domain).
+    knobs : Knobs
+        Reads ``threshold``, ``domain_floors``, ``forced_floor``.
+
+    Returns
+    -------
+    tuple of Hit
+        In the given order. The one owner of this rule: the router, the embedding + policy
+        strategy and the tuning view (``lab.workbench``) all call it.
+    """
+    out = []
+    for hit in hits:
+        if hit.score < knobs.threshold:
+            break  # sorted descending
+        if not knobs.domain_floors or passes_domain_floor(hit, text, knobs):
+            out.append(hit)
+    return tuple(out)
 
 
 def top_scores(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -312,19 +353,13 @@ class Router:
         keep = np.flatnonzero(scores >= self.knobs.threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
         names = self.catalog.names
-        found = {h.name: h for h in forced}
+        found = {h.name: h for h in forced}  # a forced tool keeps its forced score
         for i in order:
-            name = names[i]
-            if name in found:
-                continue
-            domain = domain_of(name)
-            floor = self.knobs.domain_floors.get(domain)
-            if floor is not None and scores[i] < floor and not names_domain(text, domain):
-                continue
-            found[name] = Hit(name=name, score=float(scores[i]))
+            found.setdefault(names[i], Hit(name=names[i], score=float(scores[i])))
+        hits = kept_hits(sorted(found.values(), key=lambda h: -h.score), text, self.knobs)
         timings["score"] = (time.perf_counter() - score_start) * 1000
         timings.setdefault("vectors", (embed_start - start) * 1000)
-        return tuple(sorted(found.values(), key=lambda h: -h.score)), guard
+        return hits, guard
 
     # -- the first half of a turn -----------------------------------------------------------
     def route(self, text: str, *, recent: Sequence[str] = (), history: Sequence[Mapping[str, Any]] = (),

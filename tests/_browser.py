@@ -1,6 +1,6 @@
 """Helpers of the browser tests: Debian's Chromium, a small PNG decoder, numbered screenshots.
 
-The browser tests (``test_report_browser.py``, ``test_lab_browser.py``) run only where Debian's
+The browser tests (``test_lab_report_browser.py``, ``test_lab_server_browser.py``) run only where Debian's
 ``chromium`` is installed (``.ci/run`` installs it); nothing downloads a browser.
 """
 

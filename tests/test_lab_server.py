@@ -1,6 +1,6 @@
 """``eris_lab.lab.server`` without a browser: parameter injection, one-line errors, the kernel, clean stops.
 
-The browser tests (``test_lab_browser.py``) drive the same servers in Chromium; these checks
+The browser tests (``test_lab_server_browser.py``) drive the same servers in Chromium; these checks
 need only the packages (the server test is skipped without jupyterlab).
 """
 

@@ -243,7 +243,7 @@ def test_fast_path_with_repeated_and_forced_hits_equals_reference():
 def test_panel_redraw_replaces_outputs_through_widget_state(bench):
     """A slider move sets each Output's ``outputs`` (a state sync JupyterLab always shows); output
     captured with ``with out:`` in the debounced callback is dropped by JupyterLab (the browser test
-    in test_lab_browser.py caught a panel that never redrew)."""
+    in test_lab_server_browser.py caught a panel that never redrew)."""
     pytest.importorskip("ipywidgets")
     wb, _ = bench
     box = workbench.panel(wb, threshold=0.5, single_hit_floor=0.58, margin=0.05, interactive=True)

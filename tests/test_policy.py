@@ -172,3 +172,49 @@ def test_decide_on_one_tool_catalogue():
     d = decide("what time is it in Tokyo right now", hits(("clock:now", 0.52)), one,
                knobs=Knobs(unsure_fallback="domain_cluster"))
     assert d.rule == Rule.UNSURE_FULL_ROSTER  # a one-tool cluster would lock onto the weak guess
+
+
+def test_decision_keys_determine_decide_on_a_grid_of_knobs():
+    """policy.decision_keys (the tuning view's fast path) against decide itself: wherever two knob
+    settings give one message the same key, decide gives the same names, kind and rule."""
+    import itertools
+    import random
+
+    import numpy as np
+
+    from eris_lab.policy import decision_keys, embedding_mask
+    from eris_lab.router import kept_hits
+
+    rng = random.Random(7)
+    names = list(REGISTRY.names)
+    TEXT = "could you take care of that thing for me before lunch"  # long enough not to be chit-chat
+    messages = []
+    for i in range(60):
+        scored = [Hit(name=n, score=round(rng.uniform(0.2, 0.75), 3)) for n in rng.sample(names, rng.randint(0, 6))]
+        if i % 7 == 0:
+            scored.append(Hit(name="web:fetch", score=1.0))  # a forced (lexical) hit
+        if i % 11 == 0:
+            scored.append(Hit(name="not:in_catalog", score=0.7))
+        messages.append(tuple(sorted(scored, key=lambda h: -h.score)))
+    grid = list(itertools.product((0.3, 0.45, 0.5, 0.6), (0.5, 0.58, 0.7), (0.0, 0.03, 0.1),
+                                  ("full_roster", "domain_cluster"), ("full_roster", "none")))
+    seen: dict[tuple, tuple] = {}
+    distinct = set()
+    for i, hits_i in enumerate(messages):
+        for t, f, margin, unsure, empty in grid:
+            knobs = Knobs(threshold=t, single_hit_floor=max(f, t), margin=margin, unsure_fallback=unsure,
+                          empty_fallback=empty)
+            kept = kept_hits(hits_i, TEXT, knobs)
+            mask = embedding_mask(kept, REGISTRY, knobs)
+            embed_scores = [h.score for h, m in zip(kept, mask) if m]
+            top = np.array([embed_scores[0] if embed_scores else np.nan])
+            gaps = np.array([[embed_scores[0] - s for s in embed_scores[1:]] + [np.inf]])
+            demoted, tied = decision_keys(np.array([[int(mask.sum())]]), top, gaps, np.array([knobs.single_hit_floor]),
+                                          margin)
+            key = (i, len(kept), bool(demoted[0, 0]), int(tied[0, 0]),
+                   unsure if demoted[0, 0] else None, empty if mask.sum() == 0 else None)
+            d = decide(TEXT, kept, REGISTRY, knobs=knobs)
+            outcome = (d.names, d.kind, d.rule)
+            assert seen.setdefault(key, outcome) == outcome, (key, knobs)
+            distinct.add(outcome)
+    assert len(seen) > 200 and len(distinct) > 50  # the grid really moves the decisions

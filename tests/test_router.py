@@ -9,8 +9,8 @@ from eris_lab.catalog import Catalog, Tool, routing_phrases, tools_from_json
 from eris_lab.embed import SentenceTransformerEmbedder, VectorCache
 from eris_lab.errors import CatalogError
 from eris_lab.knobs import Knobs
-from eris_lab.policy import Rule
-from eris_lab.router import Router, top_scores
+from eris_lab.policy import Hit, Rule
+from eris_lab.router import Router, kept_hits, top_scores
 
 from conftest import load_cases
 
@@ -171,3 +171,13 @@ def test_embed_tools_is_the_mean_of_phrase_vectors(fake_embedder):
     vectors = embed_tools(Catalog([tool]), fake_embedder.embed)
     phrases = fake_embedder.embed(list(routing_phrases(tool)))
     np.testing.assert_allclose(vectors[0], normalize_rows(phrases.mean(axis=0, keepdims=True))[0], rtol=1e-5)
+
+
+def test_kept_hits_applies_threshold_then_domain_floors():
+    hits = [Hit(name="web:fetch", score=1.0), Hit(name="mail:check", score=0.62), Hit(name="news:today", score=0.55),
+            Hit(name="clock:now", score=0.49)]
+    knobs = Knobs(threshold=0.5, domain_floors={"mail": 0.7, "web": 1.0})
+    # mail:check is under its floor; the forced web:fetch never is; clock:now is under the threshold
+    assert [h.name for h in kept_hits(hits, "anything new today", knobs)] == ["web:fetch", "news:today"]
+    # a message that names the domain lifts its floor
+    assert [h.name for h in kept_hits(hits, "check my mail", knobs)] == ["web:fetch", "mail:check", "news:today"]

@@ -2,7 +2,7 @@
 
 Interactive threshold tuning is what this lab is used for first, so the notebooks must work where a
 person uses them: in a real JupyterLab, with the project's own interpreter as the kernel. This module
-starts and stops those servers; the Makefile and the browser tests (``tests/test_lab_browser.py``)
+starts and stops those servers; the Makefile and the browser tests (``tests/test_lab_server_browser.py``)
 both go through it, so what is tested is what ``make lab`` runs.
 
 ``python -m eris_lab.lab lab``

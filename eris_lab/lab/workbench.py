@@ -25,11 +25,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..catalog import domain_of
 from ..errors import ErisLabError
 from ..eval.datasets import Suite
 from ..eval.metrics import QueryResult, _misrouted, _rate, evaluate
-from ..guard import names_domain
+from ..policy import decision_keys, embedding_mask
+from ..router import passes_domain_floor
 from ..knobs import Knobs
 from ..strategies import Context, EmbeddingPolicy, MemoEmbedder
 from ..strategies.embedding import MAX_HITS
@@ -104,7 +104,7 @@ class Workbench:
     once per distinct key (memoised across slider moves) and counts verdicts with numpy. On the
     pooled BFCL suite the 33-threshold curve needs about 2,100 distinct decisions instead of
     34,749. Only the ``reason`` sentence differs between keys' members, and the view never shows
-    it. ``tests/test_tuning.py`` checks fast == reference over a grid of knobs.
+    it. ``tests/test_lab_workbench.py`` checks fast == reference over a grid of knobs.
     """
 
     def __init__(self, suite: Suite, embedder=None, *, base_knobs: Knobs | None = None) -> None:
@@ -147,8 +147,7 @@ class Workbench:
         padded with +inf; decide's near-tie test ``top - h <= margin`` holds for a prefix of them.
         """
         knobs, catalog = self.base_knobs, self.suite.catalog
-        member = {h.name: h.name in catalog for s in self.scored for h in s.hits}
-        kept_hits = [[h for h in s.hits if _survives_floors(s, h, knobs)] if knobs.domain_floors else list(s.hits)
+        kept_hits = [[h for h in s.hits if passes_domain_floor(h, s.text, knobs)] if knobs.domain_floors else list(s.hits)
                      for s in self.scored]
         n = len(self.scored)
         width = max((len(k) for k in kept_hits), default=0)
@@ -157,15 +156,7 @@ class Workbench:
         embeds = []
         for i, kept in enumerate(kept_hits):
             scores = np.array([h.score for h in kept], dtype=np.float64)
-            names = [h.name for h in kept]
-            # decide keeps each in-catalogue name's best score (its first, as hits are sorted);
-            # names at or above the forced floor are forced hits, the rest embedding hits
-            is_embed = np.array([member[name] for name in names], dtype=bool) & (scores < knobs.forced_floor)
-            if len(set(names)) < len(names):  # the router never repeats a name; a hand-made Scored might
-                seen: set[str] = set()
-                for j, name in enumerate(names):
-                    is_embed[j] &= name not in seen
-                    seen.add(name)
+            is_embed = embedding_mask(kept, catalog, knobs)
             self._kept[i, :len(kept)] = scores
             cum = np.cumsum(is_embed)
             self._embed_cum[i, 1:len(kept) + 1] = cum
@@ -290,15 +281,9 @@ class Workbench:
         else:
             k = np.stack([kept for kept, _ in pairs], axis=1)
             m = np.take_along_axis(self._embed_cum, k, axis=1)  # embedding hits among the kept
-            floors = np.array([float(f) for _, f in columns])
-            # decide demotes a lone embedding hit below the floor (step 3): the only read of the floor
-            with np.errstate(invalid="ignore"):
-                demoted = (m == 1) & (self._top[:, None] < floors[None, :])
-            # decide's near-tie set (step 4) is a prefix of the embedding hits after the top: its length
-            within = (self._gaps <= float(margin)).sum(axis=1)
-            tied = np.minimum(np.maximum(m - 1, 0), within[:, None])
-            # decide reads unsure_fallback only after a demotion, and empty_fallback only with no
-            # embedding hit at all (after a demotion it has either returned or holds forced hits)
+            demoted, tied = decision_keys(m, self._top, self._gaps, np.array([float(f) for _, f in columns]), margin)
+            # policy.decision_keys: unsure_fallback is read exactly when demoted, empty_fallback
+            # exactly with no embedding hit
             unsure = np.where(demoted, self._fallback_code(knobs.unsure_fallback), 0)
             empty = np.where(m == 0, self._fallback_code(knobs.empty_fallback), 0)
             cols = (k, demoted.astype(np.int64), tied, unsure, empty, zero)
@@ -420,13 +405,6 @@ class Workbench:
                          "recall": float(np.mean([r.recalled for r in needing])) if needing else 0.0,
                          "lock_in": float(np.mean([r.locked_in for r in results])) if results else 0.0})
         return rows
-
-
-def _survives_floors(scored, hit, knobs: Knobs) -> bool:
-    """``EmbeddingPolicy.decide_scored``'s domain-floor test, which does not depend on the threshold."""
-    floor = knobs.domain_floors.get(domain_of(hit.name))
-    return not (floor is not None and hit.score < floor and hit.score < knobs.forced_floor
-                and not names_domain(scored.text, domain_of(hit.name)))
 
 
 def _headline_of(record: Mapping[str, Any], max_misrouted: int) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:

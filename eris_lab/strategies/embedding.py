@@ -13,14 +13,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..catalog import Catalog, domain_of
+from ..catalog import Catalog
 from ..embed import Embedder, normalize_rows
 from ..errors import ErisLabError
-from ..guard import clean_text, names_domain
+from ..guard import clean_text
 from ..knobs import Knobs
 from ..offer import build
 from ..policy import Hit, decide
-from ..router import Router, Routed, embed_tools, previous_user_text, top_scores
+from ..router import Router, Routed, embed_tools, kept_hits, previous_user_text, top_scores
 from .base import Context, Strategy, subset_offer
 
 __all__ = ["DenseTopK", "EmbeddingPolicy", "Scored", "tool_matrix"]
@@ -161,15 +161,7 @@ class EmbeddingPolicy(Strategy):
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
         knobs = knobs if knobs is not None else self.knobs_
         catalog = self.catalog_
-        kept = []
-        for h in scored.hits:
-            if h.score < knobs.threshold:
-                break  # sorted descending
-            floor = knobs.domain_floors.get(domain_of(h.name))
-            if floor is not None and h.score < floor and h.score < knobs.forced_floor \
-                    and not names_domain(scored.text, domain_of(h.name)):
-                continue
-            kept.append(h)
+        kept = kept_hits(scored.hits, scored.text, knobs)
         decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs, follow_up=scored.follow_up)
         offer = build(decision, catalog, knobs=knobs)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
