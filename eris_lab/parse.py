@@ -46,6 +46,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS
+
 __all__ = ["Call", "Parsed", "calls", "TEXT_FORMATS", "ARGUMENT_KEYS", "loads_repaired"]
 
 #: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form).
@@ -846,7 +848,9 @@ _FORMATS = {
 # Envelope and native channel
 # ---------------------------------------------------------------------------------------------
 
-_ENVELOPE_KEYS = frozenset({"thought", "status", "message", "tool_calls"})
+_ENVELOPE_KEYS = frozenset(ENVELOPE_KEYS)
+_THOUGHT, _STATUS, _MESSAGE, _TOOL_CALLS = ENVELOPE_KEYS
+_ENVELOPE_KEY = "(" + "|".join(map(re.escape, ENVELOPE_KEYS)) + ")"
 
 
 def _envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
@@ -865,7 +869,7 @@ def _envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
     if not (_ENVELOPE_KEYS & value.keys()) or not set(value) <= _ENVELOPE_KEYS | {"content", "final"}:
         return None
     cands: list[_Cand] = []
-    items = value.get("tool_calls") or []
+    items = value.get(_TOOL_CALLS) or []
     if not isinstance(items, list):
         items = [items]
     for i, item in enumerate(items):
@@ -873,29 +877,29 @@ def _envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
         if got_c:
             cands.extend(got_c)
         elif isinstance(item, dict):
-            cands.append(_Cand(item.get("name"), item.get("arguments", _MISSING)))
+            cands.append(_Cand(item.get(CALL_KEYS[0]), item.get(CALL_KEYS[1], _MISSING)))
         else:
             cands.append(_Cand(None, item))
-    message = value.get("message", value.get("content", ""))
+    message = value.get(_MESSAGE, value.get("content", ""))
     return cands, message if isinstance(message, str) else json.dumps(message), list(fixed)
 
 
-_ENVELOPE_KEY_RE = re.compile(r'"(thought|status|message|tool_calls)"\s*:\s*')
+_ENVELOPE_KEY_RE = re.compile(rf'"{_ENVELOPE_KEY}"\s*:\s*')
 
 
 def _broken_envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
     """An envelope that is not JSON (cut off at the token limit, a stray quote): its message and
     every complete call object after ``"tool_calls"``; None when the text is not envelope-like."""
     body, fixes = _repair(text.strip()[:_MAX_CHARS])
-    if not re.match(r'\{\s*"(thought|status|message|tool_calls)"', body):
+    if not re.match(rf'\{{\s*"{_ENVELOPE_KEY}"', body):
         return None
     keys = {m.group(1): m for m in _ENVELOPE_KEY_RE.finditer(body)}
     if len(keys) < 2:
         return None
     notes = []
     message = ""
-    if "message" in keys and body.startswith('"', keys["message"].end()):
-        at = keys["message"].end()
+    if _MESSAGE in keys and body.startswith('"', keys[_MESSAGE].end()):
+        at = keys[_MESSAGE].end()
         try:
             value, _ = json.JSONDecoder().raw_decode(body, at)
             message = value if isinstance(value, str) else ""
@@ -908,8 +912,8 @@ def _broken_envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
                 message = rest
             notes.append("the message was cut off; kept what there is")
     cands: list[_Cand] = []
-    if "tool_calls" in keys:
-        start = keys["tool_calls"].end()
+    if _TOOL_CALLS in keys:
+        start = keys[_TOOL_CALLS].end()
         if body.startswith("[", start):
             start += 1
         cands, _, _ = _json_cands_in(body[start:], 0)

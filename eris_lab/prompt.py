@@ -13,6 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from .catalog import FALLBACK_PHRASES, Catalog, Tool, name_words
+from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS, STATUSES
 
 if TYPE_CHECKING:
     from .grammar import Grammar
@@ -25,12 +26,16 @@ MAX_PHRASES = 3
 #: Longest short description in the phrase map, in characters.
 MAX_DESCRIPTION_CHARS = 120
 
-#: The envelope the grammar enforces, described for the model (envelope.py owns the grammar).
+_THOUGHT, _STATUS, _MESSAGE, _TOOL_CALLS = ENVELOPE_KEYS
+_NAME, _ARGUMENTS = CALL_KEYS
+_ANY_STATUS = " | ".join(f'"{s}"' for s in STATUSES)
+_QUIET_STATUSES = " or ".join(f'"{s}"' for s in STATUSES[1:])
+#: The envelope the grammar enforces, described for the model, from the grammar's own keys
+#: (``grammar.envelope`` owns them), with a placeholder per value.
 REPLY_FORMAT = (
-    'Reply with one JSON object: {"thought": "<short reasoning>", "status": "call" | "answer" | '
-    '"clarify", "message": "<text for the user>" | null, "tool_calls": [{"name": "<tool>", '
-    '"arguments": {...}}]}. Use status "call" with at least one tool call; "answer" or "clarify" '
-    "with an empty tool_calls list."
+    f'Reply with one JSON object: {{"{_THOUGHT}": "<short reasoning>", "{_STATUS}": {_ANY_STATUS}, '
+    f'"{_MESSAGE}": "<text for the user>" | null, "{_TOOL_CALLS}": [{{"{_NAME}": "<tool>", "{_ARGUMENTS}": {{...}}}}]}}. '
+    f'Use status "{STATUSES[0]}" with at least one tool call; {_QUIET_STATUSES} with an empty {_TOOL_CALLS} list.'
 )
 
 

@@ -87,6 +87,7 @@ from .. import prompt as prompts
 from ..catalog import Catalog, normalize_schema_types
 from ..errors import DataError, ErisLabError
 from ..grammar import compile as compile_grammar
+from ..grammar.envelope import ENVELOPE_KEYS, STATUSES
 from .._files import repo_root, write_atomic
 from ..knobs import Knobs
 from ..offer import Offer
@@ -458,7 +459,7 @@ def _messages(system: str, query: Query) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, *history, {"role": "user", "content": query.query}]
 
 
-_STATUS_CALL_RE = re.compile(r'"status"\s*:\s*"call"')
+_STATUS_CALL_RE = re.compile(rf'"{ENVELOPE_KEYS[1]}"\s*:\s*"{STATUSES[0]}"')
 
 
 def _began_call(text: str, names: Sequence[str]) -> bool:

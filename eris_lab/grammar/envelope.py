@@ -27,12 +27,16 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..offer import Offer
 
-__all__ = ["compile", "STATUSES", "ENVELOPE_KEYS"]
+__all__ = ["compile", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS"]
 
+#: The one definition of the reply envelope's vocabulary: this grammar, the parser
+#: (``parse.calls`` reads the same keys) and the prompt's description of it (``prompt.REPLY_FORMAT``).
 #: ``status`` values: "call" goes with at least one call, the others with none.
 STATUSES = ("call", "answer", "clarify")
 #: Envelope keys, in the order the grammar fixes.
 ENVELOPE_KEYS = ("thought", "status", "message", "tool_calls")
+#: Keys of one call object inside ``tool_calls``, in order.
+CALL_KEYS = ("name", "arguments")
 
 
 def _key(name: str) -> str:
@@ -83,26 +87,27 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
         args = compiler.document(schema, name.replace(":", "-"), where=f"{name}: ")
         calls.append(compiler.add_rule(
             f"call-{name}",
-            f'"{{" space {_key("name")} {literal(chr(34) + name + chr(34))} space "," space '
-            f'{_key("arguments")} {args} "}}" space'))
+            f'"{{" space {_key(CALL_KEYS[0])} {literal(chr(34) + name + chr(34))} space "," space '
+            f'{_key(CALL_KEYS[1])} {args} "}}" space'))
     char = compiler._primitive("char")
     thought = compiler.add_rule(
         "envelope-thought", f'"\\"" {repetition(char, 0, knobs.max_thought_chars)} "\\"" space')
     message = compiler.add_rule(
         "envelope-message",
         f'"\\"" {repetition(char, 0, knobs.max_message_chars)} "\\"" space | {compiler._primitive("null")}')
-    tail = f'"," space {_key("message")} {message} "," space {_key("tool_calls")}'
+    thought_key, status_key, message_key, calls_key = ENVELOPE_KEYS
+    tail = f'"," space {_key(message_key)} {message} "," space {_key(calls_key)}'
     branches = []
     if calls:
         call = compiler.add_rule("envelope-call", " | ".join(calls))
         more = compiler.add_rule("envelope-more-calls", f'"," space {call}')
         calls_list = f'"[" space {call} {repetition(more, 0, max_calls - 1)} "]" space'.replace("  ", " ")
-        branches.append(compiler.add_rule("envelope-status-call", f'{literal(chr(34) + "call" + chr(34))} space {tail} {calls_list}'))
+        branches.append(compiler.add_rule("envelope-status-call", f'{literal(chr(34) + STATUSES[0] + chr(34))} space {tail} {calls_list}'))
     quiet = " | ".join(literal(f'"{s}"') for s in STATUSES[1:])
     branches.append(compiler.add_rule("envelope-status-other", f'({quiet}) space {tail} "[" space "]" space'))
     compiler.add_rule(
         "root",
-        f'"{{" space {_key("thought")} {thought} "," space {_key("status")} ({" | ".join(branches)}) "}}" space')
+        f'"{{" space {_key(thought_key)} {thought} "," space {_key(status_key)} ({" | ".join(branches)}) "}}" space')
     text = compiler.format()
     if check:
         from .oracle import check_parses

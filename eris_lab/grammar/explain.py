@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 from ..catalog import Catalog, normalize_schema_types
 from ..knobs import Knobs
 from .builtins import PRIMITIVE_RULES, STRING_FORMAT_RULES
+from .envelope import ENVELOPE_KEYS, STATUSES
 
 __all__ = ["rules", "example_value", "examples", "judge", "compile_cost", "costs"]
 
@@ -99,8 +100,8 @@ def example_value(schema: Any) -> Any:
     return None
 
 
-def _envelope(calls: list[dict[str, Any]], status: str = "call", message: Any = None) -> str:
-    return json.dumps({"thought": "", "status": status, "message": message, "tool_calls": calls}, ensure_ascii=False)
+def _envelope(calls: list[dict[str, Any]], status: str = STATUSES[0], message: Any = None) -> str:
+    return json.dumps(dict(zip(ENVELOPE_KEYS, ("", status, message, calls))), ensure_ascii=False)
 
 
 def examples(offered: Sequence[str], catalog: Catalog, *, knobs: Knobs = Knobs()) -> list[dict[str, Any]]:
