@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ._files import repo_root
-from .errors import CatalogError
+from .errors import CatalogError, SchemaError
+from .schema import check, normalize_types
 
 __all__ = [
     "Tool",
@@ -33,23 +34,8 @@ __all__ = [
     "domain_of",
     "enrich_for_routing",
     "routing_phrases",
-    "normalize_schema_types",
     "FALLBACK_PHRASES",
-    "BFCL_TYPE_ALIASES",
 ]
-
-#: BFCL writes Python-ish type names into its schemas; they mean these JSON Schema types.
-#: Source: BFCL ``multiple.json`` / ``live_multiple.json`` (``dict``, ``float``, ``tuple``, ``any``).
-BFCL_TYPE_ALIASES: dict[str, str | None] = {
-    "dict": "object",
-    "float": "number",
-    "tuple": "array",
-    "list": "array",
-    "int": "integer",
-    "str": "string",
-    "bool": "boolean",
-    "any": None,  # no type constraint
-}
 
 #: Fallback routing phrases for tools whose descriptor carries no ``routing_hints``, keyed by a
 #: word of the tool's name. Domain-anchored on purpose: no bare cross-domain verb ("open",
@@ -532,49 +518,15 @@ def _get_access(entry: Mapping[str, Any], where: str) -> str:
     return ""
 
 
-def normalize_schema_types(schema: Any) -> Any:
-    """Return a copy of ``schema`` with BFCL's type aliases (:data:`BFCL_TYPE_ALIASES`) replaced.
-
-    ``{"type": "dict"}`` becomes ``{"type": "object"}``; ``"any"`` drops the ``type`` key.
-    Everything else is copied unchanged, recursively.
-    """
-    if isinstance(schema, list):
-        return [normalize_schema_types(v) for v in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {}
-    for key, value in schema.items():
-        if key == "type" and isinstance(value, str) and value in BFCL_TYPE_ALIASES:
-            alias = BFCL_TYPE_ALIASES[value]
-            if alias is not None:
-                out[key] = alias
-        elif key == "type" and isinstance(value, list):
-            types = [BFCL_TYPE_ALIASES.get(v, v) if isinstance(v, str) else v for v in value]
-            if None not in types:
-                out[key] = types
-        elif key in ("properties", "$defs", "definitions", "patternProperties") and isinstance(value, dict):
-            out[key] = {k: normalize_schema_types(v) for k, v in value.items()}
-        elif key in ("enum", "const", "default", "examples"):
-            out[key] = value  # data, not schema: never rewrite
-        else:
-            out[key] = normalize_schema_types(value)
-    return out
-
-
 def _check_parameters(schema: Any, where: str) -> dict[str, Any]:
-    """Normalise BFCL aliases and check ``schema`` against the JSON Schema meta-schema."""
+    """Normalise BFCL aliases and check ``schema`` against the JSON Schema meta-schema (``schema.check``)."""
     if not isinstance(schema, dict):
         raise CatalogError(f"expected a JSON Schema object, got {type(schema).__name__}", where=where)
-    schema = normalize_schema_types(schema)
-    import jsonschema
-    from jsonschema.validators import validator_for
-
-    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
+    schema = normalize_types(schema)
     try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        path = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in exc.path)
-        raise CatalogError(f"not a JSON Schema: {exc.message}", where=f"{where}{path}") from None
+        check(schema, where=f"{where}: ")
+    except SchemaError as exc:
+        raise CatalogError(exc.message, where=exc.where) from None
     kind = schema.get("type", "object")
     if kind != "object":
         raise CatalogError(f"expected an object schema (type 'object'), got type {kind!r}", where=f"{where}.type")

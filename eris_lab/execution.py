@@ -5,7 +5,7 @@
 1. gate: a tool outside this turn's offer, outside the ``allowed`` catalogue, or unknown to the
    catalogue never runs (status ``refused``);
 2. validate: the arguments against the tool's full JSON Schema (``jsonschema``); a failure is a
-   recoverable error naming the JSON path, carrying the schema, and naming the tool the next
+   recoverable error naming the JSON Pointer, carrying the schema, and naming the tool the next
    grammar should be narrowed to; the second failure in a row for the same tool is an ordinary
    error (issue #5 "schema recovery ... once, then an ordinary error");
 3. run: the tool's executor in a worker thread with a per-call timeout; a tool without an
@@ -36,6 +36,7 @@ from zoneinfo import ZoneInfo
 
 from .catalog import Catalog
 from .errors import ToolError
+from .schema import validate
 from .knobs import Knobs
 
 __all__ = ["ToolResult", "Session", "execute", "label", "RESULT_LABEL"]
@@ -65,7 +66,8 @@ class ToolResult:
     recoverable : bool
         The model can fix the call and retry (invalid arguments, first time).
     path : str
-        JSON path of the failing argument (``$.until.delay_minutes``), ``""`` otherwise.
+        JSON Pointer of the failing argument (``#/until/delay_minutes``; ``#`` for the whole
+        arguments object), ``""`` otherwise.
     schema : Mapping or None
         The tool's full schema, sent back with a recoverable validation error.
     narrow_to : str or None
@@ -191,23 +193,6 @@ def _error(name: str, arguments: Mapping[str, Any], status: Status, message: str
 # ---------------------------------------------------------------------------------------------
 
 
-def _json_path(parts: Iterable[Any]) -> str:
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
-
-
-def _validate(schema: Mapping[str, Any], arguments: Any) -> tuple[str, str] | None:
-    """(JSON path, message) of the most relevant schema violation, or None when valid."""
-    import jsonschema
-    from jsonschema.validators import validator_for
-
-    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
-    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
-    if error is None:
-        return None
-    return _json_path(error.absolute_path), error.message
-
-
 def execute(call: Any, offer: Any, catalog: Catalog, *, allowed: Iterable[str] | None = None,
             timeout_s: float = 10.0, session: Session | None = None, max_result_chars: int = 4000,
             executors: Mapping[str, Callable[[Mapping[str, Any], Session], Any]] | None = None) -> ToolResult:
@@ -259,7 +244,7 @@ def execute(call: Any, offer: Any, catalog: Catalog, *, allowed: Iterable[str] |
     # 2. validate
     schema = catalog.tool(name).parameters
     try:
-        problem = _validate(schema, arguments)
+        problem = validate(schema, arguments)
     except Exception as exc:  # a broken schema is the catalogue's fault, not the model's
         return _error(name, arguments, "error", f"cannot check the arguments ({type(exc).__name__}: {exc})")
     if problem is not None:

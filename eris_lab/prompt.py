@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .catalog import FALLBACK_PHRASES, Catalog, Tool, name_words
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS, STATUSES
+from .schema import pointer
 
 if TYPE_CHECKING:
     from .grammar import Grammar
@@ -103,13 +104,12 @@ def full(catalog: Catalog) -> str:
 
 
 def _error_path(error: Any) -> tuple[str, str]:
-    """(JSON path, message) of a jsonschema ValidationError, a (path, message) pair, or a string."""
+    """(JSON Pointer, message) of a jsonschema ValidationError, a (pointer, message) pair, or a string."""
     if isinstance(error, tuple) and len(error) == 2:
         return str(error[0]), str(error[1])
     path = getattr(error, "absolute_path", None)
     if path is not None:
-        pointer = "#" + "".join(f"/{p}" for p in path)
-        return pointer, getattr(error, "message", str(error))
+        return pointer(path), getattr(error, "message", str(error))
     return "#", str(error)
 
 

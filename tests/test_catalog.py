@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from eris_lab.catalog import (Catalog, Tool, enrich_for_routing, load, normalize_schema_types, routing_phrases,
+from eris_lab.catalog import (Catalog, Tool, enrich_for_routing, load, routing_phrases,
                               tools_from_json)
 from eris_lab.errors import CatalogError
 
@@ -65,7 +65,7 @@ def test_load_mcp_tools_list_and_jsonrpc_wrapper(tmp_path):
         ("[[tools]]\nshort_description = 'x'\n", "tools[0]: missing required field 'name'"),
         ("[[tools]]\nname = 'clock:now'\n", "tools[0]: missing required field 'short_description'"),
         ("[[tools]]\nname = 'clock:now'\nshort_description = 'x'\nparameters = { type = 5 }\n",
-         "tools[0].parameters.type: not a JSON Schema: 5 is not valid under any of the given schemas"),
+         "tools[0].parameters: #/type: not a JSON Schema: 5 is not valid under any of the given schemas"),
         ("domain = 'clock'\n[[tools]]\nname = 'mail:read'\nshort_description = 'x'\n",
          "tools[0].name: tool 'mail:read' is not in this file's domain; expected 'clock:<verb>'"),
         ("title = 'nothing'\n", "tools: expected at least one [[tools]] table"),
@@ -118,14 +118,6 @@ def test_load_missing_path_and_unknown_format(tmp_path):
 def test_load_bad_json(tmp_path):
     with pytest.raises(CatalogError, match=r"not valid JSON \(line 1"):
         load(write(tmp_path / "x.json", "[{"))
-
-
-def test_normalize_schema_types_keeps_data_untouched():
-    schema = {"type": "dict", "properties": {"mode": {"type": "string", "enum": ["dict", "any"]},
-                                             "x": {"type": "any"}, "t": {"type": "tuple", "items": {"type": "int"}}}}
-    out = normalize_schema_types(schema)
-    assert out == {"type": "object", "properties": {"mode": {"type": "string", "enum": ["dict", "any"]},
-                                                    "x": {}, "t": {"type": "array", "items": {"type": "integer"}}}}
 
 
 def test_enrich_for_routing_order_hints_then_fallback_then_description():

@@ -211,7 +211,7 @@ def test_load_parameters_not_a_json_schema_names_the_field(tmp_path):
     path = tmp_path / "x.toml"
     path.write_text('domain = "x"\n[[tools]]\n' + GOOD_TOOL + "[tools.parameters]\ntype = 5\n", encoding="utf-8")
     assert _load_error(path) == (
-        f"{path}: tools[0].parameters.type: not a JSON Schema: 5 is not valid under any of the given schemas"
+        f"{path}: tools[0].parameters: #/type: not a JSON Schema: 5 is not valid under any of the given schemas"
     )
 
 

@@ -99,8 +99,8 @@ def test_execute_routing_only_tool_says_so(session):
 def test_execute_invalid_arguments_name_the_json_path_and_carry_the_schema(session):
     result = run(session, "agenda:push", {"item": "x", "until": {"delay_minutes": 0}})
     assert result.status == "invalid" and result.recoverable
-    assert result.path == "$.until.delay_minutes"
-    assert result.error.startswith("invalid arguments at $.until.delay_minutes: 0 is less than the minimum of 1. "
+    assert result.path == "#/until/delay_minutes"
+    assert result.error.startswith("invalid arguments at #/until/delay_minutes: 0 is less than the minimum of 1. "
                                    "Fix this argument and call agenda:push again; its full schema: {")
     assert result.schema == CATALOG.tool("agenda:push").parameters
     assert result.narrow_to == "agenda:push"
@@ -109,9 +109,9 @@ def test_execute_invalid_arguments_name_the_json_path_and_carry_the_schema(sessi
 def test_execute_missing_required_argument_is_recoverable_once_then_ordinary(session):
     first = run(session, "calc:evaluate", {})
     second = run(session, "calc:evaluate", {})
-    assert first.recoverable and first.path == "$" and "'expression' is a required property" in first.error
+    assert first.recoverable and first.path == "#" and "'expression' is a required property" in first.error
     assert not second.recoverable
-    assert second.error == "invalid arguments at $: 'expression' is a required property"
+    assert second.error == "invalid arguments at #: 'expression' is a required property"
     assert second.schema is None and second.narrow_to is None
     assert run(session, "calc:evaluate", {"expression": "1"}).ok
     assert run(session, "calc:evaluate", {}).recoverable  # the streak resets after a valid call

@@ -456,7 +456,7 @@ def test_bfcl_design_categories_compile(judge):
 
 def _bfcl_sample(n: int = 120):
     """Every k-th BFCL function schema of the design categories (deterministic sample)."""
-    from eris_lab.catalog import normalize_schema_types
+    from eris_lab.schema import normalize_types
     from eris_lab.eval.datasets import bfcl_dir
 
     root = bfcl_dir() / "bfcl_eval" / "data"  # read at collection time: never fetched here
@@ -466,7 +466,7 @@ def _bfcl_sample(n: int = 120):
     for category in ("multiple", "live_multiple", "irrelevance", "live_irrelevance", "live_relevance"):
         for line in (root / f"BFCL_v4_{category}.json").read_text(encoding="utf-8").splitlines():
             for function in json.loads(line)["function"] if line.strip() else ():
-                seen.setdefault(function["name"], normalize_schema_types(function["parameters"]))
+                seen.setdefault(function["name"], normalize_types(function["parameters"]))
     names = sorted(seen)
     step = max(1, len(names) // n)
     return [(name, seen[name]) for name in names[::step]]

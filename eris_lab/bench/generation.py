@@ -84,7 +84,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .. import prompt as prompts
-from ..catalog import Catalog, normalize_schema_types
+from ..catalog import Catalog
+from ..schema import normalize_types
 from ..errors import DataError, ErisLabError
 from ..grammar import compile as compile_grammar
 from ..grammar.envelope import ENVELOPE_KEYS, STATUSES
@@ -239,7 +240,7 @@ def match_call(name: str, arguments: Any, ground_truth: Mapping[str, Mapping[str
     expected = ground_truth[name]
     if not isinstance(arguments, Mapping):
         return False, f"arguments are not an object: {arguments!r}"
-    schema = normalize_schema_types(dict(schema)) if schema else {}
+    schema = normalize_types(dict(schema)) if schema else {}
     properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else None
     for param in schema.get("required", ()) or ():
         if param not in arguments:

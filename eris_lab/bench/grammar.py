@@ -14,10 +14,12 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..catalog import Catalog, normalize_schema_types, tools_from_json
+from ..catalog import Catalog, tools_from_json
+from ..schema import normalize_types
 from ..errors import ErisLabError
 from ..offer import Offer
-from ..grammar.compiler import _CHECKED_SCHEMAS, compile_schema
+from ..grammar.compiler import compile_schema
+from ..schema import clear_cache as clear_schema_cache
 from ..grammar.envelope import compile as compile_offer
 
 __all__ = ["compile_times", "sampling_speed", "differential", "bfcl_catalog", "prompt_tokens", "main"]
@@ -60,7 +62,7 @@ def compile_times(catalog: Catalog, sizes: Iterable[int] = (1, 5, 20, 63), *, re
     rows = []
     for n in sizes:
         names = tuple(usable[:n])
-        _CHECKED_SCHEMAS.clear()  # cold: the meta-schema check of every tool included
+        clear_schema_cache()  # cold: the meta-schema check of every tool included
         start = time.perf_counter()
         grammar = compile_offer(_offer(names), catalog, lenient=lenient)
         cold = time.perf_counter() - start
@@ -180,7 +182,7 @@ def differential(cases: Iterable[tuple[str, Any, list[tuple[str, bool]]]], judge
         except ErisLabError:
             ours = None
         try:
-            theirs = json_schema_to_gbnf(json.dumps(normalize_schema_types(schema)))
+            theirs = json_schema_to_gbnf(json.dumps(normalize_types(schema)))
             check_parses(theirs)
             stats["theirs_compiled"] += 1
         except Exception:
@@ -228,7 +230,7 @@ def bfcl_ground_truth(data_dir: Path, categories=("simple_python", "multiple", "
             functions = {f["name"]: f for f in questions[answer["id"]]["function"]}
             for call in answer["ground_truth"]:
                 for name, params in call.items():
-                    schema = normalize_schema_types(functions[name]["parameters"])
+                    schema = normalize_types(functions[name]["parameters"])
                     instance = {k: next(v for v in params[k] if v != "") for k in schema.get("properties", {})
                                 if k in params and any(v != "" for v in params[k])}
                     yield category, name, schema, instance, jsonschema.Draft202012Validator(schema).is_valid(instance)

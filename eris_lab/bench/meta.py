@@ -34,7 +34,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..catalog import Catalog, load, normalize_schema_types, tools_from_json
+from ..catalog import Catalog, load, tools_from_json
+from ..schema import normalize_types
 from ..errors import ErisLabError
 from ..knobs import Knobs
 
@@ -139,7 +140,7 @@ def pooled_bfcl(data: Path | None = None) -> tuple[Catalog, tuple[str, ...]] | N
     queries = []
     for row in rows:
         for function in row.get("function", []):
-            key = (function.get("name", ""), json.dumps(normalize_schema_types(function.get("parameters", {})),
+            key = (function.get("name", ""), json.dumps(normalize_types(function.get("parameters", {})),
                                                         sort_keys=True))
             if key in seen:
                 continue

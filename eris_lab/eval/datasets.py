@@ -24,7 +24,7 @@ Suites (``load_suite(name)``)
 Pooling
 -------
 Functions are distinct by name **and** parameter schema (canonical JSON after
-``catalog.normalize_schema_types``). Two entries with the same name and schema but different
+``schema.normalize_types``). Two entries with the same name and schema but different
 descriptions are one tool (the first description seen, file order, is kept). Same name with a
 different schema is a *name collision*: the first variant keeps the name, later ones are named
 ``name~2``, ``name~3``... in order of first appearance, and a query's gold is the variant its
@@ -68,7 +68,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
-from ..catalog import Catalog, Tool, load as load_catalog, normalize_schema_types, tools_from_json
+from ..catalog import Catalog, Tool, load as load_catalog, tools_from_json
+from ..schema import normalize_types
 from ..errors import CatalogError, DataError
 from .._files import cache_dir, repo_root, sha256_file
 
@@ -375,7 +376,7 @@ def _load_bfcl_from(category: str, data: Path) -> Suite:
 
 
 def _schema_key(function: Mapping[str, Any]) -> str:
-    return json.dumps(normalize_schema_types(function.get("parameters", {})), sort_keys=True)
+    return json.dumps(normalize_types(function.get("parameters", {})), sort_keys=True)
 
 
 def _load_pooled(name: str) -> Suite:

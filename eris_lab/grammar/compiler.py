@@ -32,8 +32,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from ..catalog import normalize_schema_types
 from ..errors import PatternError, SchemaError, Unsatisfiable
+from ..schema import check as check_schema
+from ..schema import normalize_types, pointer
 from . import _analysis, _pattern
 from .builtins import (
     PRIMITIVE_RULES,
@@ -122,10 +123,6 @@ class Grammar:
 
     def __str__(self) -> str:
         return self.text
-
-
-def _pointer_escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _json_text(value: Any) -> str:
@@ -812,7 +809,7 @@ class Compiler:
                 declared.append(key)
         for key in declared:
             sub = props.get(key, additional if isinstance(additional, dict) else True)
-            ppath = f"{path}/properties/{_pointer_escape(key)}"
+            ppath = path + pointer(("properties", key))[1:]
             if sub is False:
                 if key in required:
                     raise self._unsat(ppath, "required property has schema false: no value is valid")
@@ -1260,7 +1257,7 @@ def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) ->
         Not a JSON Schema, an unsupported keyword or pattern, an unsatisfiable or infinitely
         recursive schema, or a grammar llama.cpp rejects; ``where`` is the JSON path.
     """
-    schema = normalize_schema_types(schema)
+    schema = normalize_types(schema)
     check_schema(schema)
     compiler = Compiler(lenient=lenient)
     got = compiler.document(schema, "root")
@@ -1272,35 +1269,3 @@ def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) ->
 
         check_parses(text)
     return Grammar(text=text, warnings=compiler.warnings, not_enforced=compiler.not_enforced)
-
-
-def check_schema(schema: Any, *, where: str = "") -> None:
-    """Raise :class:`SchemaError` (with the JSON path) when ``schema`` is not a JSON Schema."""
-    if isinstance(schema, bool):
-        return
-    if not isinstance(schema, dict):
-        raise SchemaError(f"expected a JSON Schema object, got {type(schema).__name__}", where=where or "#")
-    import jsonschema
-    from jsonschema.validators import validator_for
-
-    try:
-        key = json.dumps(schema, sort_keys=True)
-    except (TypeError, ValueError):
-        key = None
-    if key is not None and key in _CHECKED_SCHEMAS:
-        return
-    cls = validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        path = "#" + "".join(f"/{_pointer_escape(str(p))}" for p in exc.path)
-        raise SchemaError(f"not a JSON Schema: {exc.message}", where=f"{where}{path}") from None
-    if key is not None:
-        if len(_CHECKED_SCHEMAS) >= 4096:  # bounded: a long-running router sees a fixed catalogue
-            _CHECKED_SCHEMAS.clear()
-        _CHECKED_SCHEMAS.add(key)
-
-
-#: Schemas that passed the meta-schema check (their canonical JSON text): the check costs most of
-#: a compile, and the same tools are compiled turn after turn.
-_CHECKED_SCHEMAS: set[str] = set()

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..catalog import normalize_schema_types
 from ..errors import CatalogError
 from ..knobs import Knobs
+from ..schema import check as check_schema
+from ..schema import normalize_types
 from .builtins import literal, repetition
-from .compiler import Compiler, Grammar, check_schema
+from .compiler import Compiler, Grammar
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
@@ -82,7 +83,7 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
     compiler = Compiler(lenient=lenient)
     calls = []
     for name in names if max_calls else ():
-        schema = normalize_schema_types(catalog.tool(name).parameters)
+        schema = normalize_types(catalog.tool(name).parameters)
         check_schema(schema, where=f"{name}: ")
         args = compiler.document(schema, name.replace(":", "-"), where=f"{name}: ")
         calls.append(compiler.add_rule(

@@ -13,7 +13,8 @@ import re
 import time
 from typing import Any, Mapping, Sequence
 
-from ..catalog import Catalog, normalize_schema_types
+from ..catalog import Catalog
+from ..schema import normalize_types
 from ..knobs import Knobs
 from .builtins import PRIMITIVE_RULES, STRING_FORMAT_RULES
 from .envelope import ENVELOPE_KEYS, STATUSES
@@ -112,7 +113,7 @@ def examples(offered: Sequence[str], catalog: Catalog, *, knobs: Knobs = Knobs()
     out = []
     if offered:
         tool = catalog.tool(offered[0])
-        schema = normalize_schema_types(tool.parameters)
+        schema = normalize_types(tool.parameters)
         args = example_value(schema) or {}
         out.append({"case": f"a call of offered {tool.name}", "text": _envelope([{"name": tool.name, "arguments": args}]),
                     "expect": True})
@@ -129,7 +130,7 @@ def examples(offered: Sequence[str], catalog: Catalog, *, knobs: Knobs = Knobs()
                     "text": _envelope([{"name": tool.name, "arguments": args}] * (knobs.max_calls + 1)), "expect": False})
     outside = next((n for n in catalog.names if n not in offered), None)
     if outside:
-        args = example_value(normalize_schema_types(catalog.tool(outside).parameters)) or {}
+        args = example_value(normalize_types(catalog.tool(outside).parameters)) or {}
         out.append({"case": f"a call of {outside}, which is not offered", "text": _envelope([{"name": outside, "arguments": args}]),
                     "expect": False})
     out.append({"case": "a plain answer", "text": _envelope([], status="answer", message="It is sunny."), "expect": True})
