@@ -53,7 +53,7 @@ def test_llguidance_agrees_on_the_envelope(engines):
 def test_llguidance_logits_processor_constrains_generation(engines):
     from llama_cpp import Llama, LogitsProcessorList
 
-    from eris_lab.grammar.oracle import default_model_path
+    from eris_lab.llm import default_model_path
 
     judge, fast = engines
     schema = demo_catalog().tool("mail:check").parameters

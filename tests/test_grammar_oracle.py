@@ -387,7 +387,7 @@ def test_generated_instances_accepted_and_invalid_mutations_rejected(judge, sche
 def test_model_samples_under_the_grammar_always_parse_and_validate():
     from llama_cpp import Llama, LlamaGrammar
 
-    from eris_lab.grammar.oracle import default_model_path
+    from eris_lab.llm import default_model_path
 
     llm = Llama(model_path=str(default_model_path()), n_ctx=1024, n_threads=1, verbose=False, seed=7)
     catalog = demo_catalog()

@@ -264,6 +264,15 @@ def test_default_model_assembles_once_then_trusts_its_stamp(fake_bundle, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fake.gguf", "fake.gguf.sha256"]
 
 
+def test_default_model_lives_where_the_package_puts_it(fake_bundle, tmp_path):
+    """One copy for the runner, the grammar oracle and the package's own assemble()."""
+    fake_bundle.default_output_path = lambda: tmp_path / "pkg-cache" / "fake.gguf"
+    assert llm.default_model_path() == tmp_path / "pkg-cache" / "fake.gguf"
+    from eris_lab.grammar.oracle import _bundled_model
+
+    assert _bundled_model() == tmp_path / "pkg-cache" / "fake.gguf" and fake_bundle.assembled == 1
+
+
 def test_default_model_rebuilds_a_corrupt_file(fake_bundle, tmp_path):
     path = llm.default_model_path(tmp_path)
     path.write_bytes(b"corrupt")
@@ -593,3 +602,30 @@ def test_both_grammar_engines_produce_text_llama_cpp_accepts(engine):
     if generation.finish_reason == "stop":
         assert oracle().accepts(gbnf, generation.text)
         _json.loads(generation.text)
+
+
+def test_llama_cpp_python_still_has_the_internals_the_sampler_uses(monkeypatch):
+    """llm/sampler.py reaches into llama-cpp-python (LLAMA_CPP_INTERNALS); pyproject pins it below
+    0.4. A release that renames one of them must fail here, loudly, not degrade generation."""
+    pytest.importorskip("llama_cpp")
+    from eris_lab.llm import sampler
+
+    assert len(sampler.LLAMA_CPP_INTERNALS) == 5
+    assert sampler.missing_internals() == [], ("llama-cpp-python changed the internals llm/sampler.py uses; pin "
+                                               "the release in pyproject.toml or port GreedyGrammarSampler")
+    monkeypatch.setattr(sampler, "LLAMA_CPP_INTERNALS", (("llama_cpp.Llama", "_gone"), ("llama_cpp.Nope", "x")))
+    assert sampler.missing_internals() == ["llama_cpp.Llama._gone", "llama_cpp.Nope"]
+
+
+def test_llama_cpp_python_pin_matches_the_installed_release():
+    import tomllib
+    from importlib.metadata import version
+
+    from conftest import ROOT
+
+    pytest.importorskip("llama_cpp")
+    llm_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["llm"]
+    spec = next(r for r in llm_extra if r.startswith("llama-cpp-python"))
+    assert spec.endswith(">=0.3.8,<0.4")
+    major, minor, *_ = (int(p) for p in version("llama-cpp-python").split(".")[:2])
+    assert (major, minor) == (0, 3)

@@ -121,7 +121,7 @@ def sampling_speed(grammars: Mapping[str, str | None], *, prompt: str, n_tokens:
     """
     from llama_cpp import Llama, LlamaGrammar, LogitsProcessorList
 
-    from ..grammar.oracle import default_model_path
+    from ..llm.model import default_model_path
 
     guided = dict(guided or {})
     if guided:

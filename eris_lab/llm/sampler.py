@@ -1,18 +1,35 @@
 """Greedy sampling under a grammar that checks the greedy token first (llama.cpp's own order).
 
-This module is the one place that reaches into llama-cpp-python's internals: it installs itself
-per call as ``Llama._init_sampler`` and reads ``Llama._model``; ``pyproject.toml`` pins
-llama-cpp-python to the releases it was written against.
+This module is the one place that reaches into llama-cpp-python's internals
+(:data:`LLAMA_CPP_INTERNALS`): :func:`greedy_grammar_sampler` installs a sampler per call as
+``Llama._init_sampler`` and resets ``Llama._sampler`` after it, and the sampler fills
+``llama_cpp._internals.LlamaTokenDataArray`` buffers. ``pyproject.toml`` pins llama-cpp-python
+to the releases this was written against, and ``tests/test_llm.py`` fails loudly when one of
+these names disappears.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import time
+from typing import Iterator
 
 from ..errors import LLMError
 
-__all__ = ["GreedyGrammarSampler", "GRAMMAR_TOP_K"]
+__all__ = ["GreedyGrammarSampler", "greedy_grammar_sampler", "missing_internals", "GRAMMAR_TOP_K",
+           "LLAMA_CPP_INTERNALS"]
+
+#: The private names of llama-cpp-python this module uses: (where, attribute). Written against
+#: llama-cpp-python 0.3.8 to 0.3.36 (``Llama._init_sampler`` builds the sampler chain of a call;
+#: ``Llama._sampler`` caches it).
+LLAMA_CPP_INTERNALS: tuple[tuple[str, str], ...] = (
+    ("llama_cpp.Llama", "_init_sampler"),
+    ("llama_cpp.Llama", "_sampler"),
+    ("llama_cpp._internals.LlamaTokenDataArray", "candidates"),
+    ("llama_cpp._internals.LlamaTokenDataArray", "candidates_data"),
+    ("llama_cpp._internals.LlamaTokenDataArray", "copy_logits"),
+)
 
 #: Tokens tried, best logits first, before a grammar scans the whole vocabulary (temperature 0;
 #: end-of-generation tokens are always tried too). The tokens chosen do not depend on it; it only
@@ -42,14 +59,15 @@ class GreedyGrammarSampler:
         self._np = np
         self._llama_cpp = llama_cpp
         self.n_vocab = llm.n_vocab()
-        self.grammar = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, grammar.encode("utf-8"), b"root")
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        self.grammar = llama_cpp.llama_sampler_init_grammar(vocab, grammar.encode("utf-8"), b"root")
         if not self.grammar:  # checked before; a second parse cannot fail, but never run unconstrained
             raise LLMError("rejected by llama.cpp", where="grammar")
         self.one = (llama_cpp.llama_token_data * 1)()
         self.one_array = llama_cpp.llama_token_data_array(data=self.one, size=1, selected=-1, sorted=False)
         self.top_k = min(GRAMMAR_TOP_K, self.n_vocab)
         # end-of-generation tokens: a finished grammar accepts only these, rarely among the top K
-        self.eog = np.array(sorted({t for t in (llm.token_eos(), llm._model.token_eot()) if 0 <= t < self.n_vocab}),
+        self.eog = np.array(sorted({t for t in (llm.token_eos(), llama_cpp.llama_vocab_eot(vocab)) if 0 <= t < self.n_vocab}),
                             dtype=np.intc)
         self.top = LlamaTokenDataArray(n_vocab=self.top_k + len(self.eog))
         self.full = LlamaTokenDataArray(n_vocab=self.n_vocab)
@@ -109,3 +127,41 @@ class GreedyGrammarSampler:
         if self.grammar:
             self._llama_cpp.llama_sampler_free(self.grammar)
             self.grammar = None
+
+
+@contextlib.contextmanager
+def greedy_grammar_sampler(llm, grammar: str) -> Iterator[GreedyGrammarSampler]:
+    """Make :class:`GreedyGrammarSampler` the sampler of ``llm``'s next ``create_completion``.
+
+    Sets ``llm._init_sampler`` on the instance for the duration of the block (llama-cpp-python
+    calls it to build a call's sampler chain), then removes it, drops the cached ``_sampler`` and
+    frees the grammar, also when generation fails.
+    """
+    fast = GreedyGrammarSampler(llm, grammar)
+    llm._init_sampler = lambda **_: fast  # instance attribute: this call only
+    try:
+        yield fast
+    finally:
+        del llm._init_sampler
+        llm._sampler = None
+        fast.close()
+
+
+def missing_internals() -> list[str]:
+    """The names of :data:`LLAMA_CPP_INTERNALS` this llama-cpp-python lacks (``[]``: all present).
+
+    ``Llama._sampler`` is an instance attribute, so it is looked for in ``Llama``'s source.
+    """
+    import importlib
+    import inspect
+
+    missing = []
+    for where, name in LLAMA_CPP_INTERNALS:
+        module, _, cls_name = where.rpartition(".")
+        cls = getattr(importlib.import_module(module), cls_name, None)
+        if cls is None:
+            missing.append(where)
+            continue
+        if not (hasattr(cls, name) or f"self.{name}" in inspect.getsource(cls)):
+            missing.append(f"{where}.{name}")
+    return missing
