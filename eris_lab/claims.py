@@ -43,6 +43,8 @@ __all__ = [
     "DOING_VERBS",
     "PLACEHOLDER_RE",
     "TIME_PARAMETERS",
+    "WHEN_PATTERN",
+    "answer_schema",
 ]
 
 #: Action families: (verb pattern that makes a sentence claim this action, words a tool name
@@ -281,19 +283,16 @@ def clean(reply: str, called: Sequence[str]) -> tuple[str, tuple[str, ...]]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _gbnf_literal(text: str) -> str:
-    """``text`` as a GBNF string literal (backslash, quote and control characters escaped)."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-    escaped = escaped.replace("\t", "\\t")
-    return f'"{escaped}"'
+#: A due time the answer may carry: a date, or a local date and time (no offset: the user's zone
+#: is added when the answer is read, ``read_answer``).
+WHEN_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?)?$"
 
 
-def grammar(offered: Sequence[str]) -> str:
-    """The GBNF grammar of the answer: ``{"agreed": bool, "action": <offered>, "when": iso|null}``.
+def answer_schema(offered: Sequence[str]) -> dict[str, Any]:
+    """The JSON Schema of the answer: ``{"agreed": bool, "action": <offered>, "when": date|null}``.
 
-    ``action`` is an enum of the offered names (each as its JSON text); ``when`` is ``null`` or
-    a string shaped ``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS]`` (local time, no offset: the
-    user's zone is added when the answer is read).
+    ``action`` is an enum of the offered names; ``when`` is ``null`` or a string matching
+    :data:`WHEN_PATTERN` (``YYYY-MM-DD`` or ``YYYY-MM-DDTHH:MM[:SS]``).
 
     Raises
     ------
@@ -303,17 +302,29 @@ def grammar(offered: Sequence[str]) -> str:
     names = list(dict.fromkeys(offered))
     if not names:
         raise ErisLabError("expected at least one tool name, got none", where="offered")
-    actions = " | ".join(_gbnf_literal(json.dumps(n, ensure_ascii=False)) for n in names)
-    return "\n".join([
-        'root ::= "{" ws "\\"agreed\\":" ws bool "," ws "\\"action\\":" ws action "," ws "\\"when\\":" ws when ws "}"',
-        'bool ::= "true" | "false"',
-        f"action ::= {actions}",
-        'when ::= "null" | "\\"" date ("T" clock)? "\\""',
-        "date ::= [0-9] [0-9] [0-9] [0-9] \"-\" [0-9] [0-9] \"-\" [0-9] [0-9]",
-        'clock ::= [0-9] [0-9] ":" [0-9] [0-9] (":" [0-9] [0-9])?',
-        'ws ::= " "?',
-        "",
-    ])
+    return {
+        "type": "object",
+        "properties": {
+            "agreed": {"type": "boolean"},
+            "action": {"enum": names},
+            "when": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": WHEN_PATTERN}]},
+        },
+        "required": ["agreed", "action", "when"],
+        "additionalProperties": False,
+    }
+
+
+def grammar(offered: Sequence[str]) -> str:
+    """The GBNF grammar of the answer: :func:`answer_schema` compiled by ``grammar.compile_schema``.
+
+    Raises
+    ------
+    ErisLabError
+        ``offered`` is empty.
+    """
+    from .grammar import compile_schema
+
+    return compile_schema(answer_schema(offered)).text
 
 
 def question(reply: str, *, offered: Sequence[str], now: datetime, user_text: str = "") -> str:

@@ -341,8 +341,18 @@ def test_clean_removes_unbacked_placeholders(reply, called, cleaned, removed):
 
 
 def test_grammar_offers_exactly_the_offered_names():
+    """The answer grammar is answer_schema compiled by the compiler; llama.cpp's engine judges it."""
+    pytest.importorskip("llama_cpp")
+    from eris_lab.grammar.oracle import oracle
+
     text = ft.grammar(["agenda:remind_at", 'odd"name'])
-    assert 'action ::= "\\"agenda:remind_at\\"" | "\\"odd\\\\\\"name\\""' in text
+    judge = oracle()
+    assert judge.accepts(text, '{"agreed": true, "action": "agenda:remind_at", "when": null}')
+    assert judge.accepts(text, '{"agreed": false, "action": "odd\\"name", "when": "2026-11-30T10:00"}')
+    assert judge.accepts(text, '{"agreed": true, "action": "agenda:remind_at", "when": "2026-11-30"}')
+    assert not judge.accepts(text, '{"agreed": true, "action": "mail:write", "when": null}')
+    assert not judge.accepts(text, '{"agreed": true, "action": "agenda:remind_at", "when": "tomorrow at 10"}')
+    assert not judge.accepts(text, '{"agreed": "yes", "action": "agenda:remind_at", "when": null}')
     with pytest.raises(ErisLabError) as info:
         ft.grammar([])
     assert str(info.value) == "offered: expected at least one tool name, got none"
