@@ -7,9 +7,10 @@ Instead of routing before the model, the model is offered three tools and looks 
 * ``tool_describe(name)`` -> that tool's full JSON Schema;
 * ``tool_execute(name, arguments)`` -> runs it through ``loop.execute`` (gate, validate, label).
 
-Search is hybrid: BM25 (``bm25s``) and embeddings (``router.embed_tools``), fused by reciprocal
-rank. When the embedder is unavailable (``None``, or it raises :class:`EmbedError`), a keyword
-fallback scores word-boundary matches over name, domain, curated search terms (descriptor
+Search is hybrid: BM25 (``strategies.bm25.BM25Index`` over field-weighted terms) and embeddings
+(``router.embed_tools``), fused by reciprocal rank (``strategies.hybrid.reciprocal_rank_fusion``).
+When the embedder is unavailable (``None``, or it raises :class:`EmbedError`), a keyword fallback
+scores word-boundary matches over name, domain, curated search terms (descriptor
 ``keywords`` and ``routing_hints``) and description. Both paths share one tokenizer, with the
 German-English alias table :data:`ALIASES` and umlaut folding.
 
@@ -39,6 +40,8 @@ from ..catalog import Catalog, Tool, domain_of, name_words
 from ..errors import EmbedError, ErisLabError
 from ..offer import Offer
 from ..policy import Hit
+from ..strategies.bm25 import BM25Index
+from ..strategies.hybrid import reciprocal_rank_fusion
 
 __all__ = [
     "META_TOOLS",
@@ -122,8 +125,6 @@ KEYWORD_WEIGHTS: dict[str, float] = {"name": 3.0, "domain": 2.0, "terms": 1.5, "
 #: Read preference: a query without a write verb scores read tools this fraction higher (both
 #: paths), so "overdue tasks" lists before it edits. Ranking only; permissions never read it.
 READ_BONUS = 0.1
-#: Reciprocal rank fusion constant (Cormack, Clarke and Buettcher 2009 use 60).
-RRF_K = 60
 #: Optional parameter names a search hit shows.
 MAX_OPTIONAL = 3
 #: Longest description a search hit shows, in characters.
@@ -408,28 +409,17 @@ class ToolSearch:
             scores[i] = total
         return scores
 
-    def _bm25_index(self):
+    def _bm25_index(self) -> BM25Index:
         if self._bm25 is None:
-            try:
-                import bm25s
-            except ImportError:  # pragma: no cover - bm25s is in the eval extra
-                raise ErisLabError("bm25s is not installed; pip install 'eris_lab[eval]'", where="tool_search")
             # field weights as repetition: name words thrice, domain twice, the rest once
-            weighted = []
-            for fields in self._fields:
-                weighted.append(list(fields["name"]) * 3 + list(fields["domain"]) * 2 + list(fields["terms"])
-                                + list(fields["description"]) or ["_"])
-            index = bm25s.BM25()
-            index.index(weighted, show_progress=False)
-            self._bm25 = index
+            weighted = [list(f["name"]) * 3 + list(f["domain"]) * 2 + list(f["terms"]) + list(f["description"])
+                        for f in self._fields]
+            self._bm25 = BM25Index(weighted, analyzer=terms)
         return self._bm25
 
     def bm25_scores(self, query: str) -> np.ndarray:
         """BM25 scores ``(n_tools,)`` of the query's terms (:func:`terms`) over each tool's fields."""
-        q = [t for t in terms(query)]
-        if not q:
-            return np.zeros(len(self.catalog))
-        return np.asarray(self._bm25_index().get_scores(q), dtype=np.float64)
+        return self._bm25_index().scores(query).astype(np.float64)
 
     # -- dense ---------------------------------------------------------------------------------
     def dense_scores(self, query: str) -> np.ndarray | None:
@@ -457,14 +447,7 @@ class ToolSearch:
         dense = self.dense_scores(query)
         if dense is None:
             return self.keyword_scores(query), "keyword"
-        lexical = self.bm25_scores(query)
-        fused = np.zeros(len(self.catalog), dtype=np.float64)
-        for ranking_scores, only_positive in ((lexical, True), (dense, False)):
-            order = np.argsort(-ranking_scores, kind="stable")
-            for rank, i in enumerate(order):
-                if only_positive and ranking_scores[i] <= 0:
-                    break
-                fused[i] += 1.0 / (RRF_K + rank + 1)
+        fused = reciprocal_rank_fusion([self.bm25_scores(query), dense], positive_only=(True, False))
         q = terms(query)
         if not _has_write_intent(q):
             reads = np.array([access_of(t) == "read" for t in self.catalog])

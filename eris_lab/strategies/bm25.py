@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable, Sequence
+
 import numpy as np
 
 from ..catalog import Catalog
@@ -10,7 +12,7 @@ from ..policy import Hit
 from ..router import Routed, top_scores
 from .base import Context, Strategy, subset_offer, tool_document
 
-__all__ = ["BM25", "bm25_scores", "BM25Index"]
+__all__ = ["BM25", "BM25Index"]
 
 MAX_HITS = 20  # hits kept in a Routed record (the ranking shown in reports)
 
@@ -25,30 +27,52 @@ def _bm25s():
 
 
 class BM25Index:
-    """A bm25s index over one catalogue's tool documents (:func:`~.base.tool_document`)."""
+    """A bm25s index, one document per tool: the lexical retrieval of the BM25 and hybrid strategies
+    and of the meta-tools' ``tool_search``.
 
-    def __init__(self, catalog: Catalog) -> None:
+    Parameters
+    ----------
+    documents : sequence of str, or of sequences of str
+        One per tool, in catalogue order: text, tokenized by bm25s's English tokenizer with stop
+        words dropped; or terms already analysed (then ``analyzer`` reads queries the same way).
+    analyzer : callable, optional
+        ``text -> sequence of terms`` for queries, when ``documents`` are terms.
+
+    Notes
+    -----
+    :meth:`of_catalog` indexes :func:`~.base.tool_document` of every tool (name words, routing
+    text, keywords).
+    """
+
+    def __init__(self, documents: Sequence[str] | Sequence[Sequence[str]], *,
+                 analyzer: Callable[[str], Sequence[str]] | None = None) -> None:
         bm25s = _bm25s()
-        self.n = len(catalog)
-        docs = [tool_document(catalog, n) for n in catalog.names]
-        tokens = bm25s.tokenize(docs, stopwords="en", show_progress=False)
+        self.n = len(documents)
+        self.analyzer = analyzer
         self.retriever = bm25s.BM25()
-        self.retriever.index(tokens, show_progress=False)
-        self.vocab = set(tokens.vocab)
+        if analyzer is None:
+            tokens = bm25s.tokenize(list(documents), stopwords="en", show_progress=False)
+            self.retriever.index(tokens, show_progress=False)
+            self.vocab: set[str] | None = set(tokens.vocab)
+        else:
+            self.retriever.index([list(terms) or ["_"] for terms in documents], show_progress=False)
+            self.vocab = None  # bm25s ignores query terms it never indexed
+
+    @classmethod
+    def of_catalog(cls, catalog: Catalog) -> "BM25Index":
+        """The index of every tool's :func:`~.base.tool_document`, in catalogue order."""
+        return cls([tool_document(catalog, n) for n in catalog.names])
 
     def scores(self, text: str) -> np.ndarray:
         """``(n_tools,) float32`` BM25 scores of ``text`` (0 for tools sharing no term)."""
-        bm25s = _bm25s()
-        query = bm25s.tokenize([text], stopwords="en", return_ids=False, show_progress=False)[0]
-        query = [t for t in query if t in self.vocab and t]
+        if self.analyzer is None:
+            query = _bm25s().tokenize([text], stopwords="en", return_ids=False, show_progress=False)[0]
+            query = [t for t in query if t in self.vocab and t]
+        else:
+            query = list(self.analyzer(text))
         if not query:
             return np.zeros(self.n, dtype=np.float32)
         return np.asarray(self.retriever.get_scores(query), dtype=np.float32)
-
-
-def bm25_scores(index: BM25Index, text: str) -> np.ndarray:
-    """Alias of ``index.scores(text)`` (kept for the hybrid strategy)."""
-    return index.scores(text)
 
 
 class BM25(Strategy):
@@ -71,7 +95,7 @@ class BM25(Strategy):
     def _fit(self, catalog: Catalog) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
             raise ErisLabError(f"expected an integer >= 1, got {self.k!r}", where="BM25.k")
-        self.index_ = BM25Index(catalog)
+        self.index_ = BM25Index.of_catalog(catalog)
 
     def _route(self, text: str, context: Context) -> Routed:
         scores = self.index_.scores(text)

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ..catalog import Catalog
@@ -20,10 +22,12 @@ from .base import Context, Strategy, subset_offer
 from .bm25 import BM25Index
 from .embedding import DenseTopK
 
-__all__ = ["Hybrid", "FUSIONS"]
+__all__ = ["Hybrid", "FUSIONS", "RRF_K", "reciprocal_rank_fusion"]
 
 FUSIONS = ("rrf", "weighted")
 MAX_HITS = 20
+#: Reciprocal rank fusion constant (Cormack, Clarke and Buettcher 2009 use 60).
+RRF_K = 60
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:
@@ -32,6 +36,33 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
     ranks = np.empty_like(order)
     ranks[order] = np.arange(1, len(order) + 1)
     return ranks
+
+
+def reciprocal_rank_fusion(rankings: Sequence[np.ndarray], *, k: int = RRF_K,
+                           positive_only: Sequence[bool] | None = None) -> np.ndarray:
+    """Sum over rankings of ``1 / (k + rank)``, rank from 1 by score descending (stable).
+
+    Parameters
+    ----------
+    rankings : sequence of ndarray, each ``(n_tools,)``
+        Scores of one ranker each (cosine, BM25, ...), any scale.
+    k : int
+        The RRF constant, default :data:`RRF_K` (Cormack, Clarke and Buettcher 2009).
+    positive_only : sequence of bool, optional
+        Per ranking: only entries scoring above 0 get a term (BM25 ranks nothing it shares no
+        term with). Default: every entry of every ranking.
+
+    Returns
+    -------
+    ndarray of float, ``(n_tools,)``
+        The fused score; the hybrid strategy and the meta-tools' ``tool_search`` both use it.
+    """
+    positive_only = positive_only if positive_only is not None else (False,) * len(rankings)
+    fused = np.zeros(len(rankings[0]) if rankings else 0, dtype=np.float64)
+    for scores, positive in zip(rankings, positive_only):
+        term = 1.0 / (k + _ranks(scores))
+        fused += np.where(scores > 0, term, 0.0) if positive else term
+    return fused
 
 
 class Hybrid(Strategy):
@@ -69,16 +100,14 @@ class Hybrid(Strategy):
         if not 0.0 <= float(self.alpha) <= 1.0:
             raise ErisLabError(f"expected a weight in [0, 1], got {self.alpha!r}", where="Hybrid.alpha")
         self.dense_ = DenseTopK(k=self.k, embedder=self._embedder(), query_prefix=self.query_prefix).fit(catalog)
-        self.index_ = BM25Index(catalog)
+        self.index_ = BM25Index.of_catalog(catalog)
 
     def fused(self, text: str) -> np.ndarray:
         """``(n_tools,) float`` fused score of every tool."""
         cos = self.dense_.cosines(text).astype(np.float64)
         lex = self.index_.scores(text).astype(np.float64)
         if self.fusion == "rrf":
-            fused = 1.0 / (self.rrf_k + _ranks(cos))
-            fused += np.where(lex > 0, 1.0 / (self.rrf_k + _ranks(lex)), 0.0)
-            return fused
+            return reciprocal_rank_fusion([cos, lex], k=self.rrf_k, positive_only=(False, True))
         top = lex.max() if lex.size else 0.0
         return self.alpha * cos + (1 - self.alpha) * (lex / top if top > 0 else 0.0)
 
