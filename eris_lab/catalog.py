@@ -32,6 +32,10 @@ __all__ = [
     "Catalog",
     "load",
     "domain_of",
+    "base_name",
+    "toolkit_of",
+    "name_words",
+    "VARIANT_MARK",
     "enrich_for_routing",
     "routing_phrases",
     "FALLBACK_PHRASES",
@@ -73,6 +77,31 @@ def domain_of(name: str) -> str:
     """
     head, sep, _ = name.partition(":")
     return head if sep else ""
+
+
+#: A pooled catalogue keeps several schemas under one name as ``name~2``, ``name~3``, ...
+#: (``eval.datasets`` "Pooling"); everything that groups tools reads the name before it.
+VARIANT_MARK = "~"
+
+
+def base_name(name: str) -> str:
+    """A tool's name without its pooled variant suffix: ``'f~2'`` -> ``'f'``; other names unchanged."""
+    return name.split(VARIANT_MARK, 1)[0]
+
+
+def toolkit_of(name: str) -> str:
+    """A tool's family (toolkit): its domain (before ``:``), else the prefix before the last ``.``, else the name.
+
+    ``'mail:send'`` -> ``'mail'``; ``'ChaDri.change_drink'`` -> ``'ChaDri'``; ``'get_weather'`` -> itself.
+    A pooled variant suffix (``name~2``) is ignored. The one tool-family function: toolkit pruning,
+    keyword groups, the evaluation's per-domain table and the plots group tools by it.
+    """
+    base = base_name(name)
+    domain = domain_of(base)
+    if domain:
+        return domain
+    head, dot, _ = base.rpartition(".")
+    return head if dot else base
 
 
 def name_words(name: str) -> tuple[str, ...]:

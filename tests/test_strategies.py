@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from eris_lab.catalog import Catalog, Tool, load
+from eris_lab.catalog import Catalog, Tool, load, toolkit_of
 from eris_lab.errors import ErisLabError, NotFittedError
 from eris_lab.knobs import Knobs
 from eris_lab.router import Router
 from eris_lab.strategies import (
     BM25, STRATEGIES, Context, DenseTopK, EmbeddingPolicy, Hybrid, KeywordGroups, MemoEmbedder,
-    ToolkitPruning, check_strategy, make, parse_spec, toolkit_of,
+    ToolkitPruning, check_strategy, make, parse_spec,
 )
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -68,7 +68,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
-from ..catalog import Catalog, Tool, load as load_catalog, tools_from_json
+from ..catalog import VARIANT_MARK, Catalog, Tool, load as load_catalog, tools_from_json
 from ..schema import normalize_types
 from ..errors import CatalogError, DataError
 from .._files import cache_dir, repo_root, sha256_file
@@ -400,7 +400,7 @@ def _load_pooled_from(name: str, data: Path) -> Suite:
                 tool = make(function, f"{path.name}: {row.get('id')}.function[{j}]")
                 n = variants.get(tool.name, 0) + 1
                 variants[tool.name] = n
-                pooled_name = tool.name if n == 1 else f"{tool.name}~{n}"
+                pooled_name = tool.name if n == 1 else f"{tool.name}{VARIANT_MARK}{n}"
                 ids[key] = pooled_name
                 tools.append(tool if n == 1 else replace(tool, name=pooled_name))
     catalog = Catalog(tools, source=name)

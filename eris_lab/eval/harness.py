@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 from ..catalog import routing_phrases
 from ..embed import Embedder, default_embedder
 from ..guard import clean_text
-from ..strategies import Context, MemoEmbedder, Strategy, make, toolkit_of
+from ..catalog import toolkit_of
+from ..strategies import Context, MemoEmbedder, Strategy, make
 from .datasets import Suite
 from .metrics import QueryResult, ToolTokens, approx_tokens, evaluate
 

@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..catalog import Catalog
+from ..catalog import Catalog, base_name
 from ..policy import Hit
 
 __all__ = ["QueryResult", "evaluate", "approx_tokens", "ToolTokens", "DESIGN_KEYS", "RECALL_AT"]
@@ -168,15 +168,10 @@ class QueryResult:
     def recalled_at(self, k: int, *, by_name: bool = False) -> bool:
         """Every gold tool among the first ``k`` hits (``by_name``: any pooled variant of its name)."""
         if by_name:
-            ranked = {_base(h.name) for h in self.hits[:k]}
-            return bool(self.gold) and all(_base(g) in ranked for g in self.gold)
+            ranked = {base_name(h.name) for h in self.hits[:k]}
+            return bool(self.gold) and all(base_name(g) in ranked for g in self.gold)
         ranked = {h.name for h in self.hits[:k]}
         return bool(self.gold) and all(g in ranked for g in self.gold)
-
-
-def _base(name: str) -> str:
-    """A pooled tool's BFCL name: ``'f~2'`` -> ``'f'`` (see datasets "Pooling")."""
-    return name.split("~", 1)[0]
 
 
 def _rate(flags: Sequence[bool]) -> float | None:

@@ -157,7 +157,7 @@ def space_points(suite, results=None, *, embedder=None, max_queries: int | None 
     from ..catalog import enrich_for_routing
     from ..eval.harness import shared_embedder
     from ..guard import clean_text
-    from ..strategies import toolkit_of
+    from ..catalog import toolkit_of
 
     memo = shared_embedder(embedder)
     rng = np.random.default_rng(seed)

@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping
 
 import numpy as np
 
-from ..catalog import Catalog, Tool, domain_of, name_words
+from ..catalog import Catalog, Tool, base_name, domain_of, name_words
 from ..errors import EmbedError, ErisLabError
 from ..offer import Offer
 from ..policy import Hit
@@ -227,7 +227,7 @@ def access_of(tool: Tool) -> Literal["read", "write"]:
     """
     if tool.access in ("read", "write"):
         return tool.access  # type: ignore[return-value]
-    base = tool.name.split("~", 1)[0]
+    base = base_name(tool.name)
     verb = base.partition(":")[2] if domain_of(base) else base
     words = [_stem(w) for w in name_words(verb)] + list(name_words(verb))
     if any(w in WRITE_VERBS for w in words):
@@ -381,7 +381,7 @@ class ToolSearch:
 
     @staticmethod
     def _tool_fields(tool: Tool) -> dict[str, frozenset[str]]:
-        base = tool.name.split("~", 1)[0]
+        base = base_name(tool.name)
         curated = " ".join(tool.keywords + tool.routing_hints)
         return {
             "name": frozenset(terms(" ".join(name_words(base)))),

@@ -13,7 +13,7 @@ from typing import Any
 from ..embed import Embedder
 from ..errors import ErisLabError
 from ..knobs import Knobs
-from .base import Context, MemoEmbedder, Strategy, check_strategy, toolkit_of
+from .base import Context, MemoEmbedder, Strategy, check_strategy
 from .bm25 import BM25
 from .embedding import DenseTopK, EmbeddingPolicy
 from .hybrid import Hybrid
@@ -21,7 +21,7 @@ from .keyword import KeywordGroups
 from .toolkit import ToolkitPruning
 
 __all__ = [
-    "Strategy", "Context", "MemoEmbedder", "check_strategy", "toolkit_of",
+    "Strategy", "Context", "MemoEmbedder", "check_strategy",
     "KeywordGroups", "BM25", "DenseTopK", "EmbeddingPolicy", "Hybrid", "ToolkitPruning",
     "STRATEGIES", "make", "parse_spec",
 ]

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..catalog import Catalog, domain_of, enrich_for_routing, name_words
+from ..catalog import Catalog, base_name, enrich_for_routing, name_words
 from ..embed import Embedder, VectorCache, default_embedder, normalize_rows
 from ..errors import ErisLabError, NotFittedError
 from ..offer import Offer
@@ -31,7 +31,6 @@ __all__ = [
     "Strategy",
     "MemoEmbedder",
     "check_strategy",
-    "toolkit_of",
     "tool_document",
     "subset_offer",
     "latest_messages",
@@ -60,24 +59,10 @@ def latest_messages(text: str, context: Context, n: int = 4) -> list[str]:
     return (earlier + [text])[-n:]
 
 
-def toolkit_of(name: str) -> str:
-    """A tool's toolkit: its domain (before ``:``), else the prefix before the last ``.``, else the name.
-
-    ``'mail:send'`` -> ``'mail'``; ``'ChaDri.change_drink'`` -> ``'ChaDri'``; ``'get_weather'`` -> itself.
-    A pooled variant suffix (``name~2``) is ignored.
-    """
-    base = name.split("~", 1)[0]
-    domain = domain_of(base)
-    if domain:
-        return domain
-    head, dot, _ = base.rpartition(".")
-    return head if dot else base
-
-
 def tool_document(catalog: Catalog, name: str) -> str:
     """The text lexical strategies index for one tool: name words, routing text, keywords."""
     tool = catalog.tool(name)
-    return " ".join([" ".join(name_words(name.split("~", 1)[0])), enrich_for_routing(tool), " ".join(tool.keywords)])
+    return " ".join([" ".join(name_words(base_name(name))), enrich_for_routing(tool), " ".join(tool.keywords)])
 
 
 def subset_offer(catalog: Catalog, hits: Sequence[Hit], *, rule: Rule = Rule.RANKED_SUBSET, reason: str = "",

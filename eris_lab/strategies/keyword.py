@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Mapping, Sequence
 
-from ..catalog import Catalog, name_words
+from ..catalog import Catalog, base_name, name_words, toolkit_of
 from ..policy import Hit, Rule
 from ..router import Routed
-from .base import Context, Strategy, latest_messages, subset_offer, toolkit_of
+from .base import Context, Strategy, latest_messages, subset_offer
 
 __all__ = ["KeywordGroups", "derive_groups", "GENERIC_WORDS"]
 
@@ -40,7 +40,7 @@ def derive_groups(catalog: Catalog, *, min_len: int = 4) -> dict[str, tuple[str,
         kit = toolkit_of(tool.name)
         members.setdefault(kit, []).append(tool.name)
         found = words.setdefault(kit, set())
-        for w in name_words(tool.name.split("~", 1)[0]) + tuple(k.lower() for k in tool.keywords):
+        for w in name_words(base_name(tool.name)) + tuple(k.lower() for k in tool.keywords):
             if len(w) >= min_len and w not in GENERIC_WORDS:
                 found.add(w)
     groups = {}

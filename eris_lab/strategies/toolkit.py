@@ -1,7 +1,7 @@
 """Toolkit pruning: offer whole toolkits, chosen by keywords first, then by embedding score.
 
 A toolkit is a tool's domain (``mail`` of ``mail:send``) or its dotted prefix (``ChaDri`` of
-``ChaDri.change_drink``), see :func:`~.base.toolkit_of`. Toolkits whose keyword pattern
+``ChaDri.change_drink``), see :func:`eris_lab.catalog.toolkit_of`. Toolkits whose keyword pattern
 (:func:`~.keyword.derive_groups`) matches the latest four messages come first; the rest are
 ranked by their best tool cosine, and toolkits are added in that order until ``n_toolkits``
 are seated. Inside the offer, tools are ordered by cosine.
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 
-from ..catalog import Catalog
+from ..catalog import Catalog, toolkit_of
 from ..embed import Embedder
 from ..errors import ErisLabError
 from ..policy import Hit, Rule
 from ..router import Routed
-from .base import Context, Strategy, latest_messages, subset_offer, toolkit_of
+from .base import Context, Strategy, latest_messages, subset_offer
 from .embedding import DenseTopK
 from .keyword import derive_groups
 
