@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ._files import repo_root
 from .errors import CatalogError, SchemaError
+from .lexicon import FALLBACK_PHRASES
 from .schema import check, normalize_types
 
 __all__ = [
@@ -38,31 +39,7 @@ __all__ = [
     "VARIANT_MARK",
     "enrich_for_routing",
     "routing_phrases",
-    "FALLBACK_PHRASES",
 ]
-
-#: Fallback routing phrases for tools whose descriptor carries no ``routing_hints``, keyed by a
-#: word of the tool's name. Domain-anchored on purpose: no bare cross-domain verb ("open",
-#: "remove") appears alone, since that is what pulls unrelated tools into a near-tie.
-FALLBACK_PHRASES: dict[str, tuple[str, ...]] = {
-    "weather": ("weather forecast", "is it going to rain", "temperature outside", "wie wird das Wetter"),
-    "forecast": ("weather tomorrow", "rain or sunshine later"),
-    "timer": ("start a countdown timer", "set a timer for minutes"),
-    "alarm": ("wake me up at", "set an alarm clock"),
-    "fetch": ("open this web page", "read the page at this URL", "download the page content"),
-    "search": ("look it up", "search for"),
-    "mail": ("check my email inbox", "send an e-mail"),
-    "email": ("check my email inbox", "send an e-mail"),
-    "calendar": ("my calendar appointments", "schedule a meeting"),
-    "ticket": ("support ticket", "customer complaint about billing", "refund request"),
-    "file": ("a file on disk", "Datei"),
-    "write": ("write to a file", "create a file with content", "Datei schreiben"),
-    "read": ("read the contents", "show me what it says"),
-    "news": ("latest news headlines", "what happened today"),
-    "train": ("train delays and cancellations", "is my train on time"),
-    "translate": ("translate this text", "uebersetze"),
-    "calculator": ("calculate", "what is 12 times 7", "do the math"),
-}
 
 _NAME_WORD_RE = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -298,7 +275,7 @@ def routing_phrases(tool: Tool) -> tuple[str, ...]:
     """The phrases that stand for this tool in routing; the router embeds each and averages them.
 
     Order of sources (this function alone owns it): the descriptor's ``routing_hints`` win;
-    a tool without hints gets phrases from :data:`FALLBACK_PHRASES` for the words of its name;
+    a tool without hints gets phrases from :data:`~eris_lab.lexicon.FALLBACK_PHRASES` for the words of its name;
     a tool matching neither is routed on its bare description. The name's words and the short
     description always come first, so the vector stays anchored to what the tool is.
 

@@ -16,6 +16,7 @@ import unicodedata
 from typing import Iterable
 
 from .catalog import Catalog, name_words
+from .lexicon import GREETINGS, KEYWORD_STOPWORDS
 
 __all__ = [
     "clean_text",
@@ -26,20 +27,11 @@ __all__ = [
     "fetch_tool",
     "page_phrase",
     "names_domain",
-    "GREETINGS",
     "FORCED_SCORE",
 ]
 
 FORCED_SCORE = 1.0  # score of a lexically forced hit (DESIGN.md: URL = web:fetch at 1.0)
 
-#: Whole-message greetings, thanks and pings, English and German (compared after normalising).
-GREETINGS = frozenset(
-    """hi hello hey hiya yo howdy hallo moin servus gruezi grüß gott hi there hello there hey there
-    good morning good afternoon good evening good night guten morgen guten tag guten abend gute nacht
-    thanks thank you thanks a lot thank you very much thx ty cheers danke danke schön danke schon
-    vielen dank merci ok okay k alright cool nice great super prima test testing ping bye goodbye
-    see you ciao tschüss tschüs tschuess bis später yes no ja nein sure""".split("\n")
-)
 _GREETING_PHRASES = frozenset(
     " ".join(line.split()) for line in GREETINGS
 ) | frozenset(w for line in GREETINGS for w in line.split())
@@ -62,11 +54,7 @@ _PAGE_PHRASE_RE = re.compile(
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
 _PUNCT_RE = re.compile(r"[^\w\s]", re.UNICODE)
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
-_KEYWORD_STOP = frozenset({
-    "with", "from", "that", "this", "item", "items", "data", "info", "tool", "tools",
-    # bare CRUD verbs name no domain: "remove it" or "read it" alone is not a request
-    "remove", "delete", "list", "read", "write", "create", "update", "find", "query", "check", "move",
-})
+
 
 
 def clean_text(text: str, max_chars: int = 0) -> str:
@@ -111,7 +99,7 @@ def _tool_keywords(catalog: Catalog) -> frozenset[str]:
     for tool in catalog:
         if tool.domain:
             words.add(tool.domain.lower())
-        words.update(w for w in name_words(tool.name) if len(w) >= 4 and w not in _KEYWORD_STOP)
+        words.update(w for w in name_words(tool.name) if len(w) >= 4 and w not in KEYWORD_STOPWORDS)
         words.update(k.lower() for k in tool.keywords)
     return frozenset(words)
 
@@ -121,7 +109,7 @@ def _normalise_for_greeting(text: str) -> str:
 
 
 def is_greeting(text: str) -> bool:
-    """True for empty input or a whole-message greeting, thanks or ping (:data:`GREETINGS`)."""
+    """True for empty input or a whole-message greeting, thanks or ping (:data:`~eris_lab.lexicon.GREETINGS`)."""
     norm = _normalise_for_greeting(text)
     return not norm or (norm in _GREETING_PHRASES and not find_urls(text))
 

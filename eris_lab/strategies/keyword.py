@@ -11,20 +11,14 @@ import re
 from typing import Mapping, Sequence
 
 from ..catalog import Catalog, base_name, name_words, toolkit_of
+from ..lexicon import GENERIC_WORDS
 from ..policy import Hit, Rule
 from ..router import Routed
 from .base import Context, Strategy, latest_messages, subset_offer
 
-__all__ = ["KeywordGroups", "derive_groups", "GENERIC_WORDS"]
+__all__ = ["KeywordGroups", "derive_groups"]
 
-#: Words too generic to mark a toolkit (they appear in the names of most toolkits); words of
-#: fewer than four letters are skipped too. Source: the verbs of BFCL and demo tool names.
-GENERIC_WORDS = frozenset(
-    """get set list find search create update delete remove show make info data item items tool tools with
-    from that this query request retrieve add edit change check send read write open close start stop
-    details detail value values name names type types user users current new all the for and by api
-    call run execute manage handle process result results""".split()
-)
+
 
 
 def derive_groups(catalog: Catalog, *, min_len: int = 4) -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -32,7 +26,7 @@ def derive_groups(catalog: Catalog, *, min_len: int = 4) -> dict[str, tuple[str,
 
     The regex matches, as a word prefix and case-insensitively, the toolkit's and its tools'
     name words and descriptor ``keywords`` (``min_len`` letters or more, not in
-    :data:`GENERIC_WORDS`). A toolkit without any such word gets no group.
+    :data:`~eris_lab.lexicon.GENERIC_WORDS`). A toolkit without any such word gets no group.
     """
     words: dict[str, set[str]] = {}
     members: dict[str, list[str]] = {}

@@ -1,0 +1,179 @@
+"""Every English and German word list of the lab, in one table per use, each with its source.
+
+Routing rules live in their modules (policy's dialog pairings, claims' action families, the
+guard's URL and page patterns: regular expressions that read as rules); the plain vocabularies
+they and the other modules look words up in live here, so a word added for one rule is seen by
+every module that shares the list:
+
+=======================  ============================================================
+:data:`GREETINGS`        whole-message greetings and thanks (``guard``: conversation)
+:data:`KEYWORD_STOPWORDS`  tool-name words that never make a short message a request (``guard``)
+:data:`GERMAN_GLOSSES`   German words glossed in English before embedding (``router``, meta-tools)
+:data:`BACKGROUND_QUERIES`  neutral chit-chat, the calibration background (``router``)
+:data:`FALLBACK_PHRASES`  routing phrases for tools without hints (``catalog``, ``prompt``)
+:data:`READ_VERBS`, :data:`WRITE_VERBS`  what a tool's verb says about state (meta-tools' access)
+:data:`ALIASES`, :data:`WRITE_ALIAS_GROUPS`  German-English alias groups (meta-tools' search)
+:data:`STOPWORDS`        words that carry no tool meaning (meta-tools' search)
+:data:`GENERIC_WORDS`    words too generic to mark a toolkit (keyword groups)
+=======================  ============================================================
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GREETINGS", "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
+    "WRITE_VERBS", "ALIASES", "WRITE_ALIAS_GROUPS", "STOPWORDS", "GENERIC_WORDS",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Conversation (guard)
+# ---------------------------------------------------------------------------------------------
+
+#: Whole-message greetings, thanks and pings, English and German (compared after normalising).
+GREETINGS = frozenset(
+    """hi hello hey hiya yo howdy hallo moin servus gruezi grüß gott hi there hello there hey there
+    good morning good afternoon good evening good night guten morgen guten tag guten abend gute nacht
+    thanks thank you thanks a lot thank you very much thx ty cheers danke danke schön danke schon
+    vielen dank merci ok okay k alright cool nice great super prima test testing ping bye goodbye
+    see you ciao tschüss tschüs tschuess bis später yes no ja nein sure""".split("\n")
+)
+
+#: Words that never make a short message a tool request, although tool names carry them (guard's
+#: keyword test). Written for this project.
+KEYWORD_STOPWORDS = frozenset({
+    "with", "from", "that", "this", "item", "items", "data", "info", "tool", "tools",
+    # bare CRUD verbs name no domain: "remove it" or "read it" alone is not a request
+    "remove", "delete", "list", "read", "write", "create", "update", "find", "query", "check", "move",
+})
+
+# ---------------------------------------------------------------------------------------------
+# Embedding text (router, catalog, prompt)
+# ---------------------------------------------------------------------------------------------
+
+#: German words glossed in English before embedding: the bundled MiniLM is English-only, and
+#: German requests otherwise score as low-signal (case route-08). Small and domain-anchored.
+GERMAN_GLOSSES: dict[str, str] = {
+    "schreibe": "write", "schreib": "write", "schreiben": "write", "datei": "file", "dateien": "files",
+    "ordner": "folder directory", "inhalt": "content", "lies": "read", "lesen": "read",
+    "lösche": "delete", "löschen": "delete", "entferne": "remove", "zeige": "show", "zeig": "show",
+    "liste": "list", "wetter": "weather", "regen": "rain", "morgen": "tomorrow", "heute": "today",
+    "erinnere": "remind", "erinnerung": "reminder", "termin": "appointment", "kalender": "calendar",
+    "wecker": "alarm clock", "uhrzeit": "time", "spät": "late time", "nachrichten": "news messages",
+    "mail": "email", "e-mail": "email", "suche": "search", "such": "search", "finde": "find",
+    "seite": "page", "öffne": "open", "dokument": "document", "notiz": "note", "merke": "remember",
+    "zug": "train", "bahn": "train", "abfahrt": "departure", "musik": "music", "spiele": "play",
+    "lautstärke": "volume", "rechne": "calculate", "umrechnen": "convert", "aufgabe": "task",
+    "erledigt": "done", "verschiebe": "postpone move", "antworte": "reply", "sende": "send",
+    "schicke": "send", "archiviere": "archive", "gedächtnis": "memory", "wiki": "wiki",
+}
+
+#: Neutral chit-chat (English and German) that no tool should answer: the background against
+#: which ``calibration = "background"`` standardises each tool's cosines. Written for this project.
+BACKGROUND_QUERIES: tuple[str, ...] = (
+    "tell me a joke", "how are you today", "what is the meaning of life", "I like turtles",
+    "that sounds great, thanks", "can you help me with something", "what do you think about that",
+    "my cat is sleeping on the sofa", "let's talk about philosophy", "I had pasta for lunch",
+    "do you know any good books", "why is the sky blue", "write me a poem about spring", "I'm bored",
+    "what's your favourite colour", "the quick brown fox jumps over the lazy dog",
+    "explain quantum physics simply", "who won the game last night", "my friend is visiting next week",
+    "I need some advice about my career", "ich habe heute gut geschlafen", "erzähl mir was lustiges",
+    "this is a test of the system", "ok cool, and then what happened", "could you summarise our conversation",
+    "how many legs does a spider have", "I feel a bit tired", "what time do you usually wake up",
+)
+
+#: Fallback routing phrases for tools whose descriptor carries no ``routing_hints``, keyed by a
+#: word of the tool's name. Domain-anchored on purpose: no bare cross-domain verb ("open",
+#: "remove") appears alone, since that is what pulls unrelated tools into a near-tie.
+FALLBACK_PHRASES: dict[str, tuple[str, ...]] = {
+    "weather": ("weather forecast", "is it going to rain", "temperature outside", "wie wird das Wetter"),
+    "forecast": ("weather tomorrow", "rain or sunshine later"),
+    "timer": ("start a countdown timer", "set a timer for minutes"),
+    "alarm": ("wake me up at", "set an alarm clock"),
+    "fetch": ("open this web page", "read the page at this URL", "download the page content"),
+    "search": ("look it up", "search for"),
+    "mail": ("check my email inbox", "send an e-mail"),
+    "email": ("check my email inbox", "send an e-mail"),
+    "calendar": ("my calendar appointments", "schedule a meeting"),
+    "ticket": ("support ticket", "customer complaint about billing", "refund request"),
+    "file": ("a file on disk", "Datei"),
+    "write": ("write to a file", "create a file with content", "Datei schreiben"),
+    "read": ("read the contents", "show me what it says"),
+    "news": ("latest news headlines", "what happened today"),
+    "train": ("train delays and cancellations", "is my train on time"),
+    "translate": ("translate this text", "uebersetze"),
+    "calculator": ("calculate", "what is 12 times 7", "do the math"),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Verbs, aliases and stop words (meta-tools' search and access, keyword groups)
+# ---------------------------------------------------------------------------------------------
+
+#: Verbs (words of a tool name) whose tools only read: they change no state the user owns.
+#: Pure computations (evaluate, convert) count as reads. Written for this project from the demo
+#: catalogue's verbs and BFCL's ``get_*``/``list_*``/``search_*`` names.
+READ_VERBS = frozenset({
+    "list", "read", "query", "search", "get", "check", "current", "forecast", "now", "find",
+    "fetch", "status", "summary", "today", "digest", "home", "departures", "route", "lookup",
+    "show", "view", "describe", "retrieve", "count", "evaluate", "convert", "calculate",
+    "compute", "info", "details", "history", "weather", "connections", "staged",
+})
+#: Verbs that change state; they win over read verbs in the same name (fail closed). A name with
+#: neither counts as write (:func:`access_of`).
+WRITE_VERBS = frozenset({
+    "add", "create", "write", "update", "delete", "remove", "move", "send", "set", "push",
+    "complete", "remind", "ingest", "stage", "commit", "play", "pause", "run", "alarm", "timer",
+    "volume", "post", "put", "patch", "edit", "change", "book", "cancel", "reserve", "buy",
+    "order", "pay", "transfer", "archive", "mark", "upload", "insert", "reset", "start", "stop",
+    "schedule", "register", "submit", "execute", "install", "uninstall", "modify", "save",
+})
+
+#: German-English alias groups: every word of a group is found by any other. Folded spelling
+#: (umlauts as ae/oe/ue, ss) is matched too. Written for this project (issue #7 names mail /
+#: E-Mail / Nachrichten, archive / archivieren, overdue / ueberfaellig).
+ALIASES: dict[str, tuple[str, ...]] = {
+    "mail": ("mail", "mails", "email", "emails", "e-mail", "e-mails", "nachricht", "nachrichten",
+             "inbox", "posteingang", "message", "messages"),
+    "archive": ("archive", "archived", "archiving", "archivieren", "archiviere", "archiv", "file away"),
+    "overdue": ("overdue", "ueberfaellig", "überfällig", "late", "due", "faellig", "fällig", "past due"),
+    "task": ("task", "tasks", "todo", "todos", "to-do", "to-dos", "aufgabe", "aufgaben", "agenda",
+             "item", "items"),
+    "delete": ("delete", "remove", "loeschen", "löschen", "loesche", "lösche", "entferne", "trash"),
+    "send": ("send", "senden", "sende", "schicke", "schicken", "reply", "antworte"),
+    "move": ("move", "verschieben", "verschiebe", "folder", "ordner"),
+    "news": ("news", "nachrichten", "schlagzeilen", "headlines"),
+    "weather": ("weather", "wetter", "rain", "regen", "temperature", "temperatur"),
+    "calendar": ("calendar", "kalender", "termin", "termine", "appointment", "meeting", "event"),
+    "reminder": ("reminder", "remind", "erinnerung", "erinnere", "erinnern"),
+    "note": ("note", "notes", "notiz", "notizen", "vault"),
+    "time": ("time", "uhrzeit", "zeit", "clock", "uhr"),
+    "list": ("list", "show", "zeige", "zeig", "liste", "auflisten"),
+    "read": ("read", "lesen", "lies", "open", "oeffne", "öffne"),
+    "search": ("search", "suche", "such", "find", "finde", "look up"),
+    "calculate": ("calculate", "rechne", "berechne", "math", "compute"),
+    "document": ("document", "documents", "dokument", "dokumente", "doc", "docs"),
+    "music": ("music", "musik", "song", "songs", "podcast"),
+    "train": ("train", "zug", "bahn", "bus", "tram", "transit"),
+}
+
+#: Words that carry no tool meaning (English and German); never matched.
+STOPWORDS = frozenset({
+    "a", "an", "the", "that", "this", "these", "those", "it", "its", "my", "me", "i", "you", "your",
+    "to", "of", "for", "in", "on", "at", "and", "or", "is", "are", "be", "do", "does", "please",
+    "can", "could", "what", "which", "with", "from", "by", "any", "all", "some", "there", "about",
+    "der", "die", "das", "den", "dem", "ein", "eine", "einen", "mein", "meine", "meinen", "mir",
+    "mich", "ich", "du", "bitte", "und", "oder", "ist", "sind", "von", "mit", "zu", "im", "in",
+    "auf", "fuer", "für", "was", "welche", "alle",
+})
+
+#: Alias groups that name a write action ("archiviere", "lösche", "erinnere mich").
+WRITE_ALIAS_GROUPS = frozenset({"@delete", "@send", "@move", "@archive", "@reminder"})
+
+#: Words too generic to mark a toolkit (they appear in the names of most toolkits); words of
+#: fewer than four letters are skipped too. Source: the verbs of BFCL and demo tool names.
+GENERIC_WORDS = frozenset(
+    """get set list find search create update delete remove show make info data item items tool tools with
+    from that this query request retrieve add edit change check send read write open close start stop
+    details detail value values name names type types user users current new all the for and by api
+    call run execute manage handle process result results""".split()
+)
