@@ -408,8 +408,8 @@ def _add_eval(sub) -> None:
                         "bfcl-pooled-all, demo, demo-train, demo-test, or a JSONL file of {query, gold, history}")
     p.add_argument("--catalog", help="catalogue for demo suites and files (default descriptors/)")
     p.add_argument("--strategy", default="policy", metavar="S",
-                   help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-abstain, toolkit; "
-                        "parameters as NAME:k=v,... (default policy)")
+                   help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-cluster, policy-abstain, "
+                        "toolkit, meta; parameters as NAME:k=v,... (default policy)")
     p.add_argument("--knobs", help="knobs TOML file for the embedding + policy strategies")
     p.add_argument("--embedder", default="minilm", choices=("minilm", "use-multilingual"),
                    help="embedding model (default minilm: the bundled all-MiniLM-L6-v2)")

@@ -105,3 +105,19 @@ def test_route_greeting_offers_nothing(capsys, catalog_file):
 def test_route_unknown_recent_tool(capsys, catalog_file):
     status, _, err = run(capsys, "route", "delete that email", "--recent", "mail:chek", "--catalog", catalog_file)
     assert status == 2 and "--recent: unknown tool 'mail:chek'" in err
+
+
+def test_eval_help_names_every_registered_strategy_and_suite():
+    """The parser is built without importing the strategies (a fast start); its help must still
+    name exactly the registry's strategies and the loader's suites."""
+    import argparse
+    import re
+
+    from eris_lab.cli import main_parser
+    from eris_lab.eval.datasets import SUITES
+    from eris_lab.strategies import STRATEGIES
+
+    sub = next(a for a in main_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help for a in sub.choices["eval"]._actions}
+    assert set(re.match(r"(.*?); parameters", helps["strategy"]).group(1).split(", ")) == set(STRATEGIES)
+    assert set(re.match(r"(.*?), or a JSONL file", helps["suite"]).group(1).split(", ")) == set(SUITES)

@@ -253,3 +253,17 @@ def test_panel_redraw_replaces_outputs_through_widget_state(bench):
     threshold.value = 0.6  # no running event loop here: the debouncer redraws at once
     assert len(out_table.outputs) == 1 and "threshold 0.60" in out_table.outputs[0]["data"]["text/html"]
     assert "application/vnd.plotly.v1+json" in out_fig.outputs[0]["data"]
+
+
+def test_policy_variants_re_decide_like_the_registered_strategies(bench):
+    """The picker's policy variants are the registry's (strategies.STRATEGIES): at a variant's own
+    knobs, the view's offers are the offers of make(name) routing each query."""
+    from eris_lab.strategies import Context, make
+
+    wb, _ = bench
+    for name in ("policy", "policy-cluster", "policy-abstain"):
+        strategy = make(name, embedder=wb.memo).fit(wb.suite.catalog)
+        k = strategy.knobs_
+        results = wb.results(k.threshold, k.single_hit_floor, k.margin, name)
+        assert [strategy.offer(q.query, Context(history=q.history)).names for q in wb.suite.queries] == \
+            [r.offered for r in results]

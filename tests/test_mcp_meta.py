@@ -333,7 +333,7 @@ class TestGrammar:
 
 
 def test_strategy_offer_is_the_executable_hits_of_one_search(demo):
-    strategy = MetaStrategy(embedder=None, k=3, read_only=True).fit(demo)
+    strategy = MetaStrategy(search="keyword", k=3, read_only=True).fit(demo)
     offer = strategy.offer("overdue tasks")
     assert offer.names[0] == "agenda:list"
     assert all(access_of(demo.tool(n)) == "read" for n in offer.names)
@@ -409,7 +409,7 @@ def test_prompt_tokens_compares_the_three_first_prompts(demo):
             from eris_lab.strategies.meta import MetaStrategy
 
             class R:
-                offer = MetaStrategy(k=2).fit(demo).offer(text)
+                offer = MetaStrategy(k=2, search="keyword").fit(demo).offer(text)
             return R
 
     row = prompt_tokens(demo, ["archive that mail"], router=Router(), tokenizer=lambda t: t.split())

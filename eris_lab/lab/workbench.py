@@ -31,21 +31,19 @@ from ..eval.metrics import QueryResult, _misrouted, _rate, evaluate
 from ..policy import decision_keys, embedding_mask
 from ..router import passes_domain_floor
 from ..knobs import Knobs
-from ..strategies import Context, EmbeddingPolicy, MemoEmbedder
+from ..strategies import Context, DenseTopK, EmbeddingPolicy, MemoEmbedder, knob_overrides
 from ..strategies.embedding import MAX_HITS
 
 __all__ = ["Workbench", "View", "view", "tune_and_save", "panel", "Debouncer", "VARIANTS", "CURVE_THRESHOLDS",
            "METRIC_KEYS", "MISROUTED_KEYS", "QUICK_GRID", "REPORT_GRID", "GRIDS"]
 
-#: Strategies the picker offers, all re-decided from the same cached scores: the knob overrides
-#: of each policy variant, and ``dense`` (every tool at or above the threshold, best ``DENSE_K``).
-VARIANTS: dict[str, dict[str, Any]] = {
-    "policy": {},
-    "policy-cluster": {"unsure_fallback": "domain_cluster"},
-    "policy-abstain": {"empty_fallback": "none"},
-    "dense": {},
-}
-DENSE_K = 5  # tools the ``dense`` variant offers at most
+#: Strategies of the registry (``strategies.STRATEGIES``) the picker offers, all re-decided from the
+#: same cached scores: each policy variant with its ``knob_overrides``, and ``dense`` as
+#: ``DenseTopK`` with the threshold slider as its ``min_score`` (the best ``DENSE_K`` tools at or
+#: above it; the picker re-decides from the policy's cached scores, guards included).
+VARIANTS: dict[str, dict[str, Any]] = {name: knob_overrides(name)
+                                       for name in ("policy", "policy-cluster", "policy-abstain", "dense")}
+DENSE_K = DenseTopK().k  # tools the ``dense`` variant offers at most: the registered strategy's default
 CURVE_THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.20, 0.86, 0.02))  # threshold sweep of the curve
 METRIC_KEYS = ("n", "recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate")
 MISROUTED_KEYS = ("query", "gold", "offered", "n_offered", "why", "rule")  # columns of the misrouted table

@@ -450,6 +450,8 @@ class MetaSession:
     ----------
     last_search : tuple of str
         Names the last ``tool_search`` returned, best first.
+    last_ranked : tuple of Hit
+        The last search's whole ranking (every tool with a positive score, executable or not).
     described : tuple of str
         Tools ``tool_describe`` showed, in order.
     """
@@ -470,6 +472,7 @@ class MetaSession:
         self.executors = executors
         self.searcher = searcher if searcher is not None else ToolSearch(catalog, embedder)
         self.last_search: tuple[str, ...] = ()
+        self.last_ranked: tuple[Hit, ...] = ()
         self.described: tuple[str, ...] = ()
         self.history: list[dict[str, Any]] = []
         self.progress = progress
@@ -503,7 +506,7 @@ class MetaSession:
         """
         query = " ".join(str(query).split())[:MAX_QUERY_CHARS]
         k = max(1, min(int(k), 5))
-        ranked = self.searcher.search(query, k=len(self.catalog))
+        ranked = self.last_ranked = self.searcher.search(query, k=len(self.catalog))
         hits: list[SearchHit] = []
         for hit in ranked:
             ok, _ = self.permitted(hit.name)

@@ -7,6 +7,7 @@ they can be, else kept as strings), e.g. ``dense:k=10`` or ``hybrid:fusion=weigh
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -18,15 +19,17 @@ from .bm25 import BM25
 from .embedding import DenseTopK, EmbeddingPolicy
 from .hybrid import Hybrid
 from .keyword import KeywordGroups
+from .meta import MetaStrategy
 from .toolkit import ToolkitPruning
 
 __all__ = [
     "Strategy", "Context", "MemoEmbedder", "check_strategy",
-    "KeywordGroups", "BM25", "DenseTopK", "EmbeddingPolicy", "Hybrid", "ToolkitPruning",
-    "STRATEGIES", "make", "parse_spec",
+    "KeywordGroups", "BM25", "DenseTopK", "EmbeddingPolicy", "Hybrid", "ToolkitPruning", "MetaStrategy",
+    "STRATEGIES", "DEFAULT_STRATEGY", "knob_overrides", "make", "parse_spec",
 ]
 
-#: Strategy names for ``--strategy`` and the benchmark: class and fixed parameters.
+#: The one strategy registry: names for ``--strategy``, the benchmark, the report and the tuning
+#: view's picker -> class and fixed parameters. A policy variant fixes the knobs it changes.
 STRATEGIES: dict[str, tuple[type[Strategy], dict[str, Any]]] = {
     "keyword": (KeywordGroups, {}),
     "bm25": (BM25, {}),
@@ -34,10 +37,33 @@ STRATEGIES: dict[str, tuple[type[Strategy], dict[str, Any]]] = {
     "hybrid-rrf": (Hybrid, {"fusion": "rrf"}),
     "hybrid-weighted": (Hybrid, {"fusion": "weighted"}),
     "policy": (EmbeddingPolicy, {}),
+    "policy-cluster": (EmbeddingPolicy, {"knobs": Knobs(unsure_fallback="domain_cluster")}),
     "policy-abstain": (EmbeddingPolicy, {"knobs": Knobs(empty_fallback="none")}),
     "toolkit": (ToolkitPruning, {}),
+    "meta": (MetaStrategy, {}),
 }
 DEFAULT_STRATEGY = "policy"
+
+
+def knob_overrides(name: str) -> dict[str, Any]:
+    """The knobs a registered policy variant fixes (its ``Knobs`` minus the defaults); ``{}`` otherwise.
+
+    ``"policy-abstain"`` -> ``{"empty_fallback": "none"}``. ``make`` lays them over given knobs, and
+    the tuning view re-decides each variant with them.
+
+    Raises
+    ------
+    ErisLabError
+        ``name`` is not in :data:`STRATEGIES`.
+    """
+    if name not in STRATEGIES:
+        raise ErisLabError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}", where="--strategy")
+    fixed = STRATEGIES[name][1].get("knobs")
+    if fixed is None:
+        return {}
+    defaults = Knobs()
+    return {f.name: getattr(fixed, f.name) for f in dataclasses.fields(Knobs)
+            if getattr(fixed, f.name) != getattr(defaults, f.name)}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -60,7 +86,8 @@ def make(spec: str, *, embedder: Embedder | None = None, knobs: Knobs | None = N
     """Build an unfitted strategy from a spec (see module docstring).
 
     ``embedder`` goes to every strategy that embeds; ``knobs`` to the embedding + policy ones
-    (over their fixed knobs, keeping ``empty_fallback="none"`` for ``policy-abstain``).
+    (with the variant's :func:`knob_overrides` laid over them, e.g. ``empty_fallback="none"`` for
+    ``policy-abstain``).
 
     Raises
     ------
@@ -68,12 +95,11 @@ def make(spec: str, *, embedder: Embedder | None = None, knobs: Knobs | None = N
         Unknown name or parameter.
     """
     name, params = parse_spec(spec)
-    if name not in STRATEGIES:
-        raise ErisLabError(f"unknown strategy {name!r}; expected one of {', '.join(STRATEGIES)}", where="--strategy")
+    overrides = knob_overrides(name)  # an unknown name fails here
     cls, fixed = STRATEGIES[name]
     kwargs = dict(fixed)
     if knobs is not None and cls is EmbeddingPolicy:
-        kwargs["knobs"] = knobs.replace(empty_fallback=fixed["knobs"].empty_fallback) if "knobs" in fixed else knobs
+        kwargs["knobs"] = knobs.replace(**overrides)
     if cls.uses_embedder:
         kwargs["embedder"] = embedder
     strategy = cls(**kwargs)
