@@ -419,14 +419,11 @@ def _add_eval(sub) -> None:
 
 
 def _print_eval(record: dict[str, Any]) -> None:
-    def fmt(v: Any) -> str:
-        return "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+    from .eval.metrics import METRICS, format_value as fmt
 
     print(f"suite {record['suite']} · strategy {record['strategy']} · n {record['n']}"
           + (f" · {record['notes']}" if record.get("notes") else ""))
-    keys = ("recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate",
-            "relevance_recall", "irrelevance_empty_rate", "offer_tokens", "catalog_tokens")
-    print(_table([(k, fmt(record.get(k))) for k in keys]
+    print(_table([(m.name, fmt(record.get(m.name), m.name)) for m in METRICS if m.name != "n"]
                  + [(f"recall@{k}", fmt(v)) for k, v in record.get("recall_at", {}).items()], ("metric", "value")))
     per = record.get("per_domain", {})
     if per:

@@ -23,7 +23,7 @@ from ..errors import ErisLabError
 from .._files import repo_root, write_atomic
 from ..eval.datasets import SUITES, load_suite
 from ..eval.harness import prime, run, shared_embedder
-from ..eval.metrics import evaluate
+from ..eval.metrics import METRICS, evaluate, format_value
 
 __all__ = ["main", "bench", "DEFAULT_SUITES", "DEFAULT_STRATEGIES", "GOALS"]
 
@@ -40,8 +40,6 @@ GOALS = {
     "bfcl-pooled recall@5, plain cosine (937 tools)": 0.869,
     "bfcl-pooled recall@10, plain cosine (937 tools)": 0.915,
 }
-ROW_KEYS = ("recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate",
-            "relevance_recall", "irrelevance_empty_rate", "offer_tokens", "catalog_tokens")
 MISROUTED_KEPT = 25  # misrouted queries kept per row in the JSON (the count is always complete)
 
 
@@ -147,29 +145,30 @@ def _run_suite(suite, built, memo, progress: bool, errors: list[dict[str, str]])
     return rows
 
 
-def _fmt(v: Any) -> str:
-    return "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+#: The table's metric columns: every number of eval.metrics.METRICS after ``n``, recall@k between
+#: the rates and the token counts (their widths: 7 for rates, 8 for tokens).
+_RATE_COLUMNS = tuple(m for m in METRICS[1:] if m.fmt != ".0f")
+_TOKEN_COLUMNS = tuple(m for m in METRICS[1:] if m.fmt == ".0f")
 
 
 def _row_line(r: dict[str, Any]) -> str:
-    return (f"{r['suite']:<16} {r['strategy']:<26} {r['n']:>5} " + " ".join(f"{_fmt(r[k]):>7}" for k in
-            ("recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate",
-             "relevance_recall", "irrelevance_empty_rate"))
-            + " " + " ".join(f"{_fmt(r['recall_at'][k]):>6}" for k in ("1", "5", "10"))
-            + f" {r['offer_tokens']:>8.0f} {r['catalog_tokens']:>8.0f} {r['seconds']:>6.1f}")
+    return (f"{r['suite']:<16} {r['strategy']:<26} {r['n']:>5} "
+            + " ".join(f"{format_value(r[m.name], m.name):>7}" for m in _RATE_COLUMNS)
+            + " " + " ".join(f"{format_value(r['recall_at'][k]):>6}" for k in ("1", "5", "10"))
+            + " " + " ".join(f"{format_value(r[m.name], m.name):>8}" for m in _TOKEN_COLUMNS) + f" {r['seconds']:>6.1f}")
 
 
 def format_table(report: dict[str, Any]) -> str:
     """The benchmark as a fixed-width table, then goals and skipped suites."""
-    head = (f"{'suite':<16} {'strategy':<26} {'n':>5} " + " ".join(f"{h:>7}" for h in
-            ("recall", "top1", "mean", "p95", "lock_in", "roster", "empty", "rel_rec", "irr_emp"))
-            + " " + " ".join(f"{h:>6}" for h in ("r@1", "r@5", "r@10")) + f" {'tok_off':>8} {'tok_cat':>8} {'sec':>6}")
+    head = (f"{'suite':<16} {'strategy':<26} {'n':>5} " + " ".join(f"{m.short:>7}" for m in _RATE_COLUMNS)
+            + " " + " ".join(f"{h:>6}" for h in ("r@1", "r@5", "r@10"))
+            + " " + " ".join(f"{m.short:>8}" for m in _TOKEN_COLUMNS) + f" {'sec':>6}")
     lines = [head, "-" * len(head)] + [_row_line(r) for r in report["rows"]]
     lines += ["", "goals (issue 4)          reference  measured"]
     for k, v in report["goals"].items():
-        lines.append(f"  {k:<50} {_fmt(v['reference']):>7} {_fmt(v['measured']):>9}")
+        lines.append(f"  {k:<50} {format_value(v['reference']):>7} {format_value(v['measured']):>9}")
     for k, v in report.get("pooled_by_name", {}).items():
-        lines.append(f"  {k:<50} {'':>7} {_fmt(v):>9}")
+        lines.append(f"  {k:<50} {'':>7} {format_value(v):>9}")
     for name, reason in report["skipped"].items():
         lines.append(f"skipped {name}: {reason}")
     for e in report["errors"]:

@@ -50,12 +50,75 @@ import numpy as np
 from ..catalog import Catalog, base_name
 from ..policy import Hit
 
-__all__ = ["QueryResult", "evaluate", "approx_tokens", "ToolTokens", "DESIGN_KEYS", "RECALL_AT"]
+__all__ = ["QueryResult", "evaluate", "approx_tokens", "ToolTokens", "Metric", "METRICS", "HEADLINE", "DESIGN_KEYS",
+           "RECALL_AT", "metric", "format_value", "rate", "misrouted_row"]
 
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One number of the ``eval`` record: how it is named, which way is better, how it is shown.
+
+    Attributes
+    ----------
+    name : str
+        Its key in the ``eris-lab eval --json`` record.
+    better : {"higher", "lower", ""}
+        Which direction is an improvement; ``""`` when neither is (``empty_rate`` is right on an
+        irrelevance suite and wrong elsewhere).
+    fmt : str
+        Format spec of a value (``".3f"``); ``None`` always shows as ``-``.
+    short : str
+        Column heading where space is tight (the benchmark's table).
+    """
+
+    name: str
+    better: str
+    fmt: str
+    short: str
+
+
+#: The one table of the ``eval`` record's numbers, in record order: the CLI's table, the tuning
+#: view, the benchmark's table and the nightly report's deltas all read it.
+METRICS: tuple[Metric, ...] = (
+    Metric("n", "", "d", "n"),
+    Metric("recall", "higher", ".3f", "recall"),
+    Metric("top1", "higher", ".3f", "top1"),
+    Metric("mean_offer", "lower", ".3f", "mean"),
+    Metric("p95_offer", "lower", ".3f", "p95"),
+    Metric("lock_in", "lower", ".3f", "lock_in"),
+    Metric("full_roster_rate", "lower", ".3f", "roster"),
+    Metric("empty_rate", "", ".3f", "empty"),
+    Metric("relevance_recall", "higher", ".3f", "rel_rec"),
+    Metric("irrelevance_empty_rate", "higher", ".3f", "irr_emp"),
+    Metric("offer_tokens", "lower", ".0f", "tok_off"),
+    Metric("catalog_tokens", "", ".0f", "tok_cat"),
+)
+_BY_NAME = {m.name: m for m in METRICS}
+#: The headline numbers (the tuning view's table): size of the suite, recall, offer size, failures.
+HEADLINE = ("n", "recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate")
 #: Keys of the ``eris-lab eval --json`` record (DESIGN.md "Command-line contract"), in order.
 DESIGN_KEYS = ("suite", "strategy", "n", "recall", "top1", "mean_offer", "p95_offer", "lock_in",
                "full_roster_rate", "empty_rate", "offer_tokens", "catalog_tokens", "misrouted")
 RECALL_AT = (1, 5, 10)
+
+
+def metric(name: str) -> Metric:
+    """The :class:`Metric` called ``name``; ``KeyError`` naming it when there is none."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r}; expected one of {', '.join(_BY_NAME)}") from None
+
+
+def format_value(value: Any, name: str | None = None) -> str:
+    """``value`` as the tables show it: ``-`` for None, the metric's format, else 3 decimals for a float."""
+    if value is None:
+        return "-"
+    spec = _BY_NAME[name].fmt if name in _BY_NAME else (".3f" if isinstance(value, float) else "")
+    try:
+        return format(value, spec)
+    except (TypeError, ValueError):
+        return str(value)
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
@@ -174,11 +237,13 @@ class QueryResult:
         return bool(self.gold) and all(g in ranked for g in self.gold)
 
 
-def _rate(flags: Sequence[bool]) -> float | None:
+def rate(flags: Sequence[bool]) -> float | None:
+    """The fraction of true flags, rounded to 6 decimals (as every rate of the record); None for none."""
     return round(float(np.mean(flags)), 6) if len(flags) else None
 
 
-def _misrouted(r: QueryResult) -> dict[str, Any]:
+def misrouted_row(r: QueryResult) -> dict[str, Any]:
+    """One entry of the record's ``misrouted`` list: id, query, gold, offer, why, rule, reason, top scores."""
     if r.needs_tool:
         why = "locked onto a wrong tool" if r.locked_in else ("nothing offered" if not r.offered else "gold not offered")
     else:
@@ -208,11 +273,11 @@ def _breakdown(results: Sequence[QueryResult], key: Callable[[QueryResult], Iter
         needing = [r for r in rs if r.needs_tool]
         out[k] = {
             "n": len(rs),
-            "recall": _rate([r.recalled for r in needing]),
-            "top1": _rate([r.top in r.gold for r in needing if r.expect == "all"]),
+            "recall": rate([r.recalled for r in needing]),
+            "top1": rate([r.top in r.gold for r in needing if r.expect == "all"]),
             "mean_offer": round(float(np.mean([len(r.offered) for r in rs])), 3),
-            "lock_in": _rate([r.locked_in for r in rs]),
-            "empty_rate": _rate([not r.offered for r in rs]),
+            "lock_in": rate([r.locked_in for r in rs]),
+            "empty_rate": rate([not r.offered for r in rs]),
         }
     return out
 
@@ -252,20 +317,20 @@ def evaluate(results: Sequence[QueryResult], *, suite: str = "", strategy: str =
         "suite": suite,
         "strategy": strategy,
         "n": len(results),
-        "recall": _rate([r.recalled for r in needing]),
-        "top1": _rate([r.top in r.gold for r in single]),
+        "recall": rate([r.recalled for r in needing]),
+        "top1": rate([r.top in r.gold for r in single]),
         "mean_offer": round(float(sizes.mean()), 4) if len(sizes) else None,
         "p95_offer": round(float(np.percentile(sizes, 95)), 4) if len(sizes) else None,
-        "lock_in": _rate([r.locked_in for r in results]),
-        "full_roster_rate": _rate([r.kind == "full_roster" for r in results]),
-        "empty_rate": _rate([not r.offered for r in results]),
+        "lock_in": rate([r.locked_in for r in results]),
+        "full_roster_rate": rate([r.kind == "full_roster" for r in results]),
+        "empty_rate": rate([not r.offered for r in results]),
         "offer_tokens": round(float(np.mean([r.offer_tokens for r in results])), 2) if results else None,
         "catalog_tokens": round(float(np.mean([r.catalog_tokens for r in results])), 2) if results else None,
-        "misrouted": [_misrouted(r) for r in results if not r.correct],
-        "recall_at": {str(k): _rate([r.recalled_at(k) for r in single]) for k in recall_at},
-        "name_recall_at": {str(k): _rate([r.recalled_at(k, by_name=True) for r in single]) for k in recall_at},
-        "relevance_recall": _rate([bool(r.offered) for r in needing]),
-        "irrelevance_empty_rate": _rate([not r.offered for r in no_tool]),
+        "misrouted": [misrouted_row(r) for r in results if not r.correct],
+        "recall_at": {str(k): rate([r.recalled_at(k) for r in single]) for k in recall_at},
+        "name_recall_at": {str(k): rate([r.recalled_at(k, by_name=True) for r in single]) for k in recall_at},
+        "relevance_recall": rate([bool(r.offered) for r in needing]),
+        "irrelevance_empty_rate": rate([not r.offered for r in no_tool]),
         "p50_offer": round(float(np.percentile(sizes, 50)), 4) if len(sizes) else None,
         "max_offer": int(sizes.max()) if len(sizes) else None,
         "n_needs_tool": len(needing),

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..errors import ReportError
+from ..eval.metrics import METRICS
 from .._files import repo_root, write_atomic
 
 __all__ = [
@@ -51,9 +52,10 @@ KERNEL_NAME = "eris-lab"  # a kernelspec written into this interpreter's prefix 
 #: tqdm.auto draws ipywidgets, which a static report page cannot show).
 KERNEL_ENV = {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "TQDM_DISABLE": "1",
               "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
-#: Metrics where higher is better / lower is better, for the nightly deltas (:func:`compare`).
-HIGHER_IS_BETTER = ("recall", "top1", "relevance_recall", "irrelevance_empty_rate")
-LOWER_IS_BETTER = ("mean_offer", "p95_offer", "lock_in", "full_roster_rate", "offer_tokens")
+#: Metrics where higher is better / lower is better, for the nightly deltas (:func:`compare`):
+#: the directions of ``eval.metrics.METRICS``.
+HIGHER_IS_BETTER = tuple(m.name for m in METRICS if m.better == "higher")
+LOWER_IS_BETTER = tuple(m.name for m in METRICS if m.better == "lower")
 REGRESSION_TOLERANCE = 0.005  # a change smaller than this (absolute) is noise, not a regression
 _RUN_SET = ("quick", "report_dir", "previous_summary", "interactive")
 

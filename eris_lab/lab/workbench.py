@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import ErisLabError
 from ..eval.datasets import Suite
-from ..eval.metrics import QueryResult, _misrouted, _rate, evaluate
+from ..eval.metrics import HEADLINE, QueryResult, evaluate, misrouted_row, rate
 from ..policy import decision_keys, embedding_mask
 from ..router import passes_domain_floor
 from ..knobs import Knobs
@@ -45,7 +45,7 @@ VARIANTS: dict[str, dict[str, Any]] = {name: knob_overrides(name)
                                        for name in ("policy", "policy-cluster", "policy-abstain", "dense")}
 DENSE_K = DenseTopK().k  # tools the ``dense`` variant offers at most: the registered strategy's default
 CURVE_THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.20, 0.86, 0.02))  # threshold sweep of the curve
-METRIC_KEYS = ("n", "recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_roster_rate", "empty_rate")
+METRIC_KEYS = HEADLINE  # the view's metrics row: eval.metrics' headline numbers
 MISROUTED_KEYS = ("query", "gold", "offered", "n_offered", "why", "rule")  # columns of the misrouted table
 DEBOUNCE_S = 0.25  # slider changes closer than this redraw once
 # The fast path (Workbench.headline / curve) memoises one verdict row per distinct decision key:
@@ -337,13 +337,13 @@ class Workbench:
         # the same expressions as eval.metrics.evaluate, on the same values
         metrics = {
             "n": len(rows),
-            "recall": _rate(flags[needing, V_RECALLED]),
-            "top1": _rate(flags[self._single, V_TOP1]),
+            "recall": rate(flags[needing, V_RECALLED]),
+            "top1": rate(flags[self._single, V_TOP1]),
             "mean_offer": round(float(sizes.mean()), 4) if len(sizes) else None,
             "p95_offer": round(float(np.percentile(sizes, 95)), 4) if len(sizes) else None,
-            "lock_in": _rate(flags[:, V_LOCKED]),
-            "full_roster_rate": _rate(flags[:, V_FULL_ROSTER]),
-            "empty_rate": _rate(flags[:, V_EMPTY]),
+            "lock_in": rate(flags[:, V_LOCKED]),
+            "full_roster_rate": rate(flags[:, V_FULL_ROSTER]),
+            "empty_rate": rate(flags[:, V_EMPTY]),
         }
         wrong = np.flatnonzero(~flags[:, V_CORRECT])
         metrics["n_misrouted"] = len(wrong)
@@ -354,7 +354,7 @@ class Workbench:
             hits = s.hits[:20] if strategy == "dense" else s.hits[:MAX_HITS]
             r = QueryResult(id=q.id, query=q.query, gold=q.gold, expect=q.expect, offered=offered, kind=kind,
                             rule=rule, hits=tuple(hits), tags=q.tags)
-            row = _misrouted(r)
+            row = misrouted_row(r)
             misrouted.append({k: row[k] for k in MISROUTED_KEYS})
         return metrics, tuple(misrouted)
 
