@@ -22,7 +22,7 @@ from . import prompt as prompts
 from .grammar import compile as compile_grammar
 from .knobs import Knobs
 from .execution import Session, ToolResult, execute
-from .offer import Latch, Offer
+from .offer import Offer
 from .parse import Parsed, calls as parse_calls
 from .router import Routed, Router
 
@@ -140,8 +140,7 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
     session = session if session is not None else Session()
     knobs = knobs if knobs is not None else router.knobs
     catalog = router.catalog
-    latch = Latch()
-    routed = router.route(text, recent=session.recent, history=history, latch=latch)
+    routed = router.route(text, recent=session.recent, history=history)
     offer = routed.offer
     schemas = {name: catalog.tool(name).parameters for name in catalog.names}
     transcript: list[dict[str, str]] = []

@@ -8,22 +8,20 @@ Overlays, in order:
 
 1. companions: a tool brings the tool it is useless without (``web:fetch`` / ``web:search``
    bring ``web:find``; ``doc:read`` brings ``vault:write``), placed right after it;
-2. latch: once a domain was offered in a turn, its whole family stays offered for the rest of
-   that turn (later rounds of the tool loop cannot lose a verb the model already saw);
-3. cap (``offer_cap``): seats whole domains in rank order and completes each seated domain's
+2. cap (``offer_cap``): seats whole domains in rank order and completes each seated domain's
    verbs; it never amputates a domain. A full roster is never capped.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 from .catalog import Catalog, domain_of
 from .knobs import Knobs
 from .policy import Decision, Kind, Rule
 
-__all__ = ["Offer", "Latch", "build", "COMPANIONS"]
+__all__ = ["Offer", "build", "COMPANIONS"]
 
 #: Tools that bring a companion into the offer (issue #2 overlays).
 COMPANIONS: dict[str, tuple[str, ...]] = {
@@ -86,19 +84,12 @@ class Offer:
         return len(self.names)
 
 
-@dataclass(kw_only=True)
-class Latch:
-    """Domains latched during one turn; pass the same latch to every ``build`` of that turn."""
-
-    domains: list[str] = field(default_factory=list)
-
-
 def _group_key(name: str) -> str:
     return domain_of(name) or f"\0{name}"  # a domainless tool is a domain of its own
 
 
-def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(), latch: Latch | None = None) -> Offer:
-    """Build the offer from a decision: companions, then latch, then cap.
+def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs()) -> Offer:
+    """Build the offer from a decision: companions, then cap.
 
     Parameters
     ----------
@@ -106,8 +97,6 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(), latch
     catalog : Catalog
     knobs : Knobs
         Reads ``offer_cap`` (0 = uncapped).
-    latch : Latch, optional
-        The turn's latch; updated with the domains offered here.
 
     Returns
     -------
@@ -134,14 +123,7 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(), latch
                     out.append(companion)
                     overlays.append(f"companion {companion} <- {name}")
         names = out
-        # 2. latch
-        if latch is not None:
-            for domain in latch.domains:
-                added = [n for n in catalog.cluster(domain) if n not in names]
-                if added:
-                    names.extend(added)
-                    overlays.append(f"latch {domain}: +{', '.join(added)}")
-        # 3. cap
+        # 2. cap
         if knobs.offer_cap:
             seated: list[str] = []
             result: list[str] = []
@@ -159,9 +141,4 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(), latch
             overlays.append(f"cap {knobs.offer_cap}: seated {', '.join(k.lstrip(chr(0)) for k in seated)}"
                             + (f"; left out {', '.join(dropped)}" if dropped else ""))
             names = result
-    if latch is not None:
-        for name in names:
-            domain = domain_of(name)
-            if domain and domain not in latch.domains and decision.kind != "full_roster":
-                latch.domains.append(domain)
     return Offer(names=tuple(names), decision=decision, overlays=tuple(overlays))

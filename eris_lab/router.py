@@ -31,7 +31,7 @@ from .guard import (
 )
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, GERMAN_GLOSSES
-from .offer import Latch, Offer, build
+from .offer import Offer, build
 from .policy import Decision, Hit, decide
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
@@ -334,8 +334,7 @@ class Router:
         return hits, guard
 
     # -- the first half of a turn -----------------------------------------------------------
-    def route(self, text: str, *, recent: Sequence[str] = (), history: Sequence[Mapping[str, Any]] = (),
-              latch: Latch | None = None) -> Routed:
+    def route(self, text: str, *, recent: Sequence[str] = (), history: Sequence[Mapping[str, Any]] = ()) -> Routed:
         """Route one message: guards -> hits -> ``policy.decide`` -> ``offer.build``.
 
         Parameters
@@ -347,8 +346,6 @@ class Router:
         history : sequence of mapping
             Earlier turns: ``{"role": "user", "content": ...}`` and ``{"role": "tool_used", "name": ...}``.
             Tools used there extend ``recent``.
-        latch : Latch, optional
-            The turn's latch (tool loop rounds).
 
         Returns
         -------
@@ -365,7 +362,7 @@ class Router:
                           follow_up=bool(previous))
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
-        offer = build(decision, self.catalog, knobs=self.knobs, latch=latch)
+        offer = build(decision, self.catalog, knobs=self.knobs)
         timings["offer"] = (time.perf_counter() - start) * 1000
         timings["total"] = (time.perf_counter() - total) * 1000
         return Routed(text=clean, hits=hits, decision=decision, offer=offer, timings_ms=timings, guard=guard)

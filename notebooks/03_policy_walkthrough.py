@@ -3,7 +3,7 @@
 #
 # Each message goes through the turn of DESIGN.md: guards (short input is conversation, a URL
 # forces the fetch tool), cosine hits at or above the threshold, then `policy.decide`'s rules in
-# their fixed order, then `offer.build`'s overlays (companions, latch, cap). The table says which
+# their fixed order, then `offer.build`'s overlays (companions, cap). The table says which
 # rule decided and why; the bars show the scores it decided on.
 
 # %% tags=["parameters"]

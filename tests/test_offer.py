@@ -1,10 +1,10 @@
-"""Offer overlays: companions, latch, cap."""
+"""Offer overlays (companions, cap) and offers no policy decided (Offer.given)."""
 
 from __future__ import annotations
 
 from eris_lab.catalog import Catalog
 from eris_lab.knobs import Knobs
-from eris_lab.offer import Latch, Offer, build
+from eris_lab.offer import Offer, build
 from eris_lab.policy import Decision, Rule
 
 from conftest import load_cases
@@ -48,15 +48,6 @@ def test_build_cap_always_seats_the_first_domain_whole():
 def test_build_full_roster_is_never_capped():
     d = Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="full_roster", names=REGISTRY.names)
     assert build(d, REGISTRY, knobs=Knobs(offer_cap=3)).names == REGISTRY.names
-
-
-def test_build_latch_keeps_a_named_domain_for_the_turn():
-    latch = Latch()
-    first = build(decision("mail:check"), REGISTRY, latch=latch)
-    assert first.names == ("mail:check",) and latch.domains == ["mail"]
-    second = build(decision("weather:current"), REGISTRY, latch=latch)
-    assert second.names[0] == "weather:current"
-    assert set(REGISTRY.cluster("mail")) <= set(second.names)
 
 
 def test_build_conversational_offers_nothing():
