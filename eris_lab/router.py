@@ -293,10 +293,27 @@ class Router:
 
     def hits(self, text: str, *, history: Sequence[Mapping[str, Any]] = ()) -> tuple[Hit, ...]:
         """Hits for one message: forced hits, then cosine hits >= threshold, score descending."""
-        return self._hits(clean_text(text, self.knobs.max_query_chars), previous_user_text(history), {})[0]
+        return self.guarded_hits(clean_text(text, self.knobs.max_query_chars), previous_user_text(history), {})[0]
 
-    def _hits(self, text: str, previous: str, timings: dict[str, float]
-              ) -> tuple[tuple[Hit, ...], str]:
+    def guarded_hits(self, text: str, previous: str = "", timings: dict[str, float] | None = None
+                     ) -> tuple[tuple[Hit, ...], str]:
+        """Hits of a cleaned message and what the guards did (``Routed.guard``).
+
+        Parameters
+        ----------
+        text : str
+            The message, already ``guard.clean_text``-ed.
+        previous : str
+            The previous user message (``""``: none); a follow-up is scored with it too.
+        timings : dict, optional
+            Filled with ``guard``, ``embed``, ``score`` (and ``vectors``) in milliseconds.
+
+        Returns
+        -------
+        (tuple of Hit, str)
+            Kept hits (:func:`kept_hits`), score descending; the guard note.
+        """
+        timings = {} if timings is None else timings
         start = time.perf_counter()
         forced, guard = self._forced(text)
         conversational = not forced and is_conversational(
@@ -355,7 +372,7 @@ class Router:
         timings: dict[str, float] = {}
         clean = clean_text(text, self.knobs.max_query_chars)
         previous = previous_user_text(history)
-        hits, guard = self._hits(clean, previous, timings)
+        hits, guard = self.guarded_hits(clean, previous, timings)
         recent = tuple(h["name"] for h in history if h.get("role") == "tool_used" and h.get("name")) + tuple(recent)
         start = time.perf_counter()
         decision = decide(clean, hits, self.catalog, recent=recent, knobs=self.knobs,

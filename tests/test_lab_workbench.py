@@ -184,10 +184,10 @@ def test_a_slider_drag_asks_the_embedder_for_nothing(demo_bench):
     wb.memo.embed = lambda texts, _embed=wb.memo.embed: lookups.append(texts) or _embed(texts)  # counts memo hits too
     try:
         for t in (0.5, 0.49, 0.48, 0.31):
-            workbench._render(wb, workbench.view(wb, t, 0.58, 0.05, "policy"))
+            workbench.render(wb, workbench.view(wb, t, 0.58, 0.05, "policy"))
         for f, m, s in ((0.6, 0.05, "policy"), (0.6, 0.08, "policy"), (0.6, 0.08, "policy-cluster"),
                         (0.6, 0.08, "policy-abstain"), (0.6, 0.08, "dense")):
-            workbench._render(wb, workbench.view(wb, 0.31, f, m, s))
+            workbench.render(wb, workbench.view(wb, 0.31, f, m, s))
     finally:
         del wb.memo.embed
     assert emb.n == before and lookups == []

@@ -94,7 +94,7 @@ from ..knobs import Knobs
 from ..offer import Offer
 from ..parse import calls as parse_calls
 from ..loop import SYSTEM
-from ..eval.datasets import BFCL_SUITES, Query, _read_lines, fetch_bfcl, load_suite
+from ..eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_suite, read_lines
 
 __all__ = [
     "Outcome",
@@ -415,7 +415,7 @@ def _answers(suite: str) -> dict[str, list[dict[str, Any]]]:
     if BFCL_SUITES.get(suite) != "all":
         return {}
     path = fetch_bfcl() / "bfcl_eval" / "data" / "possible_answer" / f"BFCL_v4_{suite}.json"
-    return {row["id"]: row.get("ground_truth", []) for row in _read_lines(path)}
+    return {row["id"]: row.get("ground_truth", []) for row in read_lines(path)}
 
 
 def cases(suite: str, *, limit: int | None = None, seed: int = SEED) -> tuple[Query, ...]:

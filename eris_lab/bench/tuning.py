@@ -73,7 +73,7 @@ def _redraw(workbench, bench, knobs, reference: bool) -> dict[str, float]:
     start = time.perf_counter()
     v = workbench.view(bench, *knobs, reference=reference)
     viewed = time.perf_counter()
-    _table, fig, _misrouted = workbench._render(bench, v)
+    _table, fig, _misrouted = workbench.render(bench, v)
     fig.to_html(full_html=False, include_plotlyjs=False), fig.to_plotly_json()  # what viz.show sends
     end = time.perf_counter()
     return {"decide": v.timings_ms["decide"], "curve": v.timings_ms["curve"], "render": (end - viewed) * 1000,

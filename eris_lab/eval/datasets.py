@@ -74,6 +74,7 @@ from ..errors import CatalogError, DataError
 from .._files import cache_dir, repo_root, sha256_file
 
 __all__ = [
+    "read_lines",
     "Query",
     "Suite",
     "load_suite",
@@ -278,7 +279,15 @@ def _bfcl_data() -> Path:
 # ---------------------------------------------------------------------------------------------
 
 
-def _read_lines(path: Path) -> list[dict[str, Any]]:
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSON Lines file (BFCL's data, our query sets), blank lines skipped.
+
+    Raises
+    ------
+    DataError
+        No such file, a line that is not JSON (``where`` = ``file:line``), or a line that is not
+        an object.
+    """
     rows = []
     try:
         text = path.read_text(encoding="utf-8")
@@ -348,12 +357,12 @@ def _load_bfcl_from(category: str, data: Path) -> Suite:
     expect = BFCL_SUITES[category]
     answers: dict[str, tuple[str, ...]] = {}
     if expect == "all":
-        for row in _read_lines(data / "possible_answer" / path.name):
+        for row in read_lines(data / "possible_answer" / path.name):
             truth = row.get("ground_truth", [])
             answers[row["id"]] = tuple(dict.fromkeys(name for call in truth for name in call))
     make = _ToolMaker(str(path.name))
     queries = []
-    for row in _read_lines(path):
+    for row in read_lines(path):
         case_id = row.get("id", "")
         where = f"{path.name}: {case_id}"
         text, history = _split_question(row.get("question"), where)
@@ -392,7 +401,7 @@ def _load_pooled_from(name: str, data: Path) -> Suite:
     tools: list[Tool] = []
     for category in files:
         path = data / f"BFCL_v4_{category}.json"
-        for row in _read_lines(path):
+        for row in read_lines(path):
             for j, function in enumerate(row.get("function", [])):
                 key = (function.get("name", ""), _schema_key(function))
                 if key in ids:
@@ -405,7 +414,7 @@ def _load_pooled_from(name: str, data: Path) -> Suite:
                 tools.append(tool if n == 1 else replace(tool, name=pooled_name))
     catalog = Catalog(tools, source=name)
     base = _load_bfcl_from("live_multiple", data)
-    raw = {row["id"]: row for row in _read_lines(data / "BFCL_v4_live_multiple.json")}
+    raw = {row["id"]: row for row in read_lines(data / "BFCL_v4_live_multiple.json")}
     queries = []
     for q in base.queries:
         functions = {f["name"]: f for f in raw[q.id]["function"]}
@@ -440,7 +449,7 @@ def load_jsonl(path: str | os.PathLike[str], *, catalog: Catalog | None = None) 
     path = Path(path)
     queries = []
     seen: set[str] = set()
-    for i, row in enumerate(_read_lines(path), 1):
+    for i, row in enumerate(read_lines(path), 1):
         where = f"{path}:{i}"
         if not isinstance(row.get("query"), str) or not row["query"].strip():
             raise DataError(f"expected a non-empty string 'query', got {row.get('query')!r}", where=where)

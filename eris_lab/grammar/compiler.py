@@ -379,7 +379,7 @@ class Compiler:
         self._paths[key] = self._at(path)
         return key
 
-    def _primitive(self, name: str) -> str:
+    def primitive(self, name: str) -> str:
         """Pull in a builtin rule and its dependencies; returns its name."""
         table = PRIMITIVE_RULES if name in PRIMITIVE_RULES else STRING_FORMAT_RULES
         rule = table[name]
@@ -387,7 +387,7 @@ class Compiler:
             self._rules[name] = rule.body
             for dep in rule.deps:
                 if dep != "space":
-                    self._primitive(dep)
+                    self.primitive(dep)
         return name
 
     def add_rule(self, name: str, body: str) -> str:
@@ -498,7 +498,7 @@ class Compiler:
             JSON pointer of ``schema`` (``#/properties/a``), for errors.
         """
         if schema is True:
-            return self._primitive("value")
+            return self.primitive("value")
         if schema is False:
             raise self._unsat(path, "schema false: no value is valid here")
         if not isinstance(schema, dict):
@@ -540,8 +540,8 @@ class Compiler:
         if kind == "number":
             return self._build_number_rule(schema, name, path)
         if kind in ("boolean", "null"):
-            return self._primitive(kind)
-        return self._primitive("value")  # no type, no constraint: any JSON value
+            return self.primitive(kind)
+        return self.primitive("value")  # no type, no constraint: any JSON value
 
     def _normalize(self, schema: dict, path: str) -> dict:
         """Draft-4 boolean exclusive bounds to numbers; ``items`` as a list to ``prefixItems``."""
@@ -916,13 +916,13 @@ class Compiler:
         if fmt in STRING_FORMAT_RULES and fmt in FORMAT_LENGTHS:
             if lo or hi is not None:
                 self._implied(path, FORMAT_LENGTHS[fmt], lo, hi, f"format {fmt!r}")
-            inner = self._primitive(fmt)
+            inner = self.primitive(fmt)
             return self._rule(f"{fmt}-string", f'"\\"" {inner} "\\"" space', path)
         if fmt is not None:
             self._unenforced(f"{path}/format", f"format:{fmt}")
         if lo == 0 and hi is None:
-            return self._primitive("string")
-        char = self._primitive("char")
+            return self.primitive("string")
+        char = self.primitive("char")
         # named by its bounds, not its path: every string of the same bounds shares one rule, so
         # llama.cpp expands char{0,200} once per grammar, not once per property
         return self._rule(f"string-{lo}-{'inf' if hi is None else hi}",
@@ -1001,7 +1001,7 @@ class Compiler:
                 else:
                     core = clamped
             text = gen(core)[0]
-            any_char = self._primitive("char")
+            any_char = self.primitive("char")
             parts = ([f"{any_char}*"] if not anchored_start else []) + ([text] if text else [])
             if not anchored_end and (anchored_start or text):
                 parts.append(f"{any_char}*")
@@ -1032,7 +1032,7 @@ class Compiler:
                 b = math.ceil(v) - 1
                 hi = b if hi is None else min(hi, b)
         if lo is None and hi is None:
-            return self._primitive("integer")
+            return self.primitive("integer")
         if lo is not None and hi is not None and lo > hi:
             raise self._unsat(path, f"no integer lies between the bounds ({lo} > {hi})")
         return self._rule(name, f"({integer_range(lo, hi)}) space", path)
@@ -1043,7 +1043,7 @@ class Compiler:
         for key in bounds:
             if not (key == "minimum" and nonnegative):
                 self._unenforced(f"{path}/{key}", key)
-        return self._primitive("nonnegative-number" if nonnegative else "number")
+        return self.primitive("nonnegative-number" if nonnegative else "number")
 
     # -- output ------------------------------------------------------------------------------
     def format(self) -> str:

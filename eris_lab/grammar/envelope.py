@@ -90,12 +90,12 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
             f"call-{name}",
             f'"{{" space {_key(CALL_KEYS[0])} {literal(chr(34) + name + chr(34))} space "," space '
             f'{_key(CALL_KEYS[1])} {args} "}}" space'))
-    char = compiler._primitive("char")
+    char = compiler.primitive("char")
     thought = compiler.add_rule(
         "envelope-thought", f'"\\"" {repetition(char, 0, knobs.max_thought_chars)} "\\"" space')
     message = compiler.add_rule(
         "envelope-message",
-        f'"\\"" {repetition(char, 0, knobs.max_message_chars)} "\\"" space | {compiler._primitive("null")}')
+        f'"\\"" {repetition(char, 0, knobs.max_message_chars)} "\\"" space | {compiler.primitive("null")}')
     thought_key, status_key, message_key, calls_key = ENVELOPE_KEYS
     tail = f'"," space {_key(message_key)} {message} "," space {_key(calls_key)}'
     branches = []

@@ -148,7 +148,7 @@ def notebooks(folder: str | os.PathLike[str] | None = None) -> list[Path]:
     return found
 
 
-def _declared(nb) -> dict[str, Any]:
+def declared_parameters(nb) -> dict[str, Any]:
     """Parameter names declared in the ``parameters`` cell -> their default source text."""
     from papermill.inspection import _infer_parameters
 
@@ -442,7 +442,7 @@ def run(*, out: str | os.PathLike[str] | None = None, quick: bool = False, param
         nb.metadata.setdefault("language_info", {"name": "python"})
         for cell in nb.cells:
             cell.metadata.setdefault("tags", [])
-        loaded.append((path.stem, nb, _declared(nb)))
+        loaded.append((path.stem, nb, declared_parameters(nb)))
     names = {name for name, _, _ in loaded}
     declared_any = set().union(*(d for _, _, d in loaded))
     for key in params:

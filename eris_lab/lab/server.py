@@ -201,7 +201,7 @@ def prepare(source: str | os.PathLike[str], params: Mapping[str, Any] | None = N
         cell.metadata.setdefault("tags", [])
     params = dict(params or {})
     if params:
-        declared = report._declared(nb)
+        declared = report.declared_parameters(nb)
         unknown = sorted(set(params) - set(declared))
         if unknown:
             raise LabError(f"{source.stem} declares no parameter {unknown[0]!r}; expected one of {', '.join(declared)}",

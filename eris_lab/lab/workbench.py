@@ -515,7 +515,7 @@ class Debouncer:
         return self.fn(*args, **kwargs)
 
 
-def _render(bench: Workbench, v: View):
+def render(bench: Workbench, v: View):
     """The display objects of one view: metrics table, curve figure, misrouted table."""
     from . import viz
 
@@ -538,7 +538,7 @@ def panel(bench: Workbench, *, threshold: float, single_hit_floor: float, margin
 
     if not interactive:
         v = view(bench, threshold, single_hit_floor, margin, strategy)
-        table, fig, misrouted = _render(bench, v)
+        table, fig, misrouted = render(bench, v)
         display(table)
         viz.show(fig)
         display(misrouted)
@@ -562,7 +562,7 @@ def panel(bench: Workbench, *, threshold: float, single_hit_floor: float, margin
         v = view(bench, sliders["threshold"].value, sliders["single_hit_floor"].value, sliders["margin"].value,
                  picker.value)
         start = time.perf_counter()
-        table, fig, misrouted = _render(bench, v)
+        table, fig, misrouted = render(bench, v)
         # Set each Output's outputs through widget state, not ``with out:``: JupyterLab drops output
         # captured in a debounced callback (its slider message is finished), so nothing would redraw.
         for out, obj in ((out_table, table), (out_fig, fig), (out_mis, misrouted)):

@@ -553,16 +553,16 @@ class MetaSession:
         loop.ToolResult
             Status ``refused`` for a name outside the scope or not permitted (it never runs).
         """
-        from ..execution import Session, _error, execute
+        from ..execution import Session, execute, failed
 
         if self.session is None:
             self.session = Session()
         arguments = {} if arguments is None else arguments
         ok, why = self.permitted(name) if isinstance(name, str) else (False, f"{name!r} is not a tool name")
         if not ok:
-            result = _error(str(name), arguments, "refused", f"{why}; it did not run")
+            result = failed(str(name), arguments, "refused", f"{why}; it did not run")
         elif name not in self.executable:
-            result = _error(name, arguments, "refused",
+            result = failed(name, arguments, "refused",
                             f"{name!r} was not returned by the last tool_search; search for it first")
         else:
             allowed = tuple(n for n in self.catalog.names if self.permitted(n)[0])

@@ -158,13 +158,13 @@ def build_server(catalog: Catalog, *, mode: Literal["meta", "routed"] = "meta", 
             except Exception:  # a client that does not listen still re-lists on its own
                 pass
             return result(json.dumps(record, ensure_ascii=False), False, record)
-        from ..execution import Session, _error, execute
+        from ..execution import Session, execute, failed
 
         if meta.session is None:
             meta.session = Session()
         ok, why = meta.permitted(name)
         if not ok:
-            res = _error(name, arguments, "refused", f"{why}; it did not run")
+            res = failed(name, arguments, "refused", f"{why}; it did not run")
         else:
             permitted = tuple(n for n in catalog.names if meta.permitted(n)[0])
             res = execute({"name": name, "arguments": arguments}, routed.offered, catalog, allowed=permitted,

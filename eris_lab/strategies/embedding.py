@@ -152,7 +152,7 @@ class EmbeddingPolicy(Strategy):
         context = context or Context()
         clean = clean_text(text if isinstance(text, str) else "", self.knobs_.max_query_chars)
         previous = previous_user_text(context.history)
-        hits, guard = self.router_._hits(clean, previous, {})
+        hits, guard = self.router_.guarded_hits(clean, previous)
         recent = tuple(h["name"] for h in context.history if h.get("role") == "tool_used" and h.get("name"))
         return Scored(text=clean, hits=hits, guard=guard, recent=recent + tuple(context.recent),
                       follow_up=bool(previous))
