@@ -66,7 +66,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from ..catalog import VARIANT_MARK, Catalog, Tool, load as load_catalog, tools_from_json
 from ..schema import normalize_types
@@ -539,11 +539,3 @@ def load_suite(name: str, *, catalog: str | os.PathLike[str] | Catalog | None = 
     if limit is not None:
         queries = queries[:limit]
     return replace(suite, queries=queries)
-
-
-def suites_of(names: Iterable[str]) -> list[str]:  # pragma: no cover - convenience for the bench
-    """Expand ``"all"`` into every known suite name."""
-    out: list[str] = []
-    for n in names:
-        out.extend(SUITES if n == "all" else (n,))
-    return out

@@ -150,22 +150,6 @@ def _json_key(value: Any) -> str:
     return json.dumps(norm(value), sort_keys=True)
 
 
-def _value_type(value: Any) -> set[str]:
-    if value is None:
-        return {"null"}
-    if isinstance(value, bool):
-        return {"boolean"}
-    if isinstance(value, int):
-        return {"integer", "number"}
-    if isinstance(value, float):
-        return {"integer", "number"} if value.is_integer() else {"number"}
-    if isinstance(value, str):
-        return {"string"}
-    if isinstance(value, list):
-        return {"array"}
-    return {"object"}
-
-
 def _type_set(types: Iterable[str]) -> set[str]:
     """Types with ``integer`` made explicit under ``number``."""
     out = set(types)
