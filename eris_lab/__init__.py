@@ -2,7 +2,7 @@
 
 One turn, as data (DESIGN.md): text -> guards -> ``Router.hits`` -> ``policy.decide`` ->
 ``offer.build`` -> ``prompt.slim(offer)`` and ``grammar.compile(offer)`` -> llama.cpp ->
-``parse.calls`` -> ``loop.execute``.
+``parse.calls`` -> ``loop.execute`` (``execution.execute``, in the bounded loop ``loop.run_turn``).
 """
 
 from .catalog import Catalog, Tool, load

@@ -28,7 +28,7 @@ from .errors import ErisLabError
 __all__ = [
     "Claim",
     "Answer",
-    "FollowUp",
+    "FollowThrough",
     "claims",
     "unfulfilled",
     "placeholders",
@@ -172,7 +172,7 @@ class Answer:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class FollowUp:
+class FollowThrough:
     """What follow-through did with one reply.
 
     Attributes
@@ -452,7 +452,7 @@ def follow_through(runner: Any, reply: str, *, called: Sequence[str], offered: S
                    now: datetime, user_text: str = "", tz: tzinfo | None = None,
                    schemas: Mapping[str, Mapping[str, Any]] | None = None,
                    act: Callable[[str, dict[str, Any]], Any] | None = None,
-                   max_tokens: int = 64) -> FollowUp:
+                   max_tokens: int = 64) -> FollowThrough:
     """Clean the reply, and ask the model about an unfulfilled claim; act on a clear answer.
 
     Parameters
@@ -482,14 +482,14 @@ def follow_through(runner: Any, reply: str, *, called: Sequence[str], offered: S
 
     Returns
     -------
-    FollowUp
+    FollowThrough
     """
     text, removed = clean(reply, called)
     pending = unfulfilled(text, called)
     if not pending:
-        return FollowUp(reply=text, removed=removed)
+        return FollowThrough(reply=text, removed=removed)
     if not offered:
-        return FollowUp(reply=text, claims=pending, removed=removed,
+        return FollowThrough(reply=text, claims=pending, removed=removed,
                         note="a claim was not acted on, and no tool is offered to act with")
     prompt = question(text, offered=offered, now=now, user_text=user_text)
     generation = runner.generate(prompt, grammar=grammar(offered), max_tokens=max_tokens, temperature=0.0)
@@ -506,6 +506,6 @@ def follow_through(runner: Any, reply: str, *, called: Sequence[str], offered: S
     results: tuple[Any, ...] = ()
     if call is not None and act is not None:
         results = (act(call["name"], dict(call["arguments"])),)
-    return FollowUp(reply=text, claims=pending, removed=removed, answer=answer,
+    return FollowThrough(reply=text, claims=pending, removed=removed, answer=answer,
                     calls=(call,) if call is not None else (), results=results,
                     note="; ".join(n for n in notes if n))

@@ -5,9 +5,9 @@ every step is a call into the module that owns it, so a reader can follow a turn
 jump to each noun.
 
 The bounded tool loop: each round the model answers under the offer's grammar; calls are
-executed (gated and validated by ``loop.execute``) and their labelled results go back to the
+executed (gated and validated by ``execution.execute``) and their labelled results go back to the
 model. A recoverable validation error gets one schema-recovery round (``prompt.schema_recovery``:
-the failed JSON path, the tool's full schema, a grammar narrowed to that tool). After
+the failed JSON Pointer, the tool's full schema, a grammar narrowed to that tool). After
 ``max_rounds`` rounds with calls, the request goes out with the no-tools grammar, so the model
 must answer.
 """
@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from . import prompt as prompts
+from .execution import Session, ToolResult, execute
 from .grammar import compile as compile_grammar
 from .knobs import Knobs
-from .execution import Session, ToolResult, execute
 from .offer import Offer
 from .parse import Parsed, calls as parse_calls
 from .router import Routed, Router
+
+if TYPE_CHECKING:
+    from .claims import FollowThrough
 
 __all__ = ["Round", "Turn", "run_turn", "NO_TOOLS"]
 
@@ -72,7 +75,7 @@ class Turn:
     routed: Routed
     rounds: tuple[Round, ...]
     answer: str
-    followup: Any = None
+    follow_through: FollowThrough | None = None
     seconds: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -94,8 +97,9 @@ class Turn:
                 for r in self.rounds
             ],
             "answer": self.answer,
-            "followup": None if self.followup is None else {
-                "reply": self.followup.reply, "calls": list(self.followup.calls), "note": self.followup.note},
+            "follow_through": None if self.follow_through is None else {
+                "reply": self.follow_through.reply, "calls": list(self.follow_through.calls),
+                "note": self.follow_through.note},
             "seconds": round(self.seconds, 3),
             "notes": list(self.notes),
         }
@@ -107,7 +111,7 @@ def _messages(text: str, system: str, transcript: Sequence[Mapping[str, str]]) -
 
 def run_turn(text: str, *, router: Router, runner: Any, session: Session | None = None,
              history: Sequence[Mapping[str, Any]] = (), max_rounds: int = 2, max_tokens: int = 256,
-             follow_through: bool = True, knobs: Knobs | None = None) -> Turn:
+             check_claims: bool = True, knobs: Knobs | None = None) -> Turn:
     """Run one user message through the whole pipeline.
 
     Parameters
@@ -118,7 +122,7 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         Routes ``text``; its catalogue supplies schemas and executors' tools.
     runner : llm.Runner
         ``generate(messages, grammar=..., max_tokens=...)`` (``llm.LlamaRunner``, or a fake in tests).
-    session : loop.Session, optional
+    session : execution.Session, optional
         Dialog memory (the policy's ``recent``), agenda, vault. Default: a fresh session.
     history : sequence of mapping
         Earlier turns, as ``Router.route`` reads them.
@@ -127,8 +131,9 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         if the model is still calling.
     max_tokens : int
         Generation budget per round, in tokens.
-    follow_through : bool
-        Check the final answer for claimed but unperformed actions (``followthrough``).
+    check_claims : bool
+        Check the final answer for claimed but unperformed actions and follow through on them
+        (``claims.follow_through``).
     knobs : Knobs, optional
         Default: the router's knobs (reads ``max_calls`` and the envelope bounds).
 
@@ -186,16 +191,16 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         if last:
             answer = parsed.content
             notes.append("no-tools round still produced calls; they were not executed")
-    followup = None
-    if follow_through and answer:
+    follow_through = None
+    if check_claims and answer:
         from .claims import follow_through as check
 
-        followup = check(runner, answer, called=called, offered=offer.names, now=session.now(), user_text=text,
+        follow_through = check(runner, answer, called=called, offered=offer.names, now=session.now(), user_text=text,
                          schemas=schemas,
                          act=lambda name, arguments: execute({"name": name, "arguments": arguments}, offer, catalog,
                                                              session=session))
-        answer = followup.reply
-    return Turn(routed=routed, rounds=tuple(rounds), answer=answer, followup=followup,
+        answer = follow_through.reply
+    return Turn(routed=routed, rounds=tuple(rounds), answer=answer, follow_through=follow_through,
                 seconds=time.perf_counter() - start, notes=tuple(notes))
 
 
@@ -216,6 +221,6 @@ def print_turn(turn: Turn) -> None:
         for x in r.results:
             print(f"result:  [{x.status}] {x.text[:300]}")
     print(f"answer:  {turn.answer}")
-    if turn.followup is not None and (turn.followup.calls or turn.followup.removed):
-        print(f"follow-through: {turn.followup.note}")
+    if turn.follow_through is not None and (turn.follow_through.calls or turn.follow_through.removed):
+        print(f"follow-through: {turn.follow_through.note}")
     print(f"time:    {turn.seconds:.2f} s")

@@ -64,7 +64,7 @@ def test_turn_rounds_are_bounded_by_the_no_tools_grammar(router):
 
 def test_turn_conversation_offers_nothing_and_grammar_forbids_calls(router):
     runner = ScriptedRunner(envelope("answer", "Hello!"))
-    turn = run_turn("hi", router=router, runner=runner, session=Session(), follow_through=False)
+    turn = run_turn("hi", router=router, runner=runner, session=Session(), check_claims=False)
     assert turn.routed.offer.names == () and turn.rounds[0].offered == ()
     assert turn.answer == "Hello!"
     assert "call-" not in runner.grammars[0]
@@ -75,7 +75,7 @@ def test_turn_schema_recovery_narrows_the_next_grammar(router):
     good = envelope("call", None, ("calc:evaluate", {"expression": "2*4"}))
     runner = ScriptedRunner(bad, good, envelope("answer", "8"))
     turn = run_turn("calculate 2 times 4 for me please", router=router, runner=runner, session=Session(),
-                    follow_through=False)
+                    check_claims=False)
     assert turn.rounds[0].results[0].recoverable
     assert turn.rounds[1].offered == ("calc:evaluate",)
     assert "failed validation" in runner.messages[1][-1]["content"]
@@ -87,7 +87,7 @@ def test_turn_call_outside_the_offer_never_runs(router):
                             envelope("answer", "ok"))
     session = Session()
     turn = run_turn("what time is it in Tokyo right now", router=router, runner=runner, session=session,
-                    follow_through=False)
+                    check_claims=False)
     assert "vault:write" not in turn.routed.offer.names
     assert turn.rounds[0].parsed.calls == ()  # the parser never returns an unoffered name
     assert not (session.vault / "x.md").exists()

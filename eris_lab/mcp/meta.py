@@ -5,7 +5,7 @@ Instead of routing before the model, the model is offered three tools and looks 
 * ``tool_search(query, k)`` -> compact hits: name, shortened description, required and a few
   optional parameter names, read or write;
 * ``tool_describe(name)`` -> that tool's full JSON Schema;
-* ``tool_execute(name, arguments)`` -> runs it through ``loop.execute`` (gate, validate, label).
+* ``tool_execute(name, arguments)`` -> runs it through ``execution.execute`` (gate, validate, label).
 
 Search is hybrid: BM25 (``strategies.bm25.BM25Index`` over field-weighted terms) and embeddings
 (``router.embed_tools``), fused by reciprocal rank (``strategies.hybrid.reciprocal_rank_fusion``).
