@@ -121,7 +121,18 @@ class Server:
         except psutil.NoSuchProcess:
             return []
         self.pids |= {p.pid for p in found}
-        return found
+        return [p for p in found if _running(p)]
+
+
+def _running(process: Any) -> bool:
+    """Whether a ``psutil.Process`` still runs (an exited child its parent has not reaped yet is a
+    zombie: it has no command line to read and nothing left to stop)."""
+    import psutil
+
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def free_port(host: str = HOST) -> int:
