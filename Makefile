@@ -46,17 +46,17 @@ report: $(VENV)/.installed
 ## prints the URL with its token. LAB_PORT=8888 for a fixed port (default: a free one).
 LAB_PORT ?=
 lab: $(VENV)/.installed
-	$(PY) -m eris_lab.lab lab $(if $(LAB_PORT),--port $(LAB_PORT))
+	$(VENV)/bin/eris-lab lab $(if $(LAB_PORT),--port $(LAB_PORT))
 
 ## Notebook 02 as a Voila app (sliders and plots, no code). TUNE_ARGS="-p queries=bfcl-pooled".
 TUNE_PORT ?=
 TUNE_ARGS ?=
 tune: $(VENV)/.installed
-	$(PY) -m eris_lab.lab tune $(if $(TUNE_PORT),--port $(TUNE_PORT)) $(TUNE_ARGS)
+	$(VENV)/bin/eris-lab tune-app $(if $(TUNE_PORT),--port $(TUNE_PORT)) $(TUNE_ARGS)
 
 ## Benchmarks print numbers; they are not tests.
 bench: $(VENV)/.installed
-	$(PY) -m eris_lab.bench route
+	$(VENV)/bin/eris-lab bench route
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis reports

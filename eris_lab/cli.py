@@ -17,11 +17,15 @@ from typing import Any, Callable, Sequence
 
 from .errors import ErisLabError
 
-__all__ = ["main", "COMMANDS"]
+__all__ = ["main", "main_parser", "Parser", "COMMANDS"]
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with our one-line error format (usage errors also exit 2)."""
+class Parser(argparse.ArgumentParser):
+    """argparse with our one-line error format (usage errors also exit 2).
+
+    The benchmarks and the lab servers parse their own flags with it, so every entry point
+    reports a usage error the same way: ``eris-lab: error: <message>``, exit status 2.
+    """
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
@@ -571,8 +575,54 @@ def _run_report(args) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# bench, lab, tune-app: entry points with flags of their own (parsed by the module that owns them)
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_bench(sub) -> None:
+    from .bench import BENCHES
+
+    p = sub.add_parser("bench", help="run a benchmark that prints numbers (NAME --help for its flags)",
+                       description="Benchmarks print numbers; they are not tests. "
+                                   + "; ".join(f"{name}: {what}" for name, what in BENCHES.items()))
+    p.add_argument("name", choices=tuple(BENCHES), metavar="NAME", help=", ".join(BENCHES))
+    p.add_argument("args", nargs=argparse.REMAINDER, help="the benchmark's own flags")
+
+
+def _run_bench(args) -> int:
+    import importlib
+
+    return importlib.import_module(f"eris_lab.bench.{args.name}").main(args.args)
+
+
+def _add_lab(sub) -> None:
+    p = sub.add_parser("lab", help="JupyterLab on notebooks/ with the project's kernel (make lab)", add_help=False)
+    p.add_argument("args", nargs=argparse.REMAINDER, help="--port N, --root DIR (see eris-lab lab --help)")
+
+
+def _run_lab(args) -> int:
+    from .lab.server import main as serve
+
+    return serve(["lab", *args.args])
+
+
+def _add_tune_app(sub) -> None:
+    p = sub.add_parser("tune-app", help="notebook 02 as a Voila tuning app (make tune)", add_help=False)
+    p.add_argument("args", nargs=argparse.REMAINDER, help="--port N, -p NAME=VALUE (see eris-lab tune-app --help)")
+
+
+def _run_tune_app(args) -> int:
+    from .lab.server import main as serve
+
+    return serve(["tune", *args.args])
+
+
+# ---------------------------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------------------------
+
+#: Commands whose flags the module behind them parses (they receive them as ``args.args``).
+_FLAGS_OF_THEIR_OWN = ("lab", "tune-app")
 
 COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "route": (_add_route, _run_route),
@@ -587,13 +637,16 @@ COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "generate": (_add_generate, _run_generate),
     "mcp-serve": (_add_mcp_serve, _run_mcp_serve),
     "report": (_add_report, _run_report),
+    "bench": (_add_bench, _run_bench),
+    "lab": (_add_lab, _run_lab),
+    "tune-app": (_add_tune_app, _run_tune_app),
 }
 
 
 def main_parser() -> argparse.ArgumentParser:
     """The argument parser of ``eris-lab`` with every subcommand in ``COMMANDS``."""
-    parser = _Parser(prog="eris-lab", description="Tool routing lab for small local LLMs.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = Parser(prog="eris-lab", description="Tool routing lab for small local LLMs.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for add, _ in COMMANDS.values():
         add(sub)
     return parser
@@ -605,7 +658,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = main_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra and args.command in _FLAGS_OF_THEIR_OWN:
+            args.args = [*extra, *args.args]  # argparse leaves flags before a REMAINDER unclaimed
+        elif extra:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
         return COMMANDS[args.command][1](args)
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else _fail(exc.code)

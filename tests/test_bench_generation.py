@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from eris_lab import cli
 from eris_lab.catalog import Catalog, tools_from_json
 from eris_lab.bench import generation
 from eris_lab.eval.datasets import Query
@@ -179,7 +180,7 @@ def test_rescore_recomputes_scores_from_saved_cases(tmp_path, capsys):
               "cases": [{**generation.asdict(o), "empty": o.empty} for o in outcomes]}
     path = tmp_path / "run.json"
     path.write_text(json.dumps(record), encoding="utf-8")
-    assert generation.main(["--rescore", str(path)]) == 0
+    assert cli.main(["bench", "generation", "--rescore", str(path)]) == 0
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert saved["scores"] == score(outcomes)
     assert "rescored" in capsys.readouterr().out
@@ -275,7 +276,7 @@ def test_bench_rejects_an_unknown_condition():
 
 
 def test_main_bad_limit_is_one_line_exit_2(capsys):
-    assert generation.main(["--limit", "0"]) == 2
+    assert cli.main(["bench", "generation", "--limit", "0"]) == 2
     assert capsys.readouterr().err == "eris-lab: error: --limit: expected an integer >= 1, got 0\n"
 
 
@@ -357,9 +358,9 @@ def test_offset_runs_the_tail_of_a_suite_and_merge_pools_head_and_tail(tmp_path,
     runner = FakeRunner()
     record = generation.bench(runner, suites=("multiple",), conditions=("b",), out=tail, progress=False, offset=1)
     assert [c["id"] for c in record["cases"]] == ["multiple_1"] and len(runner.seen) == 1
-    assert generation.main(["--merge", str(head), str(tail), "--out", str(merged)]) == 0
+    assert cli.main(["bench", "generation", "--merge", str(head), str(tail), "--out", str(merged)]) == 0
     assert json.loads(merged.read_text())["scores"]["suites"]["multiple"]["b"]["n"] == 2
-    assert generation.main(["--offset", "-1"]) == 2
+    assert cli.main(["bench", "generation", "--offset", "-1"]) == 2
     assert capsys.readouterr().err.endswith("eris-lab: error: --offset: expected an integer >= 0, got -1\n")
 
 
@@ -367,19 +368,19 @@ def test_merge_pools_runs_per_suite_and_refuses_a_case_twice(tmp_path, two_cases
     first, second, merged = tmp_path / "m.json", tmp_path / "i.json", tmp_path / "all.json"
     generation.bench(FakeRunner(), suites=("multiple",), conditions=("a", "b"), out=first, progress=False)
     generation.bench(FakeRunner(), suites=("irrelevance",), conditions=("a", "b"), out=second, progress=False)
-    assert generation.main(["--merge", str(first), str(second), "--out", str(merged)]) == 0
+    assert cli.main(["bench", "generation", "--merge", str(first), str(second), "--out", str(merged)]) == 0
     record = json.loads(merged.read_text())
     assert record["settings"]["suites"] == ["multiple", "irrelevance"]
     assert record["scores"]["suites"]["multiple"]["b"]["ast_accuracy"] == 1.0
     assert record["scores"]["suites"]["irrelevance"]["a"]["empty_call_rate"] == 0.0
     assert record["seconds_per_case"]["cases"] == 4
     capsys.readouterr()
-    assert generation.main(["--merge", str(first), str(first), "--out", str(merged)]) == 2
+    assert cli.main(["bench", "generation", "--merge", str(first), str(first), "--out", str(merged)]) == 2
     assert capsys.readouterr().err == f"eris-lab: error: {first}: case multiple/multiple_0 is also in {first}\n"
-    assert generation.main(["--merge", str(first)]) == 2
+    assert cli.main(["bench", "generation", "--merge", str(first)]) == 2
     assert "give --out FILE" in capsys.readouterr().err
     (tmp_path / "junk.json").write_text("[]")
-    assert generation.main(["--merge", str(tmp_path / "junk.json"), "--out", str(merged)]) == 2
+    assert cli.main(["bench", "generation", "--merge", str(tmp_path / "junk.json"), "--out", str(merged)]) == 2
     assert "not a generation benchmark record" in capsys.readouterr().err
     assert json.loads(merged.read_text())["seconds_per_case"]["cases"] == 4  # a failed merge keeps the last good file
 
@@ -396,8 +397,8 @@ def bundled_model(tmp_path_factory):
 @pytest.mark.slow
 def test_end_to_end_two_cases_every_condition(tmp_path, bundled_model, capsys):
     out = tmp_path / "generation.json"
-    code = generation.main(["--suites", "multiple", "irrelevance", "--limit", "1", "--model", str(bundled_model),
-                            "--max-tokens", "48", "--out", str(out), "--quiet"])
+    code = cli.main(["bench", "generation", "--suites", "multiple", "irrelevance", "--limit", "1",
+                     "--model", str(bundled_model), "--max-tokens", "48", "--out", str(out), "--quiet"])
     assert code == 0
     record = json.loads(out.read_text(encoding="utf-8"))
     assert len(record["cases"]) == 6 and record["seconds_per_case"]["cases"] == 2

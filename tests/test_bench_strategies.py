@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from eris_lab import cli
 from eris_lab.bench import strategies as bench
 from eris_lab.eval import datasets, embedders
 
@@ -18,7 +19,7 @@ def test_bench_runs_every_strategy_and_reports_skipped_suites(monkeypatch, tmp_p
     monkeypatch.setitem(embedders.EMBEDDERS, "other", FakeEmbedder)
     monkeypatch.setattr(datasets, "DEMO_QUERIES", tmp_path / "missing.jsonl")
     out = tmp_path / "r" / "bench.json"
-    status = bench.main(["--suites", str(DATA / "mini_queries.jsonl"), "demo", "--catalog", str(DATA / "mini_catalog.toml"),
+    status = cli.main(["bench", "strategies", "--suites", str(DATA / "mini_queries.jsonl"), "demo", "--catalog", str(DATA / "mini_catalog.toml"),
                          "--strategies", "keyword", "bm25", "dense", "policy", "--embedders", "minilm", "other",
                          "--out", str(out), "--quiet"])
     assert status == 0
@@ -35,5 +36,5 @@ def test_bench_runs_every_strategy_and_reports_skipped_suites(monkeypatch, tmp_p
 
 
 def test_bench_rejects_unknown_suite(capsys):
-    assert bench.main(["--suites", "nope"]) == 2
+    assert cli.main(["bench", "strategies", "--suites", "nope"]) == 2
     assert "unknown suite 'nope'" in capsys.readouterr().err

@@ -121,3 +121,17 @@ def test_eval_help_names_every_registered_strategy_and_suite():
     helps = {a.dest: a.help for a in sub.choices["eval"]._actions}
     assert set(re.match(r"(.*?); parameters", helps["strategy"]).group(1).split(", ")) == set(STRATEGIES)
     assert set(re.match(r"(.*?), or a JSONL file", helps["suite"]).group(1).split(", ")) == set(SUITES)
+
+
+def test_every_benchmark_is_a_subcommand_with_the_one_error_format(capsys):
+    from eris_lab.bench import BENCHES
+
+    assert main(["bench", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("eris-lab: error: argument NAME: invalid choice: 'nope'")
+    for name in BENCHES:  # each module is there, with a main that parses its own flags
+        assert main(["bench", name, "--help"]) == 0
+        assert capsys.readouterr().out.startswith(f"usage: eris-lab bench {name} ")
+    assert main(["bench", "route", "--sizes", "10,x"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "eris-lab: error: argument --sizes: expected comma-separated tool counts >= 1, got '10,x'")

@@ -23,6 +23,7 @@ jupytext = pytest.importorskip("jupytext")
 pytest.importorskip("papermill")
 psutil = pytest.importorskip("psutil")
 
+from eris_lab import cli  # noqa: E402
 from eris_lab.errors import LabError  # noqa: E402
 from eris_lab.lab import server as lab  # noqa: E402
 
@@ -52,9 +53,9 @@ def test_prepare_rejects_an_unknown_parameter(tmp_path):
 
 
 def test_tune_with_an_unknown_parameter_is_one_line_and_exit_2(capsys):
-    assert lab.main(["tune", "-p", "nope=1"]) == 2
+    assert cli.main(["tune-app", "-p", "nope=1"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "nope" in err
+    assert err.count("\n") == 1 and err.startswith("eris-lab: error: ") and "nope" in err
 
 
 def test_prepare_rejects_a_value_of_the_wrong_type(tmp_path):
@@ -71,10 +72,10 @@ def test_prepare_rejects_a_value_of_the_wrong_type(tmp_path):
 @pytest.mark.parametrize("param", ["threshold=abc", "interactive=yes", "queries=7"])
 def test_tune_with_a_value_of_the_wrong_type_is_one_line_and_exit_2(capsys, param):
     before = set(lab.LAB_DIR.glob("tune-*")) if lab.LAB_DIR.is_dir() else set()
-    assert lab.main(["tune", "-p", param]) == 2
+    assert cli.main(["tune-app", "-p", param]) == 2
     err = capsys.readouterr().err
     name = param.partition("=")[0]
-    assert err.count("\n") == 1 and err.startswith("eris-lab tune: ") and f"parameter {name}: expected " in err
+    assert err.count("\n") == 1 and err.startswith("eris-lab: error: ") and f"parameter {name}: expected " in err
     assert (set(lab.LAB_DIR.glob("tune-*")) if lab.LAB_DIR.is_dir() else set()) == before  # no folder left
 
 
@@ -102,7 +103,7 @@ def test_tune_prepares_into_a_folder_named_after_its_port_and_removes_it(monkeyp
     with socket.socket() as probe:
         probe.bind((lab.HOST, 0))
         port = probe.getsockname()[1]
-    assert lab.main(["tune", "--port", str(port), "-p", "threshold=0.4"]) == 2
+    assert cli.main(["tune-app", "--port", str(port), "-p", "threshold=0.4"]) == 2
     assert seen["kind"] == "voila" and seen["port"] == port and seen["existed"]
     assert seen["target"] == lab.LAB_DIR / f"tune-{port}" / "02_threshold_tuning.ipynb"
     assert not seen["target"].parent.exists()  # removed when the server (here: its start) ends
@@ -120,13 +121,12 @@ def test_tune_makes_file_parameters_absolute(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("port", ["70000", "0", "-1", "65536", "http"])
-@pytest.mark.parametrize("which", ["lab", "tune"])
+@pytest.mark.parametrize("which", ["lab", "tune-app"])
 def test_a_port_out_of_range_is_one_line_and_exit_2(capsys, which, port):
-    with pytest.raises(SystemExit) as exit_:
-        lab.main([which, "--port", port])
-    assert exit_.value.code == 2
+    assert cli.main([which, "--port", port]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith(f"python -m eris_lab.lab {which}: error: argument --port: expected a port number from 1 to 65535")
+    assert err[0] == f"usage: eris-lab {which} [-h] [--port PORT]" + (" [--root ROOT]" if which == "lab" else " [-p NAME=VALUE]")
+    assert err[-1].startswith("eris-lab: error: argument --port: expected a port number from 1 to 65535")
     assert "Traceback" not in "\n".join(err)
 
 
@@ -139,7 +139,7 @@ def test_start_rejects_a_port_out_of_range_before_starting_anything():
 
 def test_main_puts_its_signal_handlers_back(capsys):
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    assert lab.main(["tune", "-p", "nope=1"]) == 2
+    assert cli.main(["tune-app", "-p", "nope=1"]) == 2
     assert {s: signal.getsignal(s) for s in before} == before
 
 
@@ -176,7 +176,7 @@ def test_a_port_in_use_is_one_line_and_exit_2(capsys):
         busy.bind((lab.HOST, 0))
         busy.listen()
         port = busy.getsockname()[1]
-        assert lab.main(["lab", "--port", str(port)]) == 2
+        assert cli.main(["lab", "--port", str(port)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"port {port} is in use" in err
 
@@ -184,13 +184,22 @@ def test_a_port_in_use_is_one_line_and_exit_2(capsys):
 def test_missing_jupyterlab_is_one_line_and_exit_2(capsys, monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jupyterlab" else real(name, *a))
-    assert lab.main(["lab"]) == 2
-    assert capsys.readouterr().err == "eris-lab lab: jupyterlab: jupyterlab is not installed: run make install (the [lab] extra)\n"
+    assert cli.main(["lab"]) == 2
+    assert capsys.readouterr().err == ("eris-lab: error: jupyterlab: jupyterlab is not installed: run make install "
+                                       "(the [lab] extra)\n")
 
 
-def test_makefile_serves_through_this_module():
+def test_makefile_serves_through_the_command_line():
     makefile = (ROOT / "Makefile").read_text()
-    assert "-m eris_lab.lab lab" in makefile and "-m eris_lab.lab tune" in makefile
+    assert "eris-lab lab" in makefile and "eris-lab tune-app" in makefile
+    assert "eris-lab bench route" in makefile
+
+
+def test_python_dash_m_lab_is_the_command_line():
+    """``python -m eris_lab.lab lab|tune`` (older scripts) runs ``eris-lab lab|tune-app``: one error format."""
+    proc = subprocess.run([sys.executable, "-m", "eris_lab.lab", "tune", "-p", "nope=1"], cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith("eris-lab: error: ") and "nope" in proc.stderr
 
 
 @pytest.mark.skipif(importlib.util.find_spec("jupyterlab") is None, reason="jupyterlab is not installed")

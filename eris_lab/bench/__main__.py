@@ -1,7 +1,7 @@
-"""``python -m eris_lab.bench NAME [ARGS]`` runs one benchmark (see :data:`eris_lab.bench.BENCHES`)."""
+"""``python -m eris_lab.bench NAME [ARGS]`` is ``eris-lab bench NAME [ARGS]`` (see :data:`eris_lab.bench.BENCHES`)."""
 
 import sys
 
-from . import main
+from ..cli import main
 
-sys.exit(main())
+sys.exit(main(["bench", *sys.argv[1:]]))

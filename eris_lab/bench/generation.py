@@ -70,7 +70,6 @@ and ``--offset N`` starts a further process on the tail of a suite (cases N onwa
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -799,8 +798,10 @@ def _save_and_print(record: Mapping[str, Any], path: str | os.PathLike[str], don
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m eris_lab.bench generation``: run, print the table, write the JSON; exit 2 on bad input."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench generation", description=__doc__.splitlines()[0])
+    """``eris-lab bench generation``: run, print the table, write the JSON (bad input raises ``DataError``)."""
+    from ..cli import Parser
+
+    parser = Parser(prog="eris-lab bench generation", description=__doc__.splitlines()[0])
     parser.add_argument("--suites", nargs="+", default=list(SUITES), choices=SUITES)
     parser.add_argument("--conditions", default=",".join(CONDITIONS),
                         help="comma-separated, from a (no grammar), b (grammar), c (router + grammar); default a,b,c")
@@ -820,44 +821,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.merge:
         if not args.out:
-            print("eris-lab: error: --merge: give --out FILE for the merged record", file=sys.stderr)
-            return 2
-        try:
-            record = merge(args.merge)
-        except ErisLabError as exc:
-            print(f"eris-lab: error: {exc}", file=sys.stderr)
-            return 2
+            raise DataError("give --out FILE for the merged record", where="--merge")
+        record = merge(args.merge)
         _save_and_print(record, args.out, f"merged {len(args.merge)} runs into {args.out}")
         return 0
     if args.rescore:
         try:
             record = rescore(json.loads(Path(args.rescore).read_text(encoding="utf-8")))
         except (OSError, ValueError, TypeError) as exc:
-            print(f"eris-lab: error: {args.rescore}: cannot rescore ({exc})", file=sys.stderr)
-            return 2
+            raise DataError(f"cannot rescore ({exc})", where=args.rescore) from None
         _save_and_print(record, args.rescore, f"rescored {args.rescore}")
         return 0
     conditions = tuple(c.strip() for c in args.conditions.split(",") if c.strip())
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = Path(args.out) if args.out else repo_root() / "reports" / f"generation-{stamp}.json"
-    try:
-        if args.limit is not None and args.limit < 1:
-            raise DataError(f"expected an integer >= 1, got {args.limit!r}", where="--limit")
-        if args.max_tokens < 1:
-            raise DataError(f"expected an integer >= 1, got {args.max_tokens!r}", where="--max-tokens")
-        from ..llm import LlamaRunner
+    if args.limit is not None and args.limit < 1:
+        raise DataError(f"expected an integer >= 1, got {args.limit!r}", where="--limit")
+    if args.max_tokens < 1:
+        raise DataError(f"expected an integer >= 1, got {args.max_tokens!r}", where="--max-tokens")
+    from ..llm import LlamaRunner
 
-        runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX)
-        record = bench(runner, suites=args.suites, conditions=conditions, limit=args.limit,
-                       max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume,
-                       offset=args.offset)
-    except ErisLabError as exc:
-        print(f"eris-lab: error: {exc}", file=sys.stderr)
-        return 2
+    runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX)
+    record = bench(runner, suites=args.suites, conditions=conditions, limit=args.limit,
+                   max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume,
+                   offset=args.offset)
     print_table(record)
     print(f"wrote {out}")
     return 0
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -7,7 +7,6 @@ Sampling uses one thread (``n_threads=1``): DESIGN.md measured two threads slowe
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
@@ -242,8 +241,10 @@ def _cases_from_bfcl(data_dir: Path):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print compile times, sampling speeds and the differential (see ``--help``)."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench grammar", description=__doc__.splitlines()[0])
+    """``eris-lab bench grammar``: print compile times, sampling speeds and the differential (see ``--help``)."""
+    from ..cli import Parser
+
+    parser = Parser(prog="eris-lab bench grammar", description=__doc__.splitlines()[0])
     parser.add_argument("--bfcl", metavar="DIR", help="bfcl_eval/data folder (pooled catalogue, answers)")
     parser.add_argument("--catalog", metavar="C", help="a catalogue for prompt-token and compile-time rows")
     parser.add_argument("--cases", metavar="FILE", default="tests/cases/grammar_cases.json")
@@ -297,6 +298,3 @@ def main(argv: list[str] | None = None) -> int:
                   f"ratio to free {row['ratio_to_free']:.2f}")
     return 0
 
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

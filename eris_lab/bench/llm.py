@@ -17,7 +17,6 @@ every step).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -25,7 +24,6 @@ import sys
 import time
 from typing import Any, Sequence
 
-from ..errors import ErisLabError
 from ..llm import LlamaRunner
 
 __all__ = ["bench", "main", "TOOL_JSON_GBNF", "PROMPT", "width_cases", "width_run", "width_summary"]
@@ -208,20 +206,18 @@ def width_summary(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the benchmark (a table, or JSON with ``--json``); exit 2 on bad input."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench llm", description=__doc__.splitlines()[0])
+    """``eris-lab bench llm``: print the benchmark (a table, or JSON with ``--json``)."""
+    from ..cli import Parser
+
+    parser = Parser(prog="eris-lab bench llm", description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="a GGUF file (default: the bundled Gemma 3 270M Q4_K_M)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads, pinned (default 1)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=48)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    try:
-        record = bench(LlamaRunner(args.model, n_threads=args.threads, n_ctx=512), runs=args.runs,
-                       max_tokens=args.max_tokens)
-    except ErisLabError as exc:
-        print(f"eris-lab: error: {exc}", file=sys.stderr)
-        return 2
+    record = bench(LlamaRunner(args.model, n_threads=args.threads, n_ctx=512), runs=args.runs,
+                   max_tokens=args.max_tokens)
     if args.json:
         print(json.dumps(record, indent=2, ensure_ascii=False))
         return 0
@@ -233,6 +229,3 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{row['cpu_ms_per_token_median']:>10.1f} {row['grammar_cpu_overhead_pct'] or 0:>11.1f}% {row['grammar_share_of_cpu'] or 0:>13.2f}  {row['n_tokens']}")
     return 0
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

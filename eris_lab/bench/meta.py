@@ -25,10 +25,8 @@ on every task, though the gold tool was among the hits 6/10.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +34,7 @@ from typing import Any, Sequence
 
 from ..catalog import Catalog, load, tools_from_json
 from ..schema import normalize_types
+from .._files import write_atomic
 from ..errors import ErisLabError
 from ..knobs import Knobs
 
@@ -259,10 +258,12 @@ def _summary(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the token table and (unless ``--no-model``) the per-route model results."""
+    """``eris-lab bench meta``: print the token table and (unless ``--no-model``) the per-route model results."""
+    from ..cli import Parser
+
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench meta", description=__doc__.splitlines()[0])
+    parser = Parser(prog="eris-lab bench meta", description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=len(DEMO_TASKS), help="demo tasks to run (default all 10)")
     parser.add_argument("--bfcl-queries", type=int, default=10, help="BFCL queries for the routed token figure")
     parser.add_argument("--no-model", action="store_true", help="tokens only; no generation")
@@ -343,9 +344,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{report[route]['model_calls_mean']:.2f} model calls per task, "
                   f"{report[route]['seconds_mean']:.1f} s per task{extra}")
     if args.json:
-        Path(args.json).write_text(json.dumps(report, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+        write_atomic(args.json, json.dumps(report, ensure_ascii=False, indent=1, default=str))
     return 0
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

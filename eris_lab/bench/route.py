@@ -98,22 +98,32 @@ def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_pa
     }
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(s) for s in text.split(",") if s.strip())
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"expected comma-separated tool counts >= 1, got {text!r}")
+    return sizes
+
+
 def main(argv=None) -> int:
-    """``python -m eris_lab.bench route``: print the JSON (progress on stderr)."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench route", description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="50,1000,10000,100000")
+    """``eris-lab bench route``: print the JSON (progress on stderr)."""
+    from ..cli import Parser
+
+    parser = Parser(prog="eris-lab bench route", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=_sizes, default=(50, 1_000, 10_000, 100_000), metavar="N,N,...",
+                        help="catalogue sizes in tools (default 50,1000,10000,100000)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--catalog")
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    result = route_bench(tuple(int(s) for s in args.sizes.split(",")), args.repeats, args.catalog)
+    result = route_bench(args.sizes, args.repeats, args.catalog)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
         write_atomic(Path(args.out), text)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

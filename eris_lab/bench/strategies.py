@@ -11,7 +11,6 @@ numbers quoted in issue 4: top-1 on ``live_multiple`` per-case catalogues, and r
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import json
 import sys
@@ -178,8 +177,10 @@ def format_table(report: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line of the benchmark; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench strategies", description=__doc__.split("\n")[0])
+    """``eris-lab bench strategies``: run, print the table, write the JSON."""
+    from ..cli import Parser
+
+    parser = Parser(prog="eris-lab bench strategies", description=__doc__.split("\n")[0])
     parser.add_argument("--suites", nargs="+", default=list(DEFAULT_SUITES), help=f"default: {' '.join(DEFAULT_SUITES)}")
     parser.add_argument("--strategies", nargs="+", default=list(DEFAULT_STRATEGIES))
     parser.add_argument("--limit", type=int, help="first N queries of each suite (a quick run)")
@@ -191,21 +192,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     unknown = [s for s in args.suites if s not in SUITES and not s.endswith(".jsonl")]
     if unknown:
-        print(f"bench: error: unknown suite {unknown[0]!r}; expected one of {', '.join(SUITES)}", file=sys.stderr)
-        return 2
+        raise ErisLabError(f"unknown suite {unknown[0]!r}; expected one of {', '.join(SUITES)}", where="--suites")
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
     out = Path(args.out) if args.out else repo_root() / "reports" / f"bench-{stamp}.json"
-    try:
-        report = bench(args.suites, args.strategies, limit=args.limit, catalog=args.catalog,
-                       embedders=args.embedders, checkpoint=out, progress=not args.quiet)
-    except ErisLabError as exc:
-        print(f"bench: error: {exc}", file=sys.stderr)
-        return 2
+    report = bench(args.suites, args.strategies, limit=args.limit, catalog=args.catalog,
+                   embedders=args.embedders, checkpoint=out, progress=not args.quiet)
     write_atomic(out, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     print(format_table(report))
     print(f"wrote {out}")
     return 0
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

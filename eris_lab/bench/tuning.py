@@ -9,7 +9,6 @@ drag, in the same process.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -187,8 +186,10 @@ def _print_tuning(row: dict, build_s: float) -> None:
 
 
 def main(argv=None) -> int:
-    """``python -m eris_lab.bench tuning``: print the JSON (progress on stderr)."""
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.bench tuning", description=__doc__.splitlines()[0])
+    """``eris-lab bench tuning``: print the JSON (progress on stderr)."""
+    from ..cli import Parser
+
+    parser = Parser(prog="eris-lab bench tuning", description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="demo,bfcl-pooled", help="comma-separated: demo, bfcl-pooled, FILE.jsonl")
     parser.add_argument("--repeats", type=int, default=3, help="passes over the drag, caches cleared before each")
     parser.add_argument("--baseline", action="store_true", help="also one pass of the reference path (slow on BFCL)")
@@ -203,6 +204,3 @@ def main(argv=None) -> int:
         write_atomic(Path(args.out), text)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, Sequence
 
 from .._files import repo_root
-from ..errors import ErisLabError, LabError, ReportError
+from ..errors import LabError, ReportError
 
 __all__ = ["Server", "serve", "start", "stop", "prepare", "free_port", "lab_command", "voila_command",
            "LAB_DIR", "TUNING_NOTEBOOK", "TUNE_PARAMS", "LAB_SETTINGS", "main"]
@@ -426,18 +426,34 @@ def _tune_params(given: Sequence[str]) -> dict[str, Any]:
     return params
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m eris_lab.lab lab|tune``: serve until Ctrl-C, SIGINT, SIGTERM or SIGHUP; exit 2 with one line on a bad start.
+def main(argv: Sequence[str]) -> int:
+    """Serve ``lab`` or ``tune`` until Ctrl-C, SIGINT, SIGTERM or SIGHUP (``eris-lab lab`` / ``eris-lab tune-app``).
 
     ``tune`` picks its port first and prepares notebook 02 into ``.cache/lab/tune-<port>/``, a
     folder of this server's own, removed again when the server stops.
+
+    Returns
+    -------
+    int
+        0 after Ctrl-C or SIGINT, 1 when the server exited by itself.
+
+    Raises
+    ------
+    LabError
+        The server cannot start (a busy port, a missing package, a bad parameter); ``cli.main``
+        prints it as one line and exits 2, as for every other command.
+    SystemExit
+        A usage error, printed by ``cli.Parser`` (exit status 2).
     """
-    parser = argparse.ArgumentParser(prog="python -m eris_lab.lab", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="which", required=True)
-    p_lab = sub.add_parser("lab", help="JupyterLab on the notebooks (jupytext sources), the .venv kernel")
+    from ..cli import Parser
+
+    parser = Parser(prog="eris-lab", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="which", required=True, parser_class=Parser)
+    p_lab = sub.add_parser("lab", prog="eris-lab lab",
+                           help="JupyterLab on the notebooks (jupytext sources), the .venv kernel")
     p_lab.add_argument("--port", type=_port_arg, help="loopback port, 1 to 65535 (default: a free one)")
     p_lab.add_argument("--root", default=str(repo_root() / "notebooks"), help="folder served (default notebooks/)")
-    p_tune = sub.add_parser("tune", help="Voila app of notebook 02 (sliders and plots, no code)")
+    p_tune = sub.add_parser("tune", prog="eris-lab tune-app", help="Voila app of notebook 02 (sliders and plots, no code)")
     p_tune.add_argument("--port", type=_port_arg, help="loopback port, 1 to 65535 (default: a free one)")
     p_tune.add_argument("-p", "--param", action="append", default=[], metavar="NAME=VALUE",
                         help="notebook 02 parameter (TOML value), e.g. -p queries=bfcl-pooled -p tune=true")
@@ -457,22 +473,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     server: Server | None = None
     prepared: Path | None = None  # tune: this server's own folder, removed when it stops
     try:
-        try:
-            if args.which == "lab":
-                server = start("lab", args.root, port=args.port)
-                print(_banner(server, f"JupyterLab on {args.root} (kernel: {sys.executable}).", "lab"), flush=True)
-            else:
-                params = _tune_params(args.param)
-                port = args.port if args.port is not None else free_port()
-                _check_port(port)  # before the folder is named after it
-                prepared = LAB_DIR / f"tune-{port}"
-                notebook = prepare(TUNING_NOTEBOOK, params, out_dir=prepared)
-                server = start("voila", notebook, port=port)
-                print(_banner(server, f"Voila app of {TUNING_NOTEBOOK.name} ({notebook}); the first page load runs it."),
-                      flush=True)
-        except ErisLabError as exc:
-            print(f"eris-lab {args.which}: {exc}", file=sys.stderr)
-            return 2
+        if args.which == "lab":
+            server = start("lab", args.root, port=args.port)
+            print(_banner(server, f"JupyterLab on {args.root} (kernel: {sys.executable}).", "lab"), flush=True)
+        else:
+            params = _tune_params(args.param)
+            port = args.port if args.port is not None else free_port()
+            _check_port(port)  # before the folder is named after it
+            prepared = LAB_DIR / f"tune-{port}"
+            notebook = prepare(TUNING_NOTEBOOK, params, out_dir=prepared)
+            server = start("voila", notebook, port=port)
+            print(_banner(server, f"Voila app of {TUNING_NOTEBOOK.name} ({notebook}); the first page load runs it."),
+                  flush=True)
         while server.process.poll() is None:
             time.sleep(0.5)
         print(f"the server exited (status {server.process.returncode}); log {server.log}", file=sys.stderr)
@@ -489,5 +501,3 @@ def main(argv: Sequence[str] | None = None) -> int:
                 signal.signal(signum, handler)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
