@@ -34,12 +34,24 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ERIS_LAB_CACHE") or Path.home() / ".cache" / "eris_lab")
 
 
+def _mode_for(path: Path) -> int:
+    """The mode the written file gets: the replaced file's, else a new file's under the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temp path beside ``path``, renamed over it when the block succeeds and removed when it fails.
 
     For writers that need a path of their own (``np.savez``, the GGUF assembler); text and bytes
-    go through :func:`write_atomic`. Parent folders are created.
+    go through :func:`write_atomic`. Parent folders are created. The file keeps the mode of the
+    file it replaces; a new one gets the usual mode under the umask (``mkstemp``'s temp file
+    alone would be readable by its owner only).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -47,6 +59,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, _mode_for(path))  # mkstemp makes files owner-only; a report is for sharing
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

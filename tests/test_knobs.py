@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from eris_lab.errors import KnobsError
-from eris_lab._files import write_atomic
 from eris_lab.knobs import Knobs
 
 
@@ -45,17 +44,3 @@ def test_load_errors(tmp_path):
     bad.write_text("threshold = = 1")
     with pytest.raises(KnobsError, match="not valid TOML"):
         Knobs.load(bad)
-
-
-def test_write_atomic_keeps_last_good_file_on_failure(tmp_path, monkeypatch):
-    path = write_atomic(tmp_path / "k.toml", "good")
-    import os
-
-    def boom(*_):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
-        write_atomic(path, "bad")
-    assert path.read_text() == "good"
-    assert [p.name for p in tmp_path.iterdir()] == ["k.toml"]  # no temp file left behind

@@ -1,4 +1,4 @@
-"""Generation speed with and without a grammar: ``python -m eris_lab.bench llm``.
+"""Generation speed with and without a grammar.
 
 One process, one model load, pinned threads. Each mode generates from the same prompt at
 temperature 0 for ``--runs`` runs; the first run of each mode is a warm-up and is not counted.
@@ -13,6 +13,8 @@ and one bounded string argument), ``json`` (llama.cpp's generic ``json.gbnf``, a
 llama-cpp-python); each grammar mode runs with the runner's greedy grammar check and, as
 ``*_chain``, with llama-cpp-python's own sampler chain (grammar over the whole vocabulary at
 every step).
+
+Run: ``eris-lab bench llm [--help]``.
 """
 
 from __future__ import annotations

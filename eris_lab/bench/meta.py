@@ -1,4 +1,4 @@
-"""Routed offer vs meta-tools, on the same tasks: ``python -m eris_lab.bench meta``.
+"""Routed offer vs meta-tools, on the same tasks.
 
 Two measurements (issue #7 "Measure"):
 
@@ -21,6 +21,8 @@ max, a full roster) / 673 meta entry; pooled BFCL live_multiple 1,041 tools 310,
 meta-progress 2/10 with 2.0 calls (the gold tool was among the search hits 6/10); meta without
 progress 0/10 with 3.0 calls: it repeated the same tool_search until the step budget (3) ran out
 on every task, though the gold tool was among the hits 6/10.
+
+Run: ``eris-lab bench meta [--help]``.
 """
 
 from __future__ import annotations

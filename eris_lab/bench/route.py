@@ -1,8 +1,10 @@
-"""Route latency and start-up (a benchmark that prints numbers): ``python -m eris_lab.bench route``.
+"""Route latency and start-up.
 
 Route latency p50/p95 split into embed and score (+ policy and offer) at catalogue sizes 50,
 1,000, 10,000 and 100,000 tools (the real demo vectors, then seeded random unit vectors as
 synthetic tools), and start-up time with a cold and a warm vector cache.
+
+Run: ``eris-lab bench route [--help]``.
 """
 
 from __future__ import annotations
@@ -115,8 +117,8 @@ def main(argv=None) -> int:
     parser = Parser(prog="eris-lab bench route", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=_sizes, default=(50, 1_000, 10_000, 100_000), metavar="N,N,...",
                         help="catalogue sizes in tools (default 50,1000,10000,100000)")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--catalog")
+    parser.add_argument("--repeats", type=int, default=3, help="passes over the 20 queries per size (default 3)")
+    parser.add_argument("--catalog", help="catalogue whose tool vectors seed the sizes (default descriptors/)")
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -1,10 +1,12 @@
-"""The tuning view's redraw time under a slider drag: ``python -m eris_lab.bench tuning``.
+"""The tuning view's redraw time under a slider drag.
 
 Notebook 02's tuning view under a simulated slider drag (:data:`DRAG`) on the demo and pooled
 BFCL suites: the one-off scoring, then p50/p95 per redraw of re-deciding + metrics, the curve,
 rendering, and the total; embedder calls counted before and after (a drag embeds nothing).
 ``--baseline`` also times the reference path (the algorithm before the fast path) on the same
 drag, in the same process.
+
+Run: ``eris-lab bench tuning [--help]``.
 """
 
 from __future__ import annotations
