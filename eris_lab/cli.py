@@ -423,7 +423,8 @@ def _add_eval(sub) -> None:
 
 
 def _print_eval(record: dict[str, Any]) -> None:
-    from .eval.metrics import METRICS, format_value as fmt
+    from .eval.metrics import METRICS
+    from .eval.metrics import format_value as fmt
 
     print(f"suite {record['suite']} · strategy {record['strategy']} · n {record['n']}"
           + (f" · {record['notes']}" if record.get("notes") else ""))
@@ -518,10 +519,10 @@ def _add_generate(sub) -> None:
 
 
 def _run_generate(args) -> int:
-    from .llm import LlamaRunner
     from .execution import Session
-    from .router import Router
+    from .llm import LlamaRunner
     from .loop import print_turn, run_turn
+    from .router import Router
 
     if args.max_rounds < 0:
         raise ErisLabError(f"expected an integer >= 0, got {args.max_rounds}", where="--max-rounds")

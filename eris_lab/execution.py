@@ -36,8 +36,8 @@ from zoneinfo import ZoneInfo
 
 from .catalog import Catalog
 from .errors import ToolError
-from .schema import validate
 from .knobs import Knobs
+from .schema import validate
 
 __all__ = ["ToolResult", "Session", "execute", "failed", "label", "RESULT_LABEL"]
 
@@ -230,7 +230,8 @@ def execute(call: Any, offer: Any, catalog: Catalog, *, allowed: Iterable[str] |
     """
     session = session if session is not None else Session()
     if executors is None:
-        from .tools import EXECUTORS as executors  # the demo executors; imported when first needed
+        # the demo executors, imported when first needed
+        from .tools import EXECUTORS as executors
     name = getattr(call, "name", None) if not isinstance(call, Mapping) else call.get("name")
     arguments = getattr(call, "arguments", None) if not isinstance(call, Mapping) else call.get("arguments", {})
     name = name if isinstance(name, str) else repr(name)

@@ -23,7 +23,8 @@ from .execution import Session, ToolResult, execute
 from .grammar import compile as compile_grammar
 from .knobs import Knobs
 from .offer import Offer
-from .parse import Parsed, calls as parse_calls
+from .parse import Parsed
+from .parse import calls as parse_calls
 from .router import Routed, Router
 
 if TYPE_CHECKING:

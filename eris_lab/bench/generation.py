@@ -83,17 +83,17 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .. import prompt as prompts
+from .._files import repo_root, write_atomic
 from ..catalog import Catalog
-from ..schema import normalize_types
 from ..errors import DataError, ErisLabError
+from ..eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_suite, read_lines
 from ..grammar import compile as compile_grammar
 from ..grammar.envelope import ENVELOPE_KEYS, STATUSES
-from .._files import repo_root, write_atomic
 from ..knobs import Knobs
+from ..loop import SYSTEM
 from ..offer import Offer
 from ..parse import calls as parse_calls
-from ..loop import SYSTEM
-from ..eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_suite, read_lines
+from ..schema import normalize_types
 
 __all__ = [
     "Outcome",
@@ -537,9 +537,9 @@ def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str]
 
 
 def _router_factory(knobs: Knobs):
+    from ..embed import default_embedder
     from ..router import Router
     from ..strategies import MemoEmbedder
-    from ..embed import default_embedder
 
     memo = MemoEmbedder(default_embedder())
 

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ..catalog import Catalog, tools_from_json
-from ..schema import normalize_types
 from ..errors import ErisLabError
-from ..offer import Offer
 from ..grammar.compiler import compile_schema
-from ..schema import clear_cache as clear_schema_cache
 from ..grammar.envelope import compile as compile_offer
+from ..offer import Offer
+from ..schema import clear_cache as clear_schema_cache
+from ..schema import normalize_types
 
 __all__ = ["compile_times", "sampling_speed", "differential", "bfcl_catalog", "prompt_tokens", "main"]
 

@@ -34,11 +34,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..catalog import Catalog, load, tools_from_json
-from ..schema import normalize_types
 from .._files import write_atomic
+from ..catalog import Catalog, load, tools_from_json
 from ..errors import ErisLabError
 from ..knobs import Knobs
+from ..schema import normalize_types
 
 __all__ = ["DEMO_TASKS", "Task", "prompt_tokens", "run_routed", "run_meta", "pooled_bfcl", "main"]
 
@@ -171,8 +171,8 @@ def run_routed(task: Task, runner: Any, router: Any, catalog: Catalog, *, max_to
     dict
         ``{"route": "routed", "model_calls", "reached", "called", "offered", "status", "seconds"}``.
     """
-    from ..grammar import compile as compile_grammar
     from ..execution import Session, execute
+    from ..grammar import compile as compile_grammar
     from ..parse import calls
     from ..prompt import slim
 

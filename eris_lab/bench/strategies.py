@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import ErisLabError
 from .._files import repo_root, write_atomic
+from ..errors import ErisLabError
 from ..eval.datasets import SUITES, load_suite
 from ..eval.harness import prime, run, shared_embedder
 from ..eval.metrics import METRICS, evaluate, format_value
@@ -52,8 +52,8 @@ def bench(suites: Sequence[str] = DEFAULT_SUITES, strategies: Sequence[str] = DE
     listed under ``errors`` (with the message) and the run goes on. With ``checkpoint``, the
     report so far is written there (atomically) after every suite.
     """
-    from ..strategies import make
     from ..eval.embedders import make_embedder
+    from ..strategies import make
 
     memos = {name: shared_embedder(make_embedder(name)) for name in embedders}
     memo = memos[embedders[0]]

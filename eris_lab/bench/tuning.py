@@ -126,9 +126,9 @@ def tuning_bench(suites=("demo", "bfcl-pooled"), repeats: int = 3, baseline: boo
         "baseline"?, "speedup"?}], "drag": len(DRAG), "repeats"}``; times in ms unless ``_s``.
         ``embedder`` counts model calls and texts during the build and during the drag (0).
     """
-    from ..lab import workbench
     from ..embed import default_embedder
     from ..eval.datasets import load_suite
+    from ..lab import workbench
     from ..strategies import MemoEmbedder
 
     rows = []

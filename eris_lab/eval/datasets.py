@@ -68,10 +68,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
-from ..catalog import VARIANT_MARK, Catalog, Tool, load as load_catalog, tools_from_json
-from ..schema import normalize_types
-from ..errors import CatalogError, DataError
 from .._files import cache_dir, repo_root, sha256_file
+from ..catalog import VARIANT_MARK, Catalog, Tool, tools_from_json
+from ..catalog import load as load_catalog
+from ..errors import CatalogError, DataError
+from ..schema import normalize_types
 
 __all__ = [
     "read_lines",

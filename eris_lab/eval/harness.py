@@ -11,10 +11,9 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
-from ..catalog import routing_phrases
+from ..catalog import routing_phrases, toolkit_of
 from ..embed import Embedder, default_embedder
 from ..guard import clean_text
-from ..catalog import toolkit_of
 from ..strategies import Context, MemoEmbedder, Strategy, make
 from .datasets import Suite
 from .metrics import QueryResult, ToolTokens, approx_tokens, evaluate

@@ -14,8 +14,8 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ..catalog import Catalog
-from ..schema import normalize_types
 from ..knobs import Knobs
+from ..schema import normalize_types
 from .builtins import PRIMITIVE_RULES, STRING_FORMAT_RULES
 from .envelope import ENVELOPE_KEYS, STATUSES
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..errors import SchemaError
-from ..errors import OracleError
+from ..errors import OracleError, SchemaError
 from .oracle import Oracle, oracle
 
 __all__ = ["Guidance", "guidance", "constraint"]

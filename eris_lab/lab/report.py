@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .._files import repo_root, write_atomic
 from ..errors import ReportError
 from ..eval.metrics import METRICS
-from .._files import repo_root, write_atomic
 
 __all__ = [
     "run", "record", "recorded", "RunResult", "Failure", "NotebookRun", "notebooks", "load_params",

@@ -154,10 +154,9 @@ def space_points(suite, results=None, *, embedder=None, max_queries: int | None 
     """
     import numpy as np
 
-    from ..catalog import enrich_for_routing
+    from ..catalog import enrich_for_routing, toolkit_of
     from ..eval.harness import shared_embedder
     from ..guard import clean_text
-    from ..catalog import toolkit_of
 
     memo = shared_embedder(embedder)
     rng = np.random.default_rng(seed)

@@ -28,10 +28,16 @@ import numpy as np
 from ..errors import ErisLabError
 from ..eval.datasets import Suite
 from ..eval.metrics import HEADLINE, QueryResult, evaluate, misrouted_row, rate
+from ..knobs import Knobs
 from ..policy import decision_keys, embedding_mask
 from ..router import passes_domain_floor
-from ..knobs import Knobs
-from ..strategies import Context, DenseTopK, EmbeddingPolicy, MemoEmbedder, knob_overrides
+from ..strategies import (
+    Context,
+    DenseTopK,
+    EmbeddingPolicy,
+    MemoEmbedder,
+    knob_overrides,
+)
 from ..strategies.embedding import MAX_HITS
 
 __all__ = ["Workbench", "View", "view", "tune_and_save", "panel", "Debouncer", "VARIANTS", "CURVE_THRESHOLDS",

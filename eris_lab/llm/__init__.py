@@ -7,7 +7,12 @@ format of base models), :mod:`.openai` (``OpenAIBackend``), :mod:`.model` (the b
 
 from .generation import Generation, Messages, Runner, as_messages
 from .model import default_model_path
-from .openai import TOOL_PARSE_FAILURES, OpenAIBackend, native_tool_calls, tool_parse_failure
+from .openai import (
+    TOOL_PARSE_FAILURES,
+    OpenAIBackend,
+    native_tool_calls,
+    tool_parse_failure,
+)
 from .runner import PLAIN_ROLES, LlamaRunner, plain_prompt
 
 __all__ = [

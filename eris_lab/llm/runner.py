@@ -282,9 +282,8 @@ class LlamaRunner:
             return None
         from llama_cpp import LogitsProcessorList
 
-        from ..errors import SchemaError
+        from ..errors import OracleError, SchemaError
         from ..grammar.guidance import Guidance
-        from ..errors import OracleError
 
         try:
             if loaded.guidance is None:

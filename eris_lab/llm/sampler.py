@@ -53,8 +53,8 @@ class GreedyGrammarSampler:
 
     def __init__(self, llm, grammar: str) -> None:
         import llama_cpp  # loaded already: only LlamaRunner.generate builds this sampler
-        from llama_cpp._internals import LlamaTokenDataArray
         import numpy as np
+        from llama_cpp._internals import LlamaTokenDataArray
 
         self._np = np
         self._llama_cpp = llama_cpp

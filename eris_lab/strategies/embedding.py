@@ -20,7 +20,14 @@ from ..guard import clean_text
 from ..knobs import Knobs
 from ..offer import build
 from ..policy import Hit, decide
-from ..router import Router, Routed, embed_tools, kept_hits, previous_user_text, top_scores
+from ..router import (
+    Routed,
+    Router,
+    embed_tools,
+    kept_hits,
+    previous_user_text,
+    top_scores,
+)
 from .base import Context, Strategy, subset_offer
 
 __all__ = ["DenseTopK", "EmbeddingPolicy", "Scored", "tool_matrix"]

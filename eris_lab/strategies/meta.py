@@ -59,7 +59,9 @@ class MetaStrategy(Strategy):
         self.allowed = allowed
 
     def _fit(self, catalog: Catalog) -> None:
-        from ..mcp.meta import ToolSearch  # mcp.meta builds on strategies.bm25 / hybrid: import late
+        from ..mcp.meta import (
+            ToolSearch,  # mcp.meta builds on strategies.bm25 / hybrid: import late
+        )
 
         if self.search not in SEARCHES:
             raise ErisLabError(f"expected one of {', '.join(SEARCHES)}, got {self.search!r}", where="MetaStrategy.search")

@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .agenda import agenda_complete, agenda_list, agenda_push, agenda_remind_at, agenda_remind_self, agenda_remove
+from .agenda import (
+    agenda_complete,
+    agenda_list,
+    agenda_push,
+    agenda_remind_at,
+    agenda_remind_self,
+    agenda_remove,
+)
 from .calc import UNITS, calc_convert, calc_evaluate
 from .clock import clock_now
 from .vault import vault_list, vault_read, vault_write
