@@ -4,8 +4,9 @@
   ``notebooks/``, ``reports/``, the git-ignored ``.cache/``); modules never count ``__file__``
   parents themselves, so moving a module cannot silently change a path.
 * :func:`cache_dir`: eris_lab's user cache (``$ERIS_LAB_CACHE`` or ``~/.cache/eris_lab``).
-* :func:`write_atomic` / :func:`atomic_path`: reports, vectors, knobs and records are written through a temp file and a rename,
-  so a crash never leaves half a file and a failed run never replaces the last good one.
+* :func:`write_atomic` / :func:`atomic_path`: reports, vectors, knobs and records are written
+  through a temp file and a rename, so a crash never leaves half a file and a failed run never
+  replaces the last good one.
 * :func:`sha256_file`: the hash checks of external artefacts (the BFCL wheel, the GGUF).
 """
 

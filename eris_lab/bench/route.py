@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._files import write_atomic
+from ._stats import p50_p95
 
 __all__ = ["route_bench", "QUERIES", "main"]
 
@@ -33,10 +34,6 @@ QUERIES = (
     "lösche die Erinnerung", "search wikipedia for Ada Lovelace", "battery status please",
     "tell me something nice",
 )
-
-
-def _percentiles(values: list[float]) -> tuple[float, float]:
-    return float(np.percentile(values, 50)), float(np.percentile(values, 95))
 
 
 def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_path: str | None = None) -> dict:
@@ -85,7 +82,7 @@ def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_pa
                 timings["total"].append(t["total"])
         row = {"n_tools": n}
         for key, values in timings.items():
-            p50, p95 = _percentiles(values)
+            p50, p95 = p50_p95(values)
             row[f"{key}_p50_ms"], row[f"{key}_p95_ms"] = round(p50, 3), round(p95, 3)
         rows.append(row)
         print(f"  {n:>7} tools: total p50 {row['total_p50_ms']:.2f} ms p95 {row['total_p95_ms']:.2f} ms | "

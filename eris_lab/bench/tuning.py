@@ -20,12 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from .._files import write_atomic
+from ._stats import p50_p95
 
 __all__ = ["tuning_bench", "DRAG", "START", "main"]
-
-
-def _percentiles(values: list[float]) -> tuple[float, float]:
-    return float(np.percentile(values, 50)), float(np.percentile(values, 95))
 
 
 #: The simulated slider drag of ``tuning``, from the default knobs (0.50, 0.58, 0.05, policy):
@@ -94,7 +91,7 @@ def _drag(workbench, bench, passes: int, reference: bool) -> dict:
     out = {"redraws": len(moves["total"]),
            "first_view_ms": {k: round(float(np.median([f[k] for f in first])), 2) for k in first[0]}}
     for key, values in moves.items():
-        p50, p95 = _percentiles(values)
+        p50, p95 = p50_p95(values)
         out[f"{key}_p50_ms"], out[f"{key}_p95_ms"] = round(p50, 2), round(p95, 2)
     out["max_total_ms"] = round(max(moves["total"]), 2)
     return out
