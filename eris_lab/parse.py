@@ -849,7 +849,7 @@ _FORMATS = {
 # ---------------------------------------------------------------------------------------------
 
 _ENVELOPE_KEYS = frozenset(ENVELOPE_KEYS)
-_THOUGHT, _STATUS, _MESSAGE, _TOOL_CALLS = ENVELOPE_KEYS
+_, _, _MESSAGE, _TOOL_CALLS = ENVELOPE_KEYS  # the keys the parser reads by name
 _ENVELOPE_KEY = "(" + "|".join(map(re.escape, ENVELOPE_KEYS)) + ")"
 
 

@@ -161,7 +161,7 @@ def test_tool_tokens_memoise_and_sum():
 
 
 def test_the_metrics_table_names_every_number_of_the_record_once():
-    from eris_lab.eval.metrics import HEADLINE, METRICS, format_value, metric
+    from eris_lab.eval.metrics import HEADLINE, METRICS, format_value
     from eris_lab.lab.report import HIGHER_IS_BETTER, LOWER_IS_BETTER
 
     record = evaluate([QueryResult(id="a", query="x", gold=("t:a",), expect="all", offered=("t:a",), kind="subset",
@@ -173,5 +173,3 @@ def test_the_metrics_table_names_every_number_of_the_record_once():
     assert set(LOWER_IS_BETTER) == {m.name for m in METRICS if m.better == "lower"} and "lock_in" in LOWER_IS_BETTER
     assert (format_value(None, "recall"), format_value(0.5, "recall"), format_value(123.4, "offer_tokens"),
             format_value(7, "n")) == ("-", "0.500", "123", "7")
-    with pytest.raises(KeyError, match="unknown metric 'recal'"):
-        metric("recal")

@@ -51,7 +51,7 @@ from ..catalog import Catalog, base_name
 from ..policy import Hit
 
 __all__ = ["QueryResult", "evaluate", "approx_tokens", "ToolTokens", "Metric", "METRICS", "HEADLINE", "DESIGN_KEYS",
-           "RECALL_AT", "metric", "format_value", "rate", "misrouted_row"]
+           "RECALL_AT", "format_value", "rate", "misrouted_row"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,14 +100,6 @@ HEADLINE = ("n", "recall", "top1", "mean_offer", "p95_offer", "lock_in", "full_r
 DESIGN_KEYS = ("suite", "strategy", "n", "recall", "top1", "mean_offer", "p95_offer", "lock_in",
                "full_roster_rate", "empty_rate", "offer_tokens", "catalog_tokens", "misrouted")
 RECALL_AT = (1, 5, 10)
-
-
-def metric(name: str) -> Metric:
-    """The :class:`Metric` called ``name``; ``KeyError`` naming it when there is none."""
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise KeyError(f"unknown metric {name!r}; expected one of {', '.join(_BY_NAME)}") from None
 
 
 def format_value(value: Any, name: str | None = None) -> str:
