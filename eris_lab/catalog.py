@@ -260,6 +260,36 @@ class Catalog(Sequence[Tool]):
         """Every tool name of ``domain`` in registry order (empty for ``""`` or an unknown domain)."""
         return self._domains.get(domain, ())
 
+    def seat_domains(self, names: Iterable[str], budget: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Seat whole domains of ``names`` in rank order until ``budget`` tools are seated.
+
+        Each name brings its whole domain (``cluster``; a domainless name is a domain of its own),
+        its ranked members first; a domain that would overflow ``budget`` is skipped unless nothing
+        is seated yet. The one owner of "the cap never amputates a domain's verbs" (DESIGN.md
+        ``offer_cap``), used by ``offer.build``'s cap and ``policy.decide``'s ranked widening.
+
+        Returns
+        -------
+        (tuple of str, tuple of str)
+            The seated names, and the seated domain keys (a domainless name keyed by itself).
+        """
+        names = list(dict.fromkeys(names))
+        seated: list[str] = []
+        result: list[str] = []
+        for name in names:
+            key = domain_of(name) or f"\0{name}"  # a domainless tool is a domain of its own
+            if key in seated:
+                continue
+            family = self.cluster(key) if domain_of(name) else (name,)
+            ordered = [n for n in names if (domain_of(n) or f"\0{n}") == key] + [n for n in family if n not in names]
+            if result and len(result) + len(ordered) > budget:
+                continue
+            seated.append(key)
+            result.extend(ordered)
+            if len(result) >= budget:
+                break
+        return tuple(result), tuple(k.lstrip("\0") for k in seated)
+
     @classmethod
     def from_names(cls, names: Iterable[str], *, source: str = "names") -> "Catalog":
         """A catalogue of bare names (no schema), for policy work with injected hits."""

@@ -48,9 +48,22 @@ def _load_catalog(path: str | None):
 
 
 def _load_knobs(path: str | None):
+    """``--knobs``: a TOML file, ``reference`` (DESIGN.md's values), or None (the reference values)."""
     from .knobs import Knobs
 
-    return Knobs.load(path) if path else Knobs()
+    return Knobs.load(path) if path and path != REFERENCE else Knobs()
+
+
+REFERENCE = "reference"  # --knobs reference: DESIGN.md's reference knobs instead of calibrated ones
+
+
+def _router(catalog, knobs_arg: str | None):
+    """The router of route / generate: ``--knobs FILE|reference``, else knobs calibrated for the catalogue."""
+    from .router import Router
+
+    if knobs_arg:
+        return Router(catalog, knobs=_load_knobs(knobs_arg))
+    return Router.with_calibrated_knobs(catalog)
 
 
 def _table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
@@ -104,20 +117,65 @@ def _add_route(sub) -> None:
     p.add_argument("--recent", action="append", default=[], metavar="NAME",
                    help="a recent successful tool of the session (repeatable, oldest first)")
     p.add_argument("--previous", default="", metavar="TEXT", help="the previous user message (for follow-ups)")
-    p.add_argument("--knobs", help="knobs TOML file (from the tuner)")
+    p.add_argument("--knobs", metavar="FILE|reference",
+                   help="knobs TOML file (from tune or calibrate), or 'reference' for DESIGN.md's values "
+                        "(default: knobs calibrated for this catalogue, cached)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def _run_route(args) -> int:
-    from .router import Router
-
     catalog = _load_catalog(args.catalog)
-    knobs = _load_knobs(args.knobs)
     catalog.require(args.recent, where="--recent")
     history = [{"role": "user", "content": args.previous}] if args.previous else []
-    routed = Router(catalog, knobs=knobs).route(args.text, recent=args.recent, history=history)
+    routed = _router(catalog, args.knobs).route(args.text, recent=args.recent, history=history)
     record = routed.to_json()
     _print_json(record) if args.json else _print_routing(record)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# calibrate
+# ---------------------------------------------------------------------------------------------
+
+
+def _add_calibrate(sub) -> None:
+    p = sub.add_parser("calibrate", help="label-free knobs for a catalogue and embedder (knobs TOML with provenance)")
+    p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
+    p.add_argument("--out", metavar="FILE", help="knobs TOML to write (atomically); default: print the fitted knobs")
+    p.add_argument("--alpha", type=float, default=None, metavar="A",
+                   help="miscoverage: offers aim to hold the right tool for 1 - A of messages (default 0.05)")
+    p.add_argument("--no-cache", action="store_true", help="refit even when a cached calibration exists")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _run_calibrate(args) -> int:
+    import time
+
+    from .calibration import DEFAULT_ALPHA, calibrated_knobs, describe
+    from .embed import default_embedder
+
+    alpha = DEFAULT_ALPHA if args.alpha is None else args.alpha
+    if not 0 < alpha < 1:
+        raise ErisLabError(f"expected a number in (0, 1), got {args.alpha!r}", where="--alpha")
+    if args.out and Path(args.out).is_dir():
+        raise ErisLabError("is a folder; expected a knobs TOML file path", where=f"--out {args.out}")
+    catalog = _load_catalog(args.catalog)
+    start = time.perf_counter()
+    knobs = calibrated_knobs(catalog, default_embedder(), alpha=alpha, cache=not args.no_cache)
+    record = describe(knobs) | {"seconds": round(time.perf_counter() - start, 3)}
+    if args.out:
+        knobs.save(args.out)
+        record["out"] = args.out
+    if args.json:
+        _print_json(record)
+    else:
+        prov = record["provenance"]
+        print(f"calibrated {prov.get('n_tools')} tools of {prov.get('catalog')} for {prov.get('embedding_model')} "
+              f"in {record['seconds']:.1f} s ({prov.get('n_pseudo_queries')} pseudo-queries)")
+        print(f"method: {prov.get('method')}")
+        print(_table([(k, json.dumps(v)) for k, v in record["knobs"].items()], ("knob", "value")))
+        if args.out:
+            print(f"wrote {args.out}")
     return 0
 
 
@@ -132,9 +190,10 @@ def _add_decide(sub) -> None:
     p.add_argument("--hits", required=True,
                    help='JSON list of [name, score] pairs or {"name","score"} objects, or @FILE')
     p.add_argument("--recent", action="append", default=[], metavar="NAME")
-    p.add_argument("--fallback", choices=("full_roster", "domain_cluster"), help="unsure fallback")
+    p.add_argument("--fallback", choices=("full_roster", "domain_cluster", "ranked"), help="unsure fallback")
     p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
-    p.add_argument("--knobs", help="knobs TOML file")
+    p.add_argument("--knobs", metavar="FILE|reference",
+                   help="knobs TOML file (default: DESIGN.md's reference values, so fixtures keep their meaning)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -414,7 +473,9 @@ def _add_eval(sub) -> None:
     p.add_argument("--strategy", default="policy", metavar="S",
                    help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-cluster, policy-abstain, "
                         "toolkit, meta; parameters as NAME:k=v,... (default policy)")
-    p.add_argument("--knobs", help="knobs TOML file for the embedding + policy strategies")
+    p.add_argument("--knobs", metavar="FILE|reference",
+                   help="knobs for the embedding + policy strategies: a TOML file or 'reference' "
+                        "(default: policy calibrates on the suite's catalogue without labels)")
     p.add_argument("--embedder", default="minilm", choices=("minilm", "use-multilingual"),
                    help="embedding model (default minilm: the bundled all-MiniLM-L6-v2)")
     p.add_argument("--split", choices=("train", "test"), help="keep one split")
@@ -458,7 +519,7 @@ def _run_eval(args) -> int:
     from .eval.embedders import make_embedder
     from .eval.harness import run_eval
 
-    knobs = _load_knobs(args.knobs) if args.knobs else None
+    knobs = _load_knobs(args.knobs) if args.knobs else None  # None: each strategy's own (policy: calibrated)
     suite = load_suite(args.suite, catalog=args.catalog, split=args.split, limit=args.limit)
     embedder = make_embedder(args.embedder) if args.embedder != "minilm" else None
     record = run_eval(suite, args.strategy, knobs=knobs, embedder=embedder,
@@ -513,7 +574,8 @@ def _add_generate(sub) -> None:
     p.add_argument("--max-rounds", type=int, default=2, help="rounds in which tools may be called (default 2)")
     p.add_argument("--max-tokens", type=int, default=256, help="generation budget per round, in tokens")
     p.add_argument("--threads", type=int, default=1, help="CPU threads for llama.cpp (pin it; default 1)")
-    p.add_argument("--knobs", help="knobs TOML file")
+    p.add_argument("--knobs", metavar="FILE|reference",
+                   help="knobs TOML file or 'reference' (default: calibrated for this catalogue)")
     p.add_argument("--recent", action="append", default=[], metavar="NAME", help="a recent successful tool")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -522,7 +584,6 @@ def _run_generate(args) -> int:
     from .execution import Session
     from .llm import LlamaRunner
     from .loop import print_turn, run_turn
-    from .router import Router
 
     if args.max_rounds < 0:
         raise ErisLabError(f"expected an integer >= 0, got {args.max_rounds}", where="--max-rounds")
@@ -532,7 +593,7 @@ def _run_generate(args) -> int:
         raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")
-    router = Router(catalog, knobs=_load_knobs(args.knobs))
+    router = _router(catalog, args.knobs)
     session = Session()
     for name in args.recent:
         session.remember(name)
@@ -627,6 +688,7 @@ _FLAGS_OF_THEIR_OWN = ("lab", "tune-app")
 
 COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[Any], int]]] = {
     "route": (_add_route, _run_route),
+    "calibrate": (_add_calibrate, _run_calibrate),
     "decide": (_add_decide, _run_decide),
     "parse": (_add_parse, _run_parse),
     "resolve-arg": (_add_resolve_arg, _run_resolve_arg),

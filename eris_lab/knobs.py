@@ -20,8 +20,8 @@ from .errors import KnobsError
 
 __all__ = ["Knobs", "FALLBACKS"]
 
-FALLBACKS = ("full_roster", "domain_cluster")
-EMPTY_FALLBACKS = ("full_roster", "none")
+FALLBACKS = ("full_roster", "domain_cluster", "ranked")
+EMPTY_FALLBACKS = ("full_roster", "none", "ranked")
 CALIBRATIONS = ("auto", "none", "background")
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -43,8 +43,18 @@ class Knobs:
     single_hit_floor: float = 0.58  # a lone embedding hit below this is demoted; DESIGN.md
     margin: float = 0.05  # hits within this cosine of the top are a near-tie; DESIGN.md
     forced_floor: float = 0.99  # hits at or above this are lexical/forced, never demoted; DESIGN.md
-    unsure_fallback: Literal["full_roster", "domain_cluster"] = "full_roster"  # after a demotion
-    empty_fallback: Literal["full_roster", "none"] = "full_roster"  # no hit at all; DESIGN step 7
+    unsure_fallback: Literal["full_roster", "domain_cluster", "ranked"] = "full_roster"  # after a demotion
+    empty_fallback: Literal["full_roster", "none", "ranked"] = "full_roster"  # no hit at all; DESIGN step 7
+    # Bounded widening (issue 18): "ranked" offers the widen_k best-scored tools (whole domains seated)
+    # instead of the roster; a catalogue of at most max_whole_roster tools is still offered whole.
+    widen_k: int = 8
+    max_whole_roster: int = 8
+    # hits further than this below the top are dropped from a ranked subset (>= 2: off, the reference)
+    subset_margin: float = 2.0
+    # the relevance gate: P(some tool fits) below relevance_floor offers nothing (0: gate off);
+    # relevance_weights = intercept, then one weight per calibration.GATE_FEATURES entry
+    relevance_floor: float = 0.0
+    relevance_weights: tuple[float, ...] = ()
     dialog_memory: int = 12  # recent successful tools kept per session; DESIGN.md
     offer_cap: int = 0  # max tools offered, 0 = uncapped; seats whole domains; DESIGN.md
     short_max_words: int = 3  # input of <= this many words is conversation (no URL/keyword)
@@ -70,6 +80,20 @@ class Knobs:
                 raise KnobsError(f"expected a cosine in [-1, 1], got {value!r}", where=name)
         if self.margin < 0:
             raise KnobsError(f"expected >= 0, got {self.margin!r}", where="margin")
+        for name in ("subset_margin", "relevance_floor"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)
+        if self.relevance_floor > 1:
+            raise KnobsError(f"expected a probability in [0, 1], got {self.relevance_floor!r}", where="relevance_floor")
+        if isinstance(self.relevance_weights, list):
+            object.__setattr__(self, "relevance_weights", tuple(self.relevance_weights))
+        if not isinstance(self.relevance_weights, tuple) or not all(
+                isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) for w in self.relevance_weights):
+            raise KnobsError(f"expected a list of numbers, got {self.relevance_weights!r}", where="relevance_weights")
+        if self.relevance_floor > 0 and not self.relevance_weights:
+            raise KnobsError("a relevance_floor > 0 needs relevance_weights (run eris-lab calibrate)",
+                             where="relevance_floor")
         if self.unsure_fallback not in FALLBACKS:
             raise KnobsError(
                 f"expected one of {', '.join(FALLBACKS)}, got {self.unsure_fallback!r}",
@@ -88,7 +112,7 @@ class Knobs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)
-        for name in ("dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars",
+        for name in ("widen_k", "max_whole_roster", "dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars",
                      "max_calls", "max_thought_chars", "max_message_chars"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .catalog import Catalog, domain_of
+from .catalog import Catalog
 from .knobs import Knobs
 from .policy import Decision, Kind, Rule
 
@@ -84,10 +84,6 @@ class Offer:
         return len(self.names)
 
 
-def _group_key(name: str) -> str:
-    return domain_of(name) or f"\0{name}"  # a domainless tool is a domain of its own
-
-
 def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs()) -> Offer:
     """Build the offer from a decision: companions, then cap.
 
@@ -125,20 +121,9 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs()) -> Of
         names = out
         # 2. cap
         if knobs.offer_cap:
-            seated: list[str] = []
-            result: list[str] = []
-            for name in names:
-                key = _group_key(name)
-                if key in seated:
-                    continue
-                family = [n for n in (catalog.cluster(key) if domain_of(name) else (name,))]
-                ordered = [n for n in names if _group_key(n) == key] + [n for n in family if n not in names]
-                if result and len(result) + len(ordered) > knobs.offer_cap:
-                    continue
-                seated.append(key)
-                result.extend(ordered)
+            result, seated = catalog.seat_domains(names, knobs.offer_cap)
             dropped = [n for n in names if n not in result]
-            overlays.append(f"cap {knobs.offer_cap}: seated {', '.join(k.lstrip(chr(0)) for k in seated)}"
+            overlays.append(f"cap {knobs.offer_cap}: seated {', '.join(seated)}"
                             + (f"; left out {', '.join(dropped)}" if dropped else ""))
-            names = result
+            names = list(result)
     return Offer(names=tuple(names), decision=decision, overlays=tuple(overlays))

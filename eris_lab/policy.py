@@ -57,6 +57,10 @@ class Rule(StrEnum):
     MIXED_EMBED_AND_LEXICAL = "MIXED_EMBED_AND_LEXICAL"
     UNSURE_FULL_ROSTER = "UNSURE_FULL_ROSTER"
     UNSURE_DOMAIN_CLUSTER = "UNSURE_DOMAIN_CLUSTER"
+    #: Bounded widening (issue 18): unsure, so the ``widen_k`` best-scored tools, not the roster.
+    UNSURE_RANKED = "UNSURE_RANKED"
+    #: The relevance gate judged that no tool fits: nothing is offered (the grammar allows an answer).
+    NO_TOOL_FITS = "NO_TOOL_FITS"
     EMPTY_AFTER_POLICY = "EMPTY_AFTER_POLICY"
     #: Not a policy rule: an offer built by hand (``Offer.given``) for a flag, a benchmark's fixed
     #: roster, a schema-recovery round or the meta-tools; ``decide`` never reports it.
@@ -211,6 +215,21 @@ def _full_roster(rule: Rule, catalog: Catalog, reason: str) -> Decision:
     return Decision(rule=rule, kind="full_roster", names=catalog.names, reason=reason)
 
 
+def _ranked_widening(rule: Rule, ranked: Sequence[Hit], catalog: Catalog, knobs: Knobs, note: str) -> Decision:
+    """Bounded widening: the ``widen_k`` best-scored tools with whole domains seated.
+
+    A catalogue of at most ``max_whole_roster`` tools, or a widening that would seat every tool,
+    is offered whole (kind ``full_roster``), so the rate of full-roster offers stays honest.
+    """
+    if len(catalog) <= max(knobs.max_whole_roster, knobs.widen_k):
+        return _full_roster(rule, catalog, f"{note}: offering the whole roster of {len(catalog)}")
+    order = [h.name for h in sorted(ranked, key=lambda h: -h.score) if h.name in catalog]
+    order += [n for n in catalog.names if n not in set(order)] if len(order) < knobs.widen_k else []
+    names, _ = catalog.seat_domains(order, max(knobs.widen_k, 1))
+    return Decision(rule=rule, kind="subset", names=names,
+                    reason=f"{note}: offering the {len(names)} best-scored tools (widen_k {knobs.widen_k})")
+
+
 def _rank(scores: dict[str, float], catalog: Catalog) -> tuple[str, ...]:
     return tuple(sorted(scores, key=lambda n: (-scores[n], catalog.position(n))))
 
@@ -226,7 +245,8 @@ def _with_clusters(hits: Iterable[Hit], domains: Iterable[str], catalog: Catalog
 
 
 def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence[str] = (),
-           knobs: Knobs = Knobs(), follow_up: bool = False) -> Decision:
+           knobs: Knobs = Knobs(), follow_up: bool = False, ranked: Sequence[Hit] = (),
+           relevance: float | None = None) -> Decision:
     """Decide which tools to offer for one message.
 
     Parameters
@@ -246,6 +266,12 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     follow_up : bool
         The message continues a dialog (the router saw an earlier user turn): short input is
         then not conversation (``guard.is_conversational``).
+    ranked : sequence of Hit
+        Every tool's score, threshold or not (the router passes its best ones): what the
+        ``"ranked"`` fallbacks widen to. Empty: the given ``hits``, then catalogue order.
+    relevance : float, optional
+        P(some tool fits) from the relevance gate (``calibration.RelevanceGate``); below
+        ``knobs.relevance_floor`` nothing is offered (rule ``NO_TOOL_FITS``) unless a hit is forced.
 
     Returns
     -------
@@ -272,6 +298,14 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         return Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(),
                         reason="short or greeting message with no URL and no tool keyword: conversation")
 
+    # the relevance gate: "no tool fits" is not "unsure" (issue 18); a forced (lexical) hit overrides
+    if (knobs.relevance_floor > 0 and relevance is not None and relevance < knobs.relevance_floor
+            and not forced):
+        return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
+                        reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
+                               "no tool fits, offering nothing")
+    ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
+
     # 2. split forced from embedding hits (keep the best score per tool)
     best: dict[str, float] = {}
     for h in hits:
@@ -280,6 +314,8 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     forced_hits = [Hit(name=n, score=s) for n, s in best.items() if s >= knobs.forced_floor]
     embed_hits = sorted((Hit(name=n, score=s) for n, s in best.items() if s < knobs.forced_floor),
                         key=lambda h: -h.score)
+    if embed_hits and knobs.subset_margin < 2.0:  # calibrated offers keep hits near the top only
+        embed_hits = [h for h in embed_hits if embed_hits[0].score - h.score <= knobs.subset_margin]
 
     # 3. demote a lone weak embedding hit
     demoted = ""
@@ -290,6 +326,8 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
             note = (f"lone hit {demoted} at {best[demoted]:.3f} is below the single-hit floor "
                     f"{knobs.single_hit_floor:.2f}")
             domain = domain_of(demoted)
+            if knobs.unsure_fallback == "ranked":
+                return _ranked_widening(Rule.UNSURE_RANKED, ranked, catalog, knobs, note)
             if knobs.unsure_fallback == "domain_cluster" and len(catalog.cluster(domain)) > 1:
                 names = _rank(_with_clusters([Hit(name=demoted, score=best[demoted])], [domain], catalog), catalog)
                 return Decision(rule=Rule.UNSURE_DOMAIN_CLUSTER, kind="cluster", names=names,
@@ -336,6 +374,9 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
 
     # 7. empty -> full roster (or nothing)
     if not names:
+        if knobs.empty_fallback == "ranked":
+            return _ranked_widening(Rule.UNSURE_RANKED, ranked, catalog, knobs,
+                                    f"no hit >= {knobs.threshold:.2f} and not judged irrelevant")
         if knobs.empty_fallback == "none":
             return Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="conversational", names=(),
                             reason=f"no hit >= {knobs.threshold:.2f}: offering nothing (empty_fallback=none)")

@@ -47,6 +47,7 @@ REFERRING_CUE_RE = re.compile(
 
 _WORD_RE = re.compile(r"[\wäöüß-]+", re.IGNORECASE)
 
+RANKED_HITS = 64  # best-scored tools kept for bounded widening (more than any widen_k)
 _MIN_BACKGROUND_STD = 0.03  # guards the z-score against a tool the background never moves
 _MAX_CALIBRATED = 0.98  # a calibrated score never reaches forced_floor (0.99): forced means lexical
 
@@ -219,6 +220,27 @@ class Router:
         self._fetch = fetch_tool(catalog)
         self.startup_ms = 0.0
         self._background: tuple[np.ndarray, np.ndarray] | None = None
+        self._gate = None  # calibration.RelevanceGate, built on first use
+        #: The last message's gate features ``(len(GATE_FEATURES),)`` and its ranked hits (every
+        #: tool's score, best ``RANKED_HITS``), for :meth:`route`'s relevance gate and widening.
+        self.last_features: np.ndarray | None = None
+        self.last_ranked: tuple[Hit, ...] = ()
+
+    @classmethod
+    def with_calibrated_knobs(cls, catalog: Catalog, embedder: Embedder | None = None, *,
+                              cache: bool | VectorCache = True, **overrides: Any) -> "Router":
+        """A router whose knobs are calibrated for ``catalog`` and ``embedder`` without labels.
+
+        ``calibration.calibrated_knobs`` (cached by catalogue fingerprint and model id); what
+        ``eris-lab route``, ``generate`` and the MCP server use unless given ``--knobs``.
+        ``overrides`` replace fitted knobs (e.g. ``max_calls``).
+        """
+        from .calibration import calibrated_knobs
+
+        router = cls(catalog, embedder, cache=cache)
+        knobs = calibrated_knobs(catalog, router.embedder, tool_vectors=router.tool_vectors)
+        router.knobs = knobs.replace(**overrides) if overrides else knobs
+        return router
 
     @property
     def calibrated(self) -> bool:
@@ -271,6 +293,25 @@ class Router:
             self.startup_ms = (time.perf_counter() - start) * 1000
         return self._vectors
 
+    def gate(self):
+        """The catalogue's :class:`~eris_lab.calibration.RelevanceGate` (negatives embedded once, cached)."""
+        if self._gate is None:
+            from .calibration import RelevanceGate, load_negatives
+
+            negatives = self._embed_cached(list(load_negatives()))
+            self._gate = RelevanceGate(self.catalog, self.tool_vectors, negatives)
+        return self._gate
+
+    def relevance(self, knobs: Knobs | None = None) -> float | None:
+        """P(some tool fits) of the last scored message under ``knobs`` (default the router's); None
+        when the gate is off (``relevance_floor`` 0) or the message was not embedded."""
+        knobs = knobs if knobs is not None else self.knobs
+        if knobs.relevance_floor <= 0 or self.last_features is None or not knobs.relevance_weights:
+            return None
+        from .calibration import RelevanceGate
+
+        return float(RelevanceGate.probability(self.last_features[None, :], knobs.relevance_weights)[0])
+
     # -- scoring ---------------------------------------------------------------------------
     def scores(self, texts: Sequence[str]) -> np.ndarray:
         """Scores of each text against every tool: ``(len(texts), n_tools) float32``.
@@ -314,6 +355,7 @@ class Router:
             Kept hits (:func:`kept_hits`), score descending; the guard note.
         """
         timings = {} if timings is None else timings
+        self.last_features, self.last_ranked = None, ()
         start = time.perf_counter()
         forced, guard = self._forced(text)
         conversational = not forced and is_conversational(
@@ -338,7 +380,13 @@ class Router:
         q = normalize_rows(self.embedder.embed(queries))
         timings["embed"] = (time.perf_counter() - embed_start) * 1000
         score_start = time.perf_counter()
-        scores = self.calibrate(q @ self.tool_vectors.T).max(axis=0)
+        raw = q @ self.tool_vectors.T
+        scores = self.calibrate(raw).max(axis=0)
+        if self.knobs.relevance_floor > 0:
+            best_row = int(raw.max(axis=1).argmax())
+            self.last_features = self.gate().features(q[best_row:best_row + 1], [queries[best_row]])[0]
+        idx, values = top_scores(scores, RANKED_HITS)
+        self.last_ranked = tuple(Hit(name=self.catalog.names[i], score=float(v)) for i, v in zip(idx, values))
         keep = np.flatnonzero(scores >= self.knobs.threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
         names = self.catalog.names
@@ -376,7 +424,7 @@ class Router:
         recent = tuple(h["name"] for h in history if h.get("role") == "tool_used" and h.get("name")) + tuple(recent)
         start = time.perf_counter()
         decision = decide(clean, hits, self.catalog, recent=recent, knobs=self.knobs,
-                          follow_up=bool(previous))
+                          follow_up=bool(previous), ranked=self.last_ranked, relevance=self.relevance())
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         offer = build(decision, self.catalog, knobs=self.knobs)

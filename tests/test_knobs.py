@@ -25,7 +25,7 @@ def test_round_trip_toml(tmp_path):
     [
         ({"threshold": 2}, "knobs.toml: threshold: expected a cosine in [-1, 1], got 2"),
         ({"threshold": "high"}, "knobs.toml: threshold: expected a number, got 'high'"),
-        ({"unsure_fallback": "guess"}, "knobs.toml: unsure_fallback: expected one of full_roster, domain_cluster, got 'guess'"),
+        ({"unsure_fallback": "guess"}, "knobs.toml: unsure_fallback: expected one of full_roster, domain_cluster, ranked, got 'guess'"),
         ({"offer_cap": -1}, "knobs.toml: offer_cap: expected an integer >= 0, got -1"),
         ({"treshold": 0.4}, "knobs.toml: unknown knob 'treshold'; expected one of"),
         ({"domain_floors": {"mail": 3}}, "knobs.toml: domain_floors.mail: expected a cosine in [-1, 1], got 3"),

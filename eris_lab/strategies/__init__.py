@@ -36,7 +36,8 @@ STRATEGIES: dict[str, tuple[type[Strategy], dict[str, Any]]] = {
     "dense": (DenseTopK, {}),
     "hybrid-rrf": (Hybrid, {"fusion": "rrf"}),
     "hybrid-weighted": (Hybrid, {"fusion": "weighted"}),
-    "policy": (EmbeddingPolicy, {}),
+    "policy": (EmbeddingPolicy, {}),  # knobs calibrated per catalogue, without labels (issue 18)
+    "policy-reference": (EmbeddingPolicy, {"knobs": Knobs()}),  # DESIGN.md's reference knobs
     "policy-cluster": (EmbeddingPolicy, {"knobs": Knobs(unsure_fallback="domain_cluster")}),
     "policy-abstain": (EmbeddingPolicy, {"knobs": Knobs(empty_fallback="none")}),
     "toolkit": (ToolkitPruning, {}),

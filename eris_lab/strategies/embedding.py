@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..calibration import RelevanceGate
 from ..catalog import Catalog
 from ..embed import Embedder, normalize_rows
 from ..errors import ErisLabError
@@ -21,6 +22,7 @@ from ..knobs import Knobs
 from ..offer import build
 from ..policy import Hit, decide
 from ..router import (
+    RANKED_HITS,
     Routed,
     Router,
     embed_tools,
@@ -115,6 +117,7 @@ class Scored:
     guard: str
     recent: tuple[str, ...]
     follow_up: bool = False
+    features: np.ndarray | None = None  # relevance-gate features (calibration.GATE_FEATURES), or None
 
 
 class EmbeddingPolicy(Strategy):
@@ -123,7 +126,8 @@ class EmbeddingPolicy(Strategy):
     Parameters
     ----------
     knobs : Knobs, optional
-        Default ``Knobs()`` (DESIGN.md defaults).
+        Default: knobs calibrated for the fitted catalogue without labels
+        (``calibration.calibrated_knobs``, cached); ``Knobs()`` gives DESIGN.md's reference values.
     embedder : Embedder, optional
     query_prefix : str
         Prepended to the message before embedding. Default ``""``.
@@ -146,11 +150,18 @@ class EmbeddingPolicy(Strategy):
         self.query_prefix = query_prefix
 
     def _fit(self, catalog: Catalog) -> None:
-        self.knobs_ = self.knobs if self.knobs is not None else Knobs()
         embedder = self._embedder()
         if self.query_prefix:
             embedder = _Prefixed(embedder, self.query_prefix)
         vectors = tool_matrix(catalog, self._embedder())
+        if self.knobs is not None:
+            self.knobs_ = self.knobs
+        else:
+            from ..calibration import calibrated_knobs
+
+            self.knobs_ = calibrated_knobs(catalog, self._embedder(), tool_vectors=vectors)
+        # scored() keeps every tool (threshold -1) and computes the gate's features whenever the
+        # fitted knobs use the gate, so the tuner can re-decide with any relevance floor
         open_knobs = self.knobs_.replace(threshold=-1.0, domain_floors={})
         self.router_ = Router(catalog, embedder, knobs=open_knobs, cache=False, tool_vectors=vectors)
 
@@ -162,14 +173,18 @@ class EmbeddingPolicy(Strategy):
         hits, guard = self.router_.guarded_hits(clean, previous)
         recent = tuple(h["name"] for h in context.history if h.get("role") == "tool_used" and h.get("name"))
         return Scored(text=clean, hits=hits, guard=guard, recent=recent + tuple(context.recent),
-                      follow_up=bool(previous))
+                      follow_up=bool(previous), features=self.router_.last_features)
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
         knobs = knobs if knobs is not None else self.knobs_
         catalog = self.catalog_
         kept = kept_hits(scored.hits, scored.text, knobs)
-        decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs, follow_up=scored.follow_up)
+        relevance = None
+        if knobs.relevance_floor > 0 and scored.features is not None and knobs.relevance_weights:
+            relevance = float(RelevanceGate.probability(scored.features[None, :], knobs.relevance_weights)[0])
+        decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs, follow_up=scored.follow_up,
+                          ranked=scored.hits[:RANKED_HITS], relevance=relevance)
         offer = build(decision, catalog, knobs=knobs)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
 
