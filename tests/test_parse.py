@@ -283,7 +283,7 @@ def test_cli_parse_prints_calls_content_error(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO('Sure. {"name": "get_weather", "arguments": {"city": "Oslo"}}'))
     assert cli.main(["parse", "--offered", "get_weather,web_search"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["calls"] == [{"name": "get_weather", "arguments": {"city": "Oslo"}}]
+    assert out["calls"] == [{"name": "get_weather", "arguments": {"city": "Oslo"}, "source": "prose"}]
     assert out["content"] == "Sure."
     assert out["error"] is None
 
@@ -293,7 +293,7 @@ def test_cli_parse_native_channel(capsys, monkeypatch):
 
     monkeypatch.setattr("sys.stdin", io.StringIO('tool_calls=[{"function": {"name": "a", "arguments": "{}"}}]'))
     assert cli.main(["parse", "--offered", "a", "--channel", "native"]) == 0
-    assert json.loads(capsys.readouterr().out)["calls"] == [{"name": "a", "arguments": {}}]
+    assert json.loads(capsys.readouterr().out)["calls"] == [{"name": "a", "arguments": {}, "source": "native"}]
 
 
 def test_cli_parse_schemas_from_catalog(capsys, monkeypatch, tmp_path):
