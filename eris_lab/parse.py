@@ -678,7 +678,7 @@ def _fmt_gemma(text: str) -> _Found | None:
         close = _GEMMA_CLOSE_RE.match(text, end)
         if not close and not text.startswith("{", m.end()) and not text[m.end():].strip():
             cut = True  # the output ended right after the name
-        end = close.end() if close else end
+        end = close.end() if close else (len(text) if cut else end)
         cands.append(_Cand(m.group(1) or m.group(2), args, cut=cut))
         spans.append((m.start(), end))
     if not cands:
@@ -1557,7 +1557,10 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         if not cands or all(c.weak and checker.resolve(c.name) is None for c in cands):
             continue  # "API: the docs say..." is prose, not a call to a tool named 'the'
         content = _cut(text, spans)
-        return finish(cands, content, fmt, fixed, _source(fmt, content))
+        source = _source(fmt, content)
+        if fmt in ("bare_json", "python_call") and source == "tagged":
+            content = ""  # only separators ("; ") were left between the calls
+        return finish(cands, content, fmt, fixed, source)
     problem = _attempt(text, offered_names)
     if unclosed and (problem or _attempt(reasoning, offered_names) or _has_cands(reasoning)):
         checker.error(f"the output ended inside a reasoning block ({unclosed} was never closed), so nothing in it "
@@ -1604,6 +1607,11 @@ def _attempt(text: str, offered: Sequence[str]) -> str | None:
     marker = _MARKER_RE.search(text)
     if marker:
         return f"a tool-call marker {_short(marker.group(0), 40)} with no call this parser can read after it"
+    words = {w.lower() for n in offered for w in re.split(r"[^A-Za-z0-9]+", n) if len(w) > 2}
+    for m in _TEXT_TAG_RE.finditer(text):
+        if set(re.split(r"[^a-z0-9]+", m.group(1).lower())) & words:
+            return (f"a plain-text tag {_short(m.group(0), 40)}, which the catalogue does not map to a tool "
+                    "(tags are never guessed)")
     starts = 0
     for m in re.finditer(r"\{", text):
         starts += 1
