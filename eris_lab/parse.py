@@ -3,39 +3,66 @@
 ``calls(raw, offered)`` reads the envelope JSON the grammar asks for first
 (``{"thought", "status", "message", "tool_calls": [{"name", "arguments"}]}``; one cut off at the
 token limit still yields its message and every complete call, reported); when the output
-is not an envelope it tries the text formats small models are known to emit, in this order
-(:data:`TEXT_FORMATS`), and the first format that yields call-shaped text wins:
+is not an envelope it takes reasoning blocks out (``<think>...</think>`` and kin: a call drafted
+while thinking is never a call, and output that ends inside an open block yields none) and tries
+the text formats small models are known to emit, in this order (:data:`TEXT_FORMATS`); the
+first format that yields call-shaped text wins:
 
 =================  =====================================================================
-``gemma``          ``<|tool_call>call:name{k:<|"|>v<|"|>,n:1}<tool_call|>``
+``gemma``          ``<|tool_call>call:name{k:<|"|>v<|"|>,n:1}<tool_call|>``, FunctionGemma's
+                   ``<start_function_call>call:name{k:<escape>v<escape>}<end_function_call>``
+                   and the bare ``call:name{k:'v, w'}`` (back-to-back repeats read once,
+                   a copy cut by the token limit ignored)
 ``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen)
-``function_tag``   ``<function=name>{json}</function>`` (Llama 3.1) and Qwen3-Coder's
-                   ``<function=name><parameter=k>v</parameter></function>``
-``xml_tag``        ``<tool>``/``<toolcall>`` around ``{json}`` or ``<name>{json}</name>``
+``function_tag``   ``<function=name>{json}</function>`` (Llama 3.1), Qwen3-Coder's
+                   ``<function=name><parameter=k>v</parameter></function>``, and
+                   ``<function>name</function>`` followed by bare JSON arguments
+``xml_tag``        ``<tool>``/``<toolcall>``/``<function_call>`` around ``{json}``,
+                   ``<name>{json}</name>`` or ``<name>n</name><arguments>{json}</arguments>``
 ``mistral``        ``[TOOL_CALLS][{json}]`` and ``name[ARGS]{json}`` (one object per header)
 ``python_tag``     ``<|python_tag|>`` + JSON or a Python-style call (parsed with ``ast``)
 ``api_line``       ``API: name {json}`` / ``API: name(k=v)`` / ``API: name k=v`` lines
 ``react``          ``Action: name`` + ``Action Input: ...`` or ``Action: name ({json})``
 ``fenced``         code fences holding call-shaped JSON (``tool_code`` fences: Python calls)
-``bare_json``      call-shaped JSON objects or lists anywhere, one after another
+``bare_json``      call-shaped JSON objects or lists anywhere, one after another (separated
+                   by whitespace, ``;`` or ``,``)
+``python_call``    lines that are a whole Python-style call of an offered tool
 =================  =====================================================================
+
+Plain-text tags (``[SEARCH: query]``) are read only through the ``text_tags`` mapping a caller
+takes from its catalogue; without an entry a tag is never guessed to be a call.
 
 The ``native`` channel reads a server's ``tool_calls`` field shown as text
 (``tool_calls=[{"function": {"name", "arguments"}}]``, arguments an object or a JSON string)
 and falls back to the text formats when it is not that.
 
-Rules (issue #5, tests/cases/parsing_cases.json):
+Every call carries its ``source`` (:data:`SOURCES`): ``envelope``, ``native``, ``tagged`` (a
+call tag or marker, or a reply that is nothing but call objects), ``fenced``, or ``prose``
+(call-shaped text inside running text: "a call would look like {...}"). ``execution.execute``
+never runs a state-changing tool from a ``prose`` call without confirmation (issue #16).
+
+Rules (issues #5 and #16, tests/cases/parsing_cases.json):
 
 * A JSON object is call-shaped only with a string ``name`` and one of the keys ``arguments``,
-  ``parameters``, ``args`` (or an OpenAI ``{"function": {...}}`` wrapper); a ``name`` key alone
-  is data (a package.json in a fence, JSON inside code) and stays content.
-* A name outside the offer is never returned as a call; it is reported in ``error``.
+  ``parameters``, ``args`` (or an OpenAI ``{"function": {...}}`` wrapper); an object whose one
+  key is ``name`` is a call without arguments only when it names an offered tool, and data
+  otherwise (a package.json in a fence, JSON inside code) that stays content.
+* A name outside the offer is never returned as a call; it is reported in ``error``. A name
+  that differs only in its separators (``clock.alarm``, ``clock_alarm``) or carries a namespace
+  (``default_api.get_weather``) is read as the offered tool only when exactly one matches.
 * Damage is repaired only where the result is unambiguous (a trailing comma, a raw control
-  character inside a string) and every repair is reported in ``repairs``.
+  character inside a string, a ``//`` or ``/* */`` comment) and every repair is reported in
+  ``repairs``. Python-literal objects (single quotes, ``None``) are read with
+  :func:`ast.literal_eval`, never ``eval``.
 * A bare-string argument is put into the tool's one string parameter only when ``schemas``
-  show there is exactly one; otherwise it is a recoverable error.
+  show there is exactly one; otherwise it is a recoverable error. An arguments string holding
+  JSON objects run together is read once when they are identical, one call each otherwise.
 * With ``schemas``, a call missing a required argument (or sending ``null`` for it) is
-  dropped and reported, so the tool loop can return the error to the model.
+  dropped and reported, so the tool loop can return the error to the model; raw JSON where
+  the schema wants a string is serialised into the string, where it wants a number or
+  boolean the call is dropped with an error. NaN and Infinity are never passed on.
+* Output that looks like a call attempt but yields no call (cut off, an unknown tag, arguments
+  that are neither JSON nor a Python literal) gets an ``error`` that says so.
 """
 
 from __future__ import annotations
