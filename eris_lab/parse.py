@@ -1621,7 +1621,8 @@ def _text_tags(text: str, mapping: Any) -> _Found | None:
 
 
 _MARKER_RE = re.compile(r"<\|?/?([^<>\s|=/]*(?:tool|call|function|invoke)[^<>\s|=/]*)[^<>]{0,200}>"
-                        r"|\[TOOL_CALLS\]|\[ARGS\]|<\|python_tag\|>|(?<![\w.:\-])call:[A-Za-z_]", flags=re.I)
+                        r"|\[TOOL_CALLS\]|\[ARGS\]|<\|python_tag\|>|(?<![\w.:\-])call:[A-Za-z_][\w.:\-]*\s*\{",
+                        flags=re.I)
 _NAME_KEY_RE = re.compile(r"""["']?(?:name|function|tool)["']?\s*[:=]""")
 
 

@@ -634,9 +634,16 @@ def test_calls_text_tag_only_through_an_explicit_mapping(raw):
     assert calls(raw, FIELD, text_tags={"SEARCH": "not_offered"}).calls == ()
 
 
-def test_calls_unrelated_bracket_notes_are_content():
-    parsed = calls("[Note: prices change daily] Flights start at 90 EUR.", FIELD)
-    assert parsed == Parsed(content="[Note: prices change daily] Flights start at 90 EUR.")
+@pytest.mark.parametrize("raw", [
+    "[Note: prices change daily] Flights start at 90 EUR.",
+    "Please call:Bob tomorrow.",
+    "I can call get_weather for you if you like.",
+    "The function returns a list (see the docs).",
+    'A JSON example: {"name": "Ann", "age": 3}.',
+    "Use <b>bold</b> for emphasis.",
+])
+def test_calls_plain_answers_are_content_without_an_error(raw):
+    assert calls(raw, FIELD) == Parsed(content=raw)
 
 
 @pytest.mark.parametrize(("raw", "why"), [
