@@ -272,11 +272,17 @@ def _run_parse(args) -> int:
         catalog = _load_catalog(args.catalog)
         catalog.require(offered, where="--offered")
         schemas = {n: catalog.tool(n).parameters for n in offered}
+    # Bytes, decoded strictly: under a UTF-8 locale Python reads text stdin with surrogateescape,
+    # so invalid bytes would pass through into the JSON instead of being refused.
+    buffer = getattr(sys.stdin, "buffer", None)
     try:
-        raw = sys.stdin.read()
+        data = buffer.read() if buffer is not None else sys.stdin.read()
+        raw = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
         raise ErisLabError(f"not UTF-8 text ({exc.reason})", where="stdin") from None
-    _print_json(calls(raw, offered, channel=args.channel, schemas=schemas).to_json())
+    record = calls(raw.removeprefix("\ufeff"), offered, channel=args.channel, schemas=schemas).to_json()
+    # strict JSON: the parser drops non-finite numbers; allow_nan=False makes a slip fail loudly
+    print(json.dumps(record, ensure_ascii=False, indent=2, allow_nan=False))
     return 0
 
 

@@ -3,7 +3,9 @@
 ``execute(call, offer, catalog)`` never lets a model decide what runs. In order:
 
 1. gate: a tool outside this turn's offer, outside the ``allowed`` catalogue, or unknown to the
-   catalogue never runs (status ``refused``);
+   catalogue never runs (status ``refused``); nor does a tool that changes state when the call
+   was only read from running text (``source == "prose"``: the model may have been showing
+   what a call would look like) and ``confirm`` did not say yes (issue #16);
 2. validate: the arguments against the tool's full JSON Schema (``jsonschema``); a failure is a
    recoverable error naming the JSON Pointer, carrying the schema, and naming the tool the next
    grammar should be narrowed to; the second failure in a row for the same tool is an ordinary
@@ -198,9 +200,27 @@ def failed(name: str, arguments: Mapping[str, Any], status: Status, message: str
 # ---------------------------------------------------------------------------------------------
 
 
+def _confirmed(catalog: Catalog, name: str, arguments: Mapping[str, Any],
+               confirm: Callable[[str, Mapping[str, Any]], bool] | None) -> bool:
+    """A ``prose`` call may run: the tool only reads, or ``confirm`` said yes (an error in
+    ``confirm`` is a no: fail closed)."""
+    # the one rule for read vs write; imported late (mcp.meta imports numpy)
+    from .mcp.meta import access_of
+
+    if access_of(catalog.tool(name)) == "read":
+        return True
+    if confirm is None:
+        return False
+    try:
+        return confirm(name, dict(arguments)) is True
+    except Exception:  # noqa: BLE001 - a broken confirmation never lets a write through
+        return False
+
+
 def execute(call: Any, offer: Any, catalog: Catalog, *, allowed: Iterable[str] | None = None,
             timeout_s: float = 10.0, session: Session | None = None, max_result_chars: int = 4000,
-            executors: Mapping[str, Callable[[Mapping[str, Any], Session], Any]] | None = None) -> ToolResult:
+            executors: Mapping[str, Callable[[Mapping[str, Any], Session], Any]] | None = None,
+            confirm: Callable[[str, Mapping[str, Any]], bool] | None = None) -> ToolResult:
     """Run one tool call, gated and validated; never raises for anything the model wrote.
 
     Parameters
@@ -223,6 +243,11 @@ def execute(call: Any, offer: Any, catalog: Catalog, *, allowed: Iterable[str] |
     executors : mapping, optional
         Tool name -> ``fn(arguments, session)``; default ``tools.EXECUTORS``. A catalogued tool
         without an executor is routing-only.
+    confirm : callable, optional
+        ``confirm(name, arguments) -> bool``, asked before a tool that changes state
+        (``mcp.meta.access_of``: the descriptor's ``access``, else its verb; unknown counts as a
+        write) runs from a ``prose`` call. Default: no one to ask, so such a call is refused.
+        A read-only tool runs from prose without asking.
 
     Returns
     -------
@@ -233,6 +258,7 @@ def execute(call: Any, offer: Any, catalog: Catalog, *, allowed: Iterable[str] |
         # the demo executors, imported when first needed
         from .tools import EXECUTORS as executors
     name = getattr(call, "name", None) if not isinstance(call, Mapping) else call.get("name")
+    source = getattr(call, "source", "") if not isinstance(call, Mapping) else call.get("source", "")
     arguments = getattr(call, "arguments", None) if not isinstance(call, Mapping) else call.get("arguments", {})
     name = name if isinstance(name, str) else repr(name)
     arguments = {} if arguments is None else arguments
@@ -246,6 +272,10 @@ def execute(call: Any, offer: Any, catalog: Catalog, *, allowed: Iterable[str] |
         return failed(name, arguments, "refused", f"{name!r} is not in the allowed catalogue and did not run")
     if name not in catalog:
         return failed(name, arguments, "refused", f"{name!r} is not in the catalogue and did not run")
+    if source == "prose" and not _confirmed(catalog, name, arguments, confirm):
+        return failed(name, arguments, "refused",
+                      f"{name!r} changes state and this call was only written in running text, not sent as a call; "
+                      "it did not run. If you mean to call it, send the call alone as the reply")
 
     # 2. validate
     schema = catalog.tool(name).parameters

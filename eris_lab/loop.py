@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from . import prompt as prompts
 from .execution import Session, ToolResult, execute
@@ -112,7 +112,8 @@ def _messages(text: str, system: str, transcript: Sequence[Mapping[str, str]]) -
 
 def run_turn(text: str, *, router: Router, runner: Any, session: Session | None = None,
              history: Sequence[Mapping[str, Any]] = (), max_rounds: int = 2, max_tokens: int = 256,
-             check_claims: bool = True, knobs: Knobs | None = None) -> Turn:
+             check_claims: bool = True, knobs: Knobs | None = None,
+             confirm: Callable[[str, Mapping[str, Any]], bool] | None = None) -> Turn:
     """Run one user message through the whole pipeline.
 
     Parameters
@@ -137,10 +138,20 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         (``claims.follow_through``).
     knobs : Knobs, optional
         Default: the router's knobs (reads ``max_calls`` and the envelope bounds).
+    confirm : callable, optional
+        ``confirm(name, arguments) -> bool``: asked before a tool that changes state runs from
+        a call the parser read in running text (``source == "prose"``); default: never run
+        such a call (``execution.execute``). Read-only tools run without asking.
 
     Returns
     -------
     Turn
+
+    Notes
+    -----
+    Output with no call but a parse ``error`` (a cut-off call, an unknown tag, unreadable
+    arguments) is handed back to the model as ``PARSE ERROR: ...`` while tool rounds are left,
+    instead of becoming the answer (issue #16).
     """
     start = time.perf_counter()
     session = session if session is not None else Session()
@@ -174,7 +185,7 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         parsed = parse_calls(generation.text, round_offer.names, schemas=schemas)
         results: list[ToolResult] = []
         for call in parsed.calls:
-            result = execute(call, round_offer, catalog, session=session)
+            result = execute(call, round_offer, catalog, session=session, confirm=confirm)
             results.append(result)
             called.append(call.name)
             if result.recoverable and result.narrow_to and result.narrow_to not in recovered:
@@ -185,7 +196,12 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
                             raw=generation.text, parsed=parsed, results=tuple(results), seconds=generation.seconds,
                             tokens_per_s=generation.tokens_per_s))
         if not parsed.calls:
-            answer = parsed.content or generation.text.strip()
+            if parsed.error and not last and round_offer.names:
+                # the model tried to call and failed: say so and let it try again
+                transcript.append({"role": "assistant", "content": generation.text})
+                transcript.append({"role": "user", "content": f"PARSE ERROR: {parsed.error}"})
+                continue
+            answer = parsed.content or ("" if parsed.reasoning else generation.text.strip())
             break
         transcript.append({"role": "assistant", "content": generation.text})
         transcript.append({"role": "user", "content": "\n\n".join(r.text for r in results)})

@@ -3,52 +3,81 @@
 ``calls(raw, offered)`` reads the envelope JSON the grammar asks for first
 (``{"thought", "status", "message", "tool_calls": [{"name", "arguments"}]}``; one cut off at the
 token limit still yields its message and every complete call, reported); when the output
-is not an envelope it tries the text formats small models are known to emit, in this order
-(:data:`TEXT_FORMATS`), and the first format that yields call-shaped text wins:
+is not an envelope it takes reasoning blocks out (``<think>...</think>`` and kin: a call drafted
+while thinking is never a call, and output that ends inside an open block yields none) and tries
+the text formats small models are known to emit, in this order (:data:`TEXT_FORMATS`); the
+first format that yields call-shaped text wins:
 
 =================  =====================================================================
-``gemma``          ``<|tool_call>call:name{k:<|"|>v<|"|>,n:1}<tool_call|>``
+``gemma``          ``<|tool_call>call:name{k:<|"|>v<|"|>,n:1}<tool_call|>``, FunctionGemma's
+                   ``<start_function_call>call:name{k:<escape>v<escape>}<end_function_call>``
+                   and the bare ``call:name{k:'v, w'}`` (back-to-back repeats read once,
+                   a copy cut by the token limit ignored)
 ``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen)
-``function_tag``   ``<function=name>{json}</function>`` (Llama 3.1) and Qwen3-Coder's
-                   ``<function=name><parameter=k>v</parameter></function>``
-``xml_tag``        ``<tool>``/``<toolcall>`` around ``{json}`` or ``<name>{json}</name>``
+``function_tag``   ``<function=name>{json}</function>`` (Llama 3.1), Qwen3-Coder's
+                   ``<function=name><parameter=k>v</parameter></function>``, and
+                   ``<function>name</function>`` followed by bare JSON arguments
+``xml_tag``        ``<tool>``/``<toolcall>``/``<function_call>`` around ``{json}``,
+                   ``<name>{json}</name>`` or ``<name>n</name><arguments>{json}</arguments>``
 ``mistral``        ``[TOOL_CALLS][{json}]`` and ``name[ARGS]{json}`` (one object per header)
 ``python_tag``     ``<|python_tag|>`` + JSON or a Python-style call (parsed with ``ast``)
 ``api_line``       ``API: name {json}`` / ``API: name(k=v)`` / ``API: name k=v`` lines
 ``react``          ``Action: name`` + ``Action Input: ...`` or ``Action: name ({json})``
 ``fenced``         code fences holding call-shaped JSON (``tool_code`` fences: Python calls)
-``bare_json``      call-shaped JSON objects or lists anywhere, one after another
+``bare_json``      call-shaped JSON objects or lists anywhere, one after another (separated
+                   by whitespace, ``;`` or ``,``)
+``python_call``    lines that are a whole Python-style call of an offered tool
 =================  =====================================================================
+
+Plain-text tags (``[SEARCH: query]``) are read only through the ``text_tags`` mapping a caller
+takes from its catalogue; without an entry a tag is never guessed to be a call.
 
 The ``native`` channel reads a server's ``tool_calls`` field shown as text
 (``tool_calls=[{"function": {"name", "arguments"}}]``, arguments an object or a JSON string)
 and falls back to the text formats when it is not that.
 
-Rules (issue #5, tests/cases/parsing_cases.json):
+Every call carries its ``source`` (:data:`SOURCES`): ``envelope``, ``native``, ``tagged`` (a
+call tag or marker, or a reply that is nothing but call objects), ``fenced``, or ``prose``
+(call-shaped text inside running text: "a call would look like {...}"). ``execution.execute``
+never runs a state-changing tool from a ``prose`` call without confirmation (issue #16).
+
+Rules (issues #5 and #16, tests/cases/parsing_cases.json):
 
 * A JSON object is call-shaped only with a string ``name`` and one of the keys ``arguments``,
-  ``parameters``, ``args`` (or an OpenAI ``{"function": {...}}`` wrapper); a ``name`` key alone
-  is data (a package.json in a fence, JSON inside code) and stays content.
-* A name outside the offer is never returned as a call; it is reported in ``error``.
+  ``parameters``, ``args`` (or an OpenAI ``{"function": {...}}`` wrapper); an object whose one
+  key is ``name`` is a call without arguments only when it names an offered tool, and data
+  otherwise (a package.json in a fence, JSON inside code) that stays content.
+* A name outside the offer is never returned as a call; it is reported in ``error``. A name
+  that differs only in its separators (``clock.alarm``, ``clock_alarm``) or carries a namespace
+  (``default_api.get_weather``) is read as the offered tool only when exactly one matches.
 * Damage is repaired only where the result is unambiguous (a trailing comma, a raw control
-  character inside a string) and every repair is reported in ``repairs``.
+  character inside a string, a ``//`` or ``/* */`` comment) and every repair is reported in
+  ``repairs``. Python-literal objects (single quotes, ``None``) are read with
+  :func:`ast.literal_eval`, never ``eval``.
 * A bare-string argument is put into the tool's one string parameter only when ``schemas``
-  show there is exactly one; otherwise it is a recoverable error.
+  show there is exactly one; otherwise it is a recoverable error. An arguments string holding
+  JSON objects run together is read once when they are identical, one call each otherwise.
 * With ``schemas``, a call missing a required argument (or sending ``null`` for it) is
-  dropped and reported, so the tool loop can return the error to the model.
+  dropped and reported, so the tool loop can return the error to the model; raw JSON where
+  the schema wants a string is serialised into the string, where it wants a number or
+  boolean the call is dropped with an error. NaN and Infinity are never passed on.
+* Output that looks like a call attempt but yields no call (cut off, an unknown tag, arguments
+  that are neither JSON nor a Python literal) gets an ``error`` that says so.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import math
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS
 
-__all__ = ["Call", "Parsed", "calls", "TEXT_FORMATS", "ARGUMENT_KEYS", "loads_repaired"]
+__all__ = ["Call", "Parsed", "calls", "TEXT_FORMATS", "ARGUMENT_KEYS", "SOURCES", "loads_repaired"]
 
 #: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form).
 ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
@@ -56,6 +85,7 @@ ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
 #: Text formats tried after the envelope, in this order (see the module docstring).
 TEXT_FORMATS: tuple[str, ...] = (
     "gemma", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line", "react", "fenced", "bare_json",
+    "python_call",
 )
 
 #: Work bounds that keep hostile input linear-ish: start positions tried per scan, input chars read.
@@ -66,12 +96,23 @@ _MAX_DEPTH = 64
 _NAME = r"[A-Za-z_][\w.:\-]*"
 
 
+#: Where a call was read (DESIGN.md, ``eris-lab parse``): the grammar's envelope, the server's
+#: ``tool_calls`` field, an explicit call tag or marker (or a reply that is nothing but calls),
+#: a code fence, or running text. A ``prose`` call that changes state never runs unconfirmed.
+SOURCES: tuple[str, ...] = ("envelope", "native", "tagged", "fenced", "prose")
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Call:
-    """One tool call: an offered tool's name and its arguments (a JSON object)."""
+    """One tool call: an offered tool's name and its arguments (a JSON object).
+
+    ``source`` is one of :data:`SOURCES` (``""`` for a call built by hand); it is not part of
+    equality, so a call compares by what it asks for, not by where it was read.
+    """
 
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
+    source: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -92,6 +133,9 @@ class Parsed:
     format : str
         The format that matched: ``"envelope"``, ``"native"``, one of :data:`TEXT_FORMATS`, or
         ``""`` for plain text.
+    reasoning : str
+        Text of reasoning blocks (``<think>...</think>`` and the like), taken out before any
+        call was looked for: nothing in it is a call, and it is not content.
     """
 
     calls: tuple[Call, ...] = ()
@@ -99,11 +143,13 @@ class Parsed:
     error: str | None = None
     repairs: tuple[str, ...] = ()
     format: str = ""
+    reasoning: str = field(default="", compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The CLI record ``{"calls": [{"name", "arguments"}], "content", "error", "repairs", "format"}``."""
+        """The CLI record ``{"calls": [{"name", "arguments", "source"}], "content", "error", "repairs",
+        "format"}``; strict JSON (a non-finite number never gets this far: the checker drops it)."""
         return {
-            "calls": [{"name": c.name, "arguments": _plain(c.arguments)} for c in self.calls],
+            "calls": [{"name": c.name, "arguments": _plain(c.arguments), "source": c.source} for c in self.calls],
             "content": self.content,
             "error": self.error,
             "repairs": list(self.repairs),
@@ -152,6 +198,13 @@ def _repair(text: str) -> tuple[str, list[str]]:
         else:
             if ch == '"':
                 in_string = True
+            elif ch == "/" and text.startswith(("//", "/*"), i):
+                # a comment is never JSON; outside a string, dropping it changes no value
+                close = text.find("\n", i) if text.startswith("//", i) else text.find("*/", i + 2)
+                stop = n if close < 0 else (close if text.startswith("//", i) else close + 2)
+                repairs.append(f"removed a comment at char {i}")
+                i = stop
+                continue
             elif ch == ",":
                 j = i + 1
                 while j < n and text[j] in " \t\r\n":
@@ -192,10 +245,12 @@ def loads_repaired(text: str) -> tuple[Any, tuple[str, ...]]:
         return json.loads(fixed), tuple(repairs)
 
 
-def _match_end(text: str, start: int) -> int:
-    """Index just past the bracket that closes ``text[start]`` (``{`` or ``[``); -1 if unbalanced."""
+def _match_end(text: str, start: int, quotes: str = '"') -> int:
+    """Index just past the bracket that closes ``text[start]`` (``{`` or ``[``); -1 if unbalanced.
+
+    ``quotes``: the characters that open a string (``"'`` for Python literals)."""
     stack: list[str] = []
-    in_string = False
+    in_string = ""
     escaped = False
     pairs = {"{": "}", "[": "]"}
     for i in range(start, min(len(text), start + _MAX_CHARS)):
@@ -205,11 +260,11 @@ def _match_end(text: str, start: int) -> int:
                 escaped = False
             elif ch == "\\":
                 escaped = True
-            elif ch == '"':
-                in_string = False
+            elif ch == in_string:
+                in_string = ""
             continue
-        if ch == '"':
-            in_string = True
+        if ch in quotes:
+            in_string = ch
         elif ch in pairs:
             stack.append(pairs[ch])
             if len(stack) > _MAX_DEPTH:
@@ -223,15 +278,91 @@ def _match_end(text: str, start: int) -> int:
 
 
 def _decode_at(text: str, start: int) -> tuple[Any, int, tuple[str, ...]] | None:
-    """Decode the JSON object or list starting at ``text[start]``: (value, end, repairs) or None."""
+    """Decode the JSON object or list starting at ``text[start]``: (value, end, repairs) or None.
+
+    JSON first; when that fails, a Python literal (single quotes, ``True``/``None``, escaped
+    quotes; :func:`python_literal`), within a per-parse budget that keeps hostile input cheap."""
     end = _match_end(text, start)
-    if end < 0:
+    if end >= 0:
+        try:
+            value, repairs = loads_repaired(text[start:end])
+            return value, end, repairs
+        except (ValueError, RecursionError):
+            pass
+    if _BUDGET.python_tries <= 0:
         return None
+    end = _match_end(text, start, quotes="\"'")
+    if end < 0 or end - start > _MAX_PYTHON_CHARS:
+        return None
+    _BUDGET.python_tries -= 1
     try:
-        value, repairs = loads_repaired(text[start:end])
-    except (ValueError, RecursionError):
+        value = python_literal(text[start:end])
+    except ValueError:
         return None
-    return value, end, repairs
+    return value, end, (f"read a Python literal (not JSON) at char {start}",)
+
+
+#: Python-literal fallbacks tried per parse, and the longest literal read (ast work stays small).
+_PYTHON_TRIES = 64
+_MAX_PYTHON_CHARS = 20_000
+
+
+class _Budget(threading.local):
+    python_tries = _PYTHON_TRIES
+
+
+_BUDGET = _Budget()
+
+#: Names a model writes for JSON's constants inside a Python-style literal.
+_LITERAL_NAMES = {"true": True, "false": False, "null": None, "none": None, "True": True, "False": False,
+                  "None": None}
+
+
+class _ConstantNames(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in _LITERAL_NAMES:
+            return ast.copy_location(ast.Constant(_LITERAL_NAMES[node.id]), node)
+        return node
+
+
+def python_literal(text: str) -> Any:
+    """Read one Python-style literal (``{'a': 'it\\'s, fine', 'n': None}``) as a JSON value.
+
+    Parsed with :func:`ast.parse` and evaluated with :func:`ast.literal_eval`, never ``eval``;
+    JSON's ``true``/``false``/``null`` are read too, and a raw newline inside a string is
+    escaped (models write multi-line strings that way). Tuples and sets become lists.
+
+    Raises
+    ------
+    ValueError
+        Not a literal (a call, a name, an operator), too deep, or an integer too long to
+        convert (Python's 4300-digit limit).
+    """
+    for attempt in (text.strip(), _escape_raw_newlines(text.strip())):
+        try:
+            tree = ast.parse(attempt, mode="eval")
+            return _jsonable(ast.literal_eval(_ConstantNames().visit(tree).body))
+        except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+            problem = exc
+    raise ValueError(f"not a Python literal ({type(problem).__name__})")
+
+
+def _escape_raw_newlines(text: str) -> str:
+    out, quote, escaped = [], "", False
+    for ch in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+            elif ch in "\r\n\t":
+                ch = _CONTROL_ESCAPES[ch]
+        elif ch in "\"'":
+            quote = ch
+        out.append(ch)
+    return "".join(out)
 
 
 def _scan_json(text: str, *, lists: bool = True) -> list[tuple[Any, int, int, tuple[str, ...]]]:
@@ -256,6 +387,55 @@ def _scan_json(text: str, *, lists: bool = True) -> list[tuple[Any, int, int, tu
 
 
 # ---------------------------------------------------------------------------------------------
+# Reasoning blocks: a call drafted while thinking is never a call
+# ---------------------------------------------------------------------------------------------
+
+#: Opening and closing markers of reasoning blocks that models emit in their output (Qwen3 /
+#: DeepSeek-R1 ``<think>``, Claude-style ``<thinking>``, Magistral ``[THINK]``, gpt-oss's
+#: analysis channel, Gemma's ``<start_of_thought>``...). Parsers that scan the whole completion
+#: before splitting off reasoning return the draft call (PrimeIntellect-ai/renderers#80).
+_REASONING_OPEN = re.compile(
+    r"<(think|thinking|thought|reasoning|reflection|scratchpad)(?:\s[^<>]*)?>|<\|begin_of_thought\|>"
+    r"|<start_of_thought>|\[THINK\]|<\|channel\|>\s*analysis\s*<\|message\|>", flags=re.I)
+_REASONING_CLOSE = {"think": r"</think\s*>", "thinking": r"</thinking\s*>", "thought": r"</thought\s*>",
+                    "reasoning": r"</reasoning\s*>", "reflection": r"</reflection\s*>",
+                    "scratchpad": r"</scratchpad\s*>"}
+_OTHER_CLOSE = ((r"<|begin_of_thought|>", r"<\|end_of_thought\|>"), ("<start_of_thought>", r"<end_of_thought>"),
+                ("[THINK]", r"\[/THINK\]"), ("<|channel|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"))
+#: A closing marker with no opener before it: the chat template put the opener in the prompt.
+_LEADING_CLOSE = re.compile(r"</(?:think|thinking|reasoning)\s*>|<\|end_of_thought\|>|\[/THINK\]", flags=re.I)
+
+
+def _split_reasoning(text: str) -> tuple[str, str, str]:
+    """``(visible, reasoning, unclosed)``: the text with every reasoning block taken out, the
+    blocks' text, and the opening marker of a block still open at the end (``""`` if none).
+    Everything after an unclosed opener is reasoning: a call there was never finished thinking."""
+    visible: list[str] = []
+    reasoning: list[str] = []
+    pos = 0
+    opener = _REASONING_OPEN.search(text)
+    lead = _LEADING_CLOSE.search(text)
+    if lead and (opener is None or lead.start() < opener.start()):
+        reasoning.append(text[: lead.start()])
+        pos = lead.end()
+    while True:
+        m = _REASONING_OPEN.search(text, pos)
+        if not m:
+            visible.append(text[pos:])
+            return "".join(visible), "\n".join(r.strip() for r in reasoning if r.strip()), ""
+        visible.append(text[pos: m.start()])
+        tag = (m.group(1) or "").lower()
+        close_re = _REASONING_CLOSE.get(tag) or next(c for o, c in _OTHER_CLOSE if m.group(0).lower()
+                                                     .startswith(o.lower()))
+        close = re.compile(close_re, flags=re.I).search(text, m.end())
+        if close is None:
+            reasoning.append(text[m.end():])
+            return "".join(visible), "\n".join(r.strip() for r in reasoning if r.strip()), m.group(0)
+        reasoning.append(text[m.end(): close.start()])
+        pos = close.end()
+
+
+# ---------------------------------------------------------------------------------------------
 # Candidates: what looks like a call, before offer and schema checks
 # ---------------------------------------------------------------------------------------------
 
@@ -268,6 +448,9 @@ class _Cand:
     arguments: Any  # dict, str (JSON or bare), None, or anything the model wrote
     positional: tuple[Any, ...] = ()
     weak: bool = False  # a bare "API: word" / "Action: word" line without arguments: maybe prose
+    offered_only: bool = False  # {"name": X} alone, a line "x(...)": a call only if X is offered, else data
+    cut: bool = False  # a call the output ended inside (token limit)
+    source: str = ""  # one of SOURCES, set once the format is known
 
 
 def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
@@ -291,6 +474,8 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
     name = obj.get("name")
     if not isinstance(name, str):
         return None
+    if set(obj) == {"name"}:  # a call without arguments, or data ({"name": "my-package"})
+        return [_Cand(name, _MISSING, offered_only=True)]
     for key in ARGUMENT_KEYS:
         if key in obj:
             if _is_definition(obj, obj[key]):
@@ -389,6 +574,7 @@ def _call_with_name(name: str, arg_text: str) -> list[_Cand] | None:
 # ---------------------------------------------------------------------------------------------
 
 _GEMMA_QUOTE = '<|"|>'
+_GEMMA_QUOTES = (_GEMMA_QUOTE, "<escape>")  # Gemma, FunctionGemma
 
 
 class _GemmaReader:
@@ -407,12 +593,19 @@ class _GemmaReader:
             raise ValueError("too deep")
         self._ws()
         t, p = self.text, self.pos
-        if t.startswith(_GEMMA_QUOTE, p):
-            end = t.find(_GEMMA_QUOTE, p + len(_GEMMA_QUOTE))
-            if end < 0:
+        for quote in _GEMMA_QUOTES:
+            if t.startswith(quote, p):
+                end = t.find(quote, p + len(quote))
+                if end < 0:
+                    raise ValueError("unclosed string")
+                self.pos = end + len(quote)
+                return t[p + len(quote): end]
+        if p < len(t) and t[p] == "'":  # single-quoted: commas inside stay in the value
+            m = re.compile(r"'((?:[^'\\]|\\.)*)'", flags=re.S).match(t, p)
+            if not m:
                 raise ValueError("unclosed string")
-            self.pos = end + len(_GEMMA_QUOTE)
-            return t[p + len(_GEMMA_QUOTE): end]
+            self.pos = m.end()
+            return re.sub(r"\\(.)", r"\1", m.group(1), flags=re.S)
         if p < len(t) and t[p] == '"':
             value, end = json.JSONDecoder().raw_decode(t, p)
             self.pos = end
@@ -458,7 +651,7 @@ class _GemmaReader:
             return out
         while True:
             self._ws()
-            if t.startswith(_GEMMA_QUOTE, self.pos) or t.startswith('"', self.pos):
+            if t.startswith((*_GEMMA_QUOTES, '"', "'"), self.pos):
                 key = self.value(depth)
             else:
                 m = re.compile(r"[\w.\-]+").match(t, self.pos)
@@ -488,20 +681,59 @@ class _GemmaReader:
 _Found = tuple[list[_Cand], list[tuple[int, int]], list[str]]
 
 
+#: Openers of Gemma's call syntax: Gemma's ``<|tool_call>``, FunctionGemma's
+#: ``<start_function_call>`` (vLLM PR #31218), or a bare ``call:NAME{`` (the same shape with the
+#: special tokens stripped by the server).
+_GEMMA_OPEN_RE = re.compile(r"(?:<\|tool_call>|<start_function_call>)\s*(?:call:)?\s*(" + _NAME + r")\s*"
+                            r"|(?<![\w.:\-])call:\s*(" + _NAME + r")\s*(?=\{)")
+_GEMMA_CLOSE_RE = re.compile(r"\s*(?:<tool_call\|>|<end_function_call>)")
+
+
 def _fmt_gemma(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
-    for m in re.finditer(r"<\|tool_call>\s*(?:call:)?\s*(" + _NAME + r")\s*", text):
+    for m in _GEMMA_OPEN_RE.finditer(text):
+        if spans and m.start() < spans[-1][1]:
+            continue  # inside the previous call's arguments
         reader = _GemmaReader(text, m.end())
+        cut = False
         try:
             args = reader.obj() if text.startswith("{", m.end()) else {}
         except (ValueError, RecursionError):
             args = "<unreadable Gemma arguments>"
+            cut = reader.pos >= len(text) or _GEMMA_CLOSE_RE.search(text, m.end()) is None
         end = reader.pos
-        close = re.compile(r"\s*<tool_call\|>").match(text, end)
-        end = close.end() if close else end
-        cands.append(_Cand(m.group(1), args))
+        close = _GEMMA_CLOSE_RE.match(text, end)
+        if not close and not text.startswith("{", m.end()) and not text[m.end():].strip():
+            cut = True  # the output ended right after the name
+        end = close.end() if close else (len(text) if cut else end)
+        cands.append(_Cand(m.group(1) or m.group(2), args, cut=cut))
         spans.append((m.start(), end))
-    return (cands, spans, repairs) if cands else None
+    if not cands:
+        return None
+    tail = _GEMMA_TAIL_RE.match(text, spans[-1][1])
+    if tail and tail.group(0).strip():
+        spans[-1] = (spans[-1][0], len(text))  # "call:get_batt": the start of a copy the token limit cut
+        repairs.append("ignored a call cut off at the end of the output")
+    elif cands[-1].cut and len(cands) > 1:
+        cands.pop()  # the token limit cut the last copy: the complete calls before it stand
+        spans[-2] = (spans[-2][0], len(text))
+        spans.pop()
+        repairs.append("ignored a call cut off at the end of the output")
+    kept, kept_spans = [cands[0]], [spans[0]]
+    for cand, span in zip(cands[1:], spans[1:]):
+        if cand.name == kept[-1].name and cand.arguments == kept[-1].arguments:
+            kept_spans[-1] = (kept_spans[-1][0], span[1])  # a model that did not stop at its end marker
+            if "read back-to-back copies of the same call once" not in repairs:
+                repairs.append("read back-to-back copies of the same call once")
+            continue
+        kept.append(cand)
+        kept_spans.append(span)
+    return kept, kept_spans, repairs
+
+
+#: What is left when the token limit cuts a call's opener or name: ``call:get_batt``, ``<start_fun``.
+_GEMMA_TAIL_RE = re.compile(r"\s*(?:(?:<start_function_call>|<\|tool_call>)\s*)?"
+                            r"(?:c(?:a(?:l(?:l(?::[\w.:\-]*)?)?)?)?)?\s*\Z|\s*<[^<>\s]*\Z")
 
 
 def _json_cands_in(segment: str, offset: int) -> tuple[list[_Cand], list[tuple[int, int]], list[str]]:
@@ -526,9 +758,11 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
         seg_end = close if close >= 0 else stop
         segment = text[m.end():seg_end]
         c, _, r = _json_cands_in(segment, m.end())
-        if not c and "<function=" in segment:
+        if not c and "<function" in segment:
             got = _fmt_function_tag(segment)
             c, r = (got[0], got[2]) if got else ([], [])
+        if not c:
+            c, r = _name_tag_call(segment)
         if not c:
             c = _python_calls(segment) or []
         cands.extend(c)
@@ -538,6 +772,23 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
 
 
 _FUNCTION_RE = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|\Z)", flags=re.S)
+#: ``<function>NAME</function>`` and then the arguments as a bare JSON object (Gemma 3, Qwen MoE;
+#: madroidmaq/mlx-omni-server#126).
+_FUNCTION_NAME_RE = re.compile(r"<function>\s*(" + _NAME + r")\s*</function>\s*")
+_NAME_TAG_RE = re.compile(r"<name>\s*(" + _NAME + r")\s*</name>\s*(?:<(arguments|parameters|args)>\s*(.*?)\s*"
+                          r"(?:</\2>|\Z))?", flags=re.S)
+
+
+def _name_tag_call(segment: str) -> tuple[list[_Cand], list[str]]:
+    """``<name>NAME</name><arguments>{json}</arguments>`` inside a call tag (arguments optional)."""
+    m = _NAME_TAG_RE.search(segment)
+    if not m:
+        return [], []
+    body = (m.group(3) or "").strip()
+    if not body:
+        return [_Cand(m.group(1), {})], []
+    got = _decode_at(body, 0) if body.startswith(("{", "[")) else None
+    return [_Cand(m.group(1), got[0] if got else body)], list(got[2]) if got else []
 _PARAMETER_RE = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?(?:</parameter>|(?=<parameter=)|\Z)", flags=re.S)
 
 
@@ -561,13 +812,29 @@ def _fmt_function_tag(text: str) -> _Found | None:
             args = body or {}
         cands.append(_Cand(m.group(1), args))
         spans.append(m.span())
+    for m in _FUNCTION_NAME_RE.finditer(text):
+        got = _decode_at(text, m.end()) if text.startswith(("{", "["), m.end()) else None
+        if got is None and text[m.end():].lstrip().startswith("{"):
+            # "{..." that never closes: cut off, or not JSON
+            cands.append(_Cand(m.group(1), text[m.end():].strip(), cut=_match_end(text, m.end()) < 0))
+            spans.append((m.start(), len(text)))
+            continue
+        cands.append(_Cand(m.group(1), got[0] if got else {}))
+        repairs.extend(got[2] if got else ())
+        spans.append((m.start(), got[1] if got else m.end()))
     return (cands, spans, repairs) if cands else None
 
 
 def _fmt_xml_tag(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
-    for m in re.finditer(r"<(toolcall|tool)>(.*?)(?:</\1>|\Z)", text, flags=re.S):
+    for m in re.finditer(r"<(toolcall|tool|tool_use|function_call|functioncall)>(.*?)(?:</\1>|\Z)", text, flags=re.S):
         inner = m.group(2)
+        named, fixed = _name_tag_call(inner)
+        if named:
+            cands.extend(named)
+            repairs.extend(fixed)
+            spans.append(m.span())
+            continue
         inner_tag = re.match(r"\s*<(" + _NAME + r")>\s*(.*?)\s*(?:</\1>|\Z)", inner, flags=re.S)
         if inner_tag and not inner_tag.group(2).startswith("<"):
             body = inner_tag.group(2).strip()
@@ -830,6 +1097,27 @@ def _fmt_bare_json(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
+_PY_CALL_LINE_RE = re.compile(r"(?m)^[ \t]*(" + _NAME + r")[ \t]*(?=\()")
+
+
+def _fmt_python_call(text: str) -> _Found | None:
+    """Lines that are a whole Python-style call, ``clock_alarm(action="set", time="07:00")``
+    (arguments read as literals, never evaluated); a call only when the name is offered."""
+    cands, spans = [], []
+    for m in _PY_CALL_LINE_RE.finditer(text):
+        if len(cands) >= 32 or (spans and m.start() < spans[-1][1]):
+            continue
+        close = _paren_end(text, m.end())
+        if close < 0 or text[close:_line_end(text, close)].strip() not in ("", ";"):
+            continue
+        got = _call_with_name(m.group(1), text[m.end():close])
+        if got:
+            got[0].offered_only = True
+            cands.append(got[0])
+            spans.append((m.start(), _line_end(text, close)))
+    return (cands, spans, []) if cands else None
+
+
 _FORMATS = {
     "gemma": _fmt_gemma,
     "tool_call_tag": _fmt_tool_call_tag,
@@ -841,6 +1129,7 @@ _FORMATS = {
     "react": _fmt_react,
     "fenced": _fmt_fenced,
     "bare_json": _fmt_bare_json,
+    "python_call": _fmt_python_call,
 }
 
 
@@ -881,7 +1170,11 @@ def _envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
         else:
             cands.append(_Cand(None, item))
     message = value.get(_MESSAGE, value.get("content", ""))
-    return cands, message if isinstance(message, str) else json.dumps(message), list(fixed)
+    if message is None:
+        message = ""  # the grammar allows null: no message, not the text "null"
+    elif not isinstance(message, str):
+        message = json.dumps(message, ensure_ascii=False)
+    return cands, message, list(fixed)
 
 
 _ENVELOPE_KEY_RE = re.compile(rf'"{_ENVELOPE_KEY}"\s*:\s*')
@@ -973,6 +1266,50 @@ def _allows_null(spec: Any) -> bool:
     return kind == "null" or (isinstance(kind, list) and "null" in kind)
 
 
+def _types(spec: Any) -> set[str]:
+    """The JSON types a property schema names with ``type`` (empty when it names none)."""
+    kind = spec.get("type") if isinstance(spec, Mapping) else None
+    if isinstance(kind, str):
+        return {kind}
+    return {k for k in kind if isinstance(k, str)} if isinstance(kind, list) else set()
+
+
+def _finite(value: Any, depth: int = 0) -> bool:
+    """No NaN or Infinity anywhere in ``value`` (JSON has neither; strict JSON output needs that)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth > _MAX_DEPTH:
+        return True
+    if isinstance(value, Mapping):
+        return all(_finite(v, depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_finite(v, depth + 1) for v in value)
+    return True
+
+
+def _name_key(name: str) -> str:
+    return re.sub(r"[.:_]", "_", name)
+
+
+def resolve_name(name: str, offered: Sequence[str]) -> str | None:
+    """The offered tool ``name`` means, or None: the name itself; else the one offered tool
+    that matches once ``.``, ``_`` and ``:`` count as the same separator (``clock.alarm``,
+    ``clock_alarm`` -> ``clock:alarm``); else the one offered tool that is the name's tail after
+    a namespace dot or slash (``default_api.get_weather``, ``functions.clock_alarm``). Two or
+    more matches are never guessed between."""
+    if name in offered:
+        return name
+    key = _name_key(name)
+    same = {o for o in offered if _name_key(o) == key}
+    if len(same) == 1:
+        return next(iter(same))
+    if same:
+        return None
+    tails = [name[m.end():] for m in re.finditer(r"[./]", name)]
+    suffix = {o for o in offered for tail in tails if tail and _name_key(tail) == _name_key(o)}
+    return next(iter(suffix)) if len(suffix) == 1 else None
+
+
 class _Checker:
     def __init__(self, offered: Sequence[str], schemas: Mapping[str, Any] | None) -> None:
         self.offered = tuple(offered)
@@ -984,16 +1321,30 @@ class _Checker:
         if message not in self.errors:
             self.errors.append(message)
 
-    def check(self, cand: _Cand) -> Call | None:
+    def resolve(self, name: Any) -> str | None:
+        """The offered tool a candidate's name means (see :func:`resolve_name`), or None."""
+        if not isinstance(name, str) or not name.strip():
+            return None
+        return resolve_name(name.strip(), self.offered)
+
+    def check(self, cand: _Cand) -> list[Call]:
         name = cand.name
         if not isinstance(name, str) or not name.strip():
             self.error(f"a tool call without a tool name (got {name!r}); call one of: {self._valid()}")
-            return None
+            return []
         name = name.strip()
-        if name not in self.offered:
+        resolved = resolve_name(name, self.offered)
+        if resolved is None:
             self.error(f"unknown tool {_short(name, 80)}: not in offered tools; return an error message to the model "
                        f"listing valid names: {self._valid()}")
-            return None
+            return []
+        if resolved != name:
+            self.repairs.append(f"read the tool name {_short(name, 80)} as {resolved!r}, the one offered tool it names")
+            name = resolved
+        if cand.cut:
+            self.error(f"the call to {name} was cut off before its end (the output hit the token limit?); "
+                       "send the whole call again")
+            return []
         schema = self.schemas.get(name)
         args = cand.arguments
         if args is _MISSING or args is None:
@@ -1006,7 +1357,9 @@ class _Checker:
                     parsed, fixed = loads_repaired(stripped) if stripped else ({}, ())
                     self.repairs.extend(fixed)
                 except (ValueError, RecursionError):
-                    parsed = _MISSING
+                    parsed = self._run_together(name, stripped)
+                    if isinstance(parsed, list):
+                        return [c for item in parsed for c in self.check(_Cand(name, item, source=cand.source))]
             if parsed is None:
                 parsed = {}
             if parsed is _MISSING:
@@ -1014,7 +1367,7 @@ class _Checker:
                 if target is None or not stripped:
                     self.error(f"arguments for {name} are not a JSON object (got {_short(args)}); "
                                "send the arguments as a JSON object")
-                    return None
+                    return []
                 self.repairs.append(f"put the bare string into {name}'s one string parameter {target!r}")
                 parsed = {target: stripped}
             args = parsed
@@ -1025,21 +1378,67 @@ class _Checker:
                 self.repairs.append(f"put the positional argument into {name}'s parameter {target!r}")
             else:
                 self.error(f"positional arguments for {name} cannot be named; send keyword arguments")
-                return None
+                return []
         if not isinstance(args, dict):
             self.error(f"arguments for {name} are not a JSON object (got {_short(args)}); "
                        "send the arguments as a JSON object")
-            return None
+            return []
+        if not _finite(args):
+            self.error(f"arguments for {name} hold NaN or Infinity, which JSON does not have; "
+                       "send a finite number or a string")
+            return []
         if isinstance(schema, Mapping):
             props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+            args = self._raw_json_in_strings(name, args, props)
+            if args is None:
+                return []
             for key in schema.get("required", ()) or ():
                 if not isinstance(key, str):
                     continue
                 if key not in args or (args[key] is None and not _allows_null(props.get(key))):
                     self.error(f"missing required argument {key!r} for {name}; return as a recoverable tool "
                                "error so the model can retry")
-                    return None
-        return Call(name=name, arguments=args)
+                    return []
+        return [Call(name=name, arguments=args, source=cand.source)]
+
+    def _run_together(self, name: str, text: str) -> Any:
+        """An arguments string holding JSON objects run together (``{...}{...}``, a streaming
+        server's duplicate): identical ones are one call, different ones one call each; anything
+        else is not JSON (``_MISSING``)."""
+        found = _scan_json(text, lists=False)
+        rest = _cut(text, [(start, end) for _, start, end, _ in found])
+        if len(found) < 2 or re.sub(r"[\s;,]", "", rest) or not all(isinstance(v, dict) for v, *_ in found):
+            return _MISSING
+        values = [v for v, *_ in found]
+        if all(v == values[0] for v in values):
+            self.repairs.append(f"the arguments for {name} held the same JSON object {len(values)} times; "
+                                "read it once")
+            return values[0]
+        self.repairs.append(f"the arguments for {name} held {len(values)} different JSON objects run together; "
+                            "read one call each")
+        return values
+
+    def _raw_json_in_strings(self, name: str, args: dict[str, Any],
+                             props: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A JSON object or list written raw where the schema wants a string is serialised into
+        the string (a file's content, a query body); where the schema wants neither a string nor a
+        container, the call is dropped with an error the model can act on."""
+        out = dict(args)
+        for key, value in args.items():
+            if not isinstance(value, (dict, list)):
+                continue
+            types = _types(props.get(key))
+            if not types or types & {"object", "array"}:
+                continue
+            if "string" in types:
+                out[key] = json.dumps(value, ensure_ascii=False)
+                self.repairs.append(f"serialised the raw JSON in {name}'s string argument {key!r} into a string")
+                continue
+            kind = "a JSON object" if isinstance(value, dict) else "a JSON list"
+            self.error(f"argument {key!r} for {name} is {kind}, but its schema expects "
+                       f"{' or '.join(sorted(types))}; send a value of that type")
+            return None
+        return out
 
     def _valid(self) -> str:
         return ", ".join(self.offered) if self.offered else "(no tools are offered)"
@@ -1067,7 +1466,8 @@ def _cut(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 
 def calls(raw: Any, offered: Any, *, channel: str = "text",
-          schemas: Mapping[str, Mapping[str, Any]] | None = None) -> Parsed:
+          schemas: Mapping[str, Mapping[str, Any]] | None = None,
+          text_tags: Mapping[str, str] | None = None) -> Parsed:
     """Read tool calls out of one model output. Never raises.
 
     Parameters
@@ -1080,27 +1480,52 @@ def calls(raw: Any, offered: Any, *, channel: str = "text",
     channel : {"text", "text-stream", "native"}
         ``native``: the server's ``tool_calls`` field shown as text; the others: content text.
     schemas : mapping of str to JSON Schema, optional
-        Tool name -> parameter schema. Enables the bare-string argument rule and the check
-        for missing required arguments.
+        Tool name -> parameter schema. Enables the bare-string argument rule, the check
+        for missing required arguments, and raw JSON in a string argument.
+    text_tags : mapping of str to str, optional
+        Plain-text tags a catalogue maps to tools (``{"SEARCH": "web:search"}`` reads
+        ``[SEARCH: query]`` as a call of ``web:search`` with its one string parameter). Without
+        an explicit entry a tag is never guessed to be a call.
 
     Returns
     -------
     Parsed
-        ``calls`` in output order; ``error`` ``None`` when nothing went wrong.
+        ``calls`` in output order, each with its ``source`` (:data:`SOURCES`); ``error``
+        ``None`` when nothing went wrong. Output that looks like a call attempt but yields no
+        call (cut off, an unknown tag, unreadable arguments) gets an ``error`` that says so.
 
     Notes
     -----
-    Order and rules: module docstring; cases: tests/cases/parsing_cases.json (issue #5).
+    Order and rules: module docstring; cases: tests/cases/parsing_cases.json (issues #5, #16).
+    Reasoning blocks (``<think>...</think>``) are taken out first: a call drafted there is never a
+    call, and output that ends inside one yields no call.
     """
+    _BUDGET.python_tries = _PYTHON_TRIES
     try:
-        return _calls(raw, offered, channel, schemas)
+        return _calls(raw, offered, channel, schemas, text_tags)
     except Exception as exc:  # never raise: a bug here must not end the tool loop
         text = raw if isinstance(raw, str) else ""
         return Parsed(content=text.strip(), error=f"the parser failed on this output ({type(exc).__name__}); "
                                                   "answer again as one JSON envelope")
 
 
-def _calls(raw: Any, offered: Any, channel: str, schemas: Any) -> Parsed:
+#: Formats whose calls are explicit call syntax; ``fenced`` and the free-standing ones are decided below.
+_TAGGED = frozenset({"gemma", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line",
+                     "react", "text_tag"})
+
+
+def _source(fmt: str, content: str) -> str:
+    """Where a format's calls were read. Call objects or Python calls standing alone (nothing
+    but separators around them: the reply *is* the call) are ``tagged``; inside running text,
+    where a model may only be showing what a call would look like, they are ``prose``."""
+    if fmt in _TAGGED:
+        return "tagged"
+    if fmt == "fenced":
+        return "fenced"
+    return "tagged" if not re.sub(r"[\s;,\[\]]", "", content) else "prose"
+
+
+def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -> Parsed:
     if isinstance(raw, (bytes, bytearray)):
         raw = bytes(raw).decode("utf-8", errors="replace")
     elif isinstance(raw, (list, tuple)) and all(isinstance(chunk, str) for chunk in raw):
@@ -1120,27 +1545,119 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any) -> Parsed:
     if len(text) > _MAX_CHARS:
         checker.repairs.append(f"read only the first {_MAX_CHARS} of {len(text)} characters")
         text = text[:_MAX_CHARS]
+    reasoning = ""
 
-    def finish(cands: list[_Cand], content: str, fmt: str, repairs: Iterable[str]) -> Parsed:
+    def finish(cands: list[_Cand], content: str, fmt: str, repairs: Iterable[str], source: str) -> Parsed:
         checker.repairs.extend(repairs)
-        found = tuple(c for c in (checker.check(cand) for cand in cands) if c is not None)
+        for cand in cands:
+            cand.source = cand.source or source
+        found = tuple(c for cand in cands for c in checker.check(cand))
         return Parsed(calls=found, content=content, error="\n".join(checker.errors) or None,
-                      repairs=tuple(dict.fromkeys(checker.repairs)), format=fmt)
+                      repairs=tuple(dict.fromkeys(checker.repairs)), format=fmt, reasoning=reasoning)
 
     if channel == "native":
         got = _native(text)
         if got is not None:
             cands, spans, fixed = got
-            return finish(cands, _cut(text, spans), "native", fixed)
-    env = _envelope(text) or _broken_envelope(text)
+            return finish(cands, _cut(text, spans), "native", fixed, "native")
+    env = _envelope(text)  # before reasoning blocks: the envelope's strings may hold anything
     if env is not None:
         cands, message, fixed = env
-        return finish(cands, message.strip(), "envelope", fixed)
-    for fmt in TEXT_FORMATS:
-        got = _FORMATS[fmt](text)
-        if got is not None:
-            cands, spans, fixed = got
-            if all(c.weak and c.name not in offered_names for c in cands):
-                continue  # "API: the docs say..." is prose, not a call to a tool named 'the'
-            return finish(cands, _cut(text, spans), fmt, fixed)
-    return finish([], text.strip(), "", ())
+        return finish(cands, message.strip(), "envelope", fixed, "envelope")
+    text, reasoning, unclosed = _split_reasoning(text)
+    if reasoning:
+        checker.repairs.append("took out a reasoning block: nothing in it is a call")
+    env = (_envelope(text) if reasoning else None) or _broken_envelope(text)
+    if env is not None:
+        cands, message, fixed = env
+        return finish(cands, message.strip(), "envelope", fixed, "envelope")
+    for fmt in (*TEXT_FORMATS, "text_tag"):
+        got = _text_tags(text, text_tags) if fmt == "text_tag" else _FORMATS[fmt](text)
+        if got is None:
+            continue
+        cands, spans, fixed = got
+        # {"name": X} alone, or a line "x(...)": a call only when X is offered, otherwise data or prose
+        keep = [i for i, c in enumerate(cands) if not c.offered_only or checker.resolve(c.name)]
+        if len(keep) < len(cands):
+            cands = [cands[i] for i in keep]
+            spans = [spans[i] for i in keep] if len(spans) == len(got[0]) else spans
+        if not cands or all(c.weak and checker.resolve(c.name) is None for c in cands):
+            continue  # "API: the docs say..." is prose, not a call to a tool named 'the'
+        content = _cut(text, spans)
+        source = _source(fmt, content)
+        if fmt in ("bare_json", "python_call") and source == "tagged":
+            content = ""  # only separators ("; ") were left between the calls
+        return finish(cands, content, fmt, fixed, source)
+    problem = _attempt(text, offered_names)
+    if unclosed and (problem or _attempt(reasoning, offered_names) or _has_cands(reasoning)):
+        checker.error(f"the output ended inside a reasoning block ({unclosed} was never closed), so nothing in it "
+                      "is a call; close the block and write the call after it")
+    elif problem:
+        checker.error(f"no tool call could be read, but the output looks like one: {problem}; send the call again "
+                      'as one JSON object {"name": ..., "arguments": {...}}')
+    return finish([], text.strip(), "", (), "")
+
+
+def _has_cands(text: str) -> bool:
+    """Whether any text format finds call-shaped text in ``text`` (names not checked)."""
+    return any(_FORMATS[fmt](text) for fmt in TEXT_FORMATS)
+
+
+_TEXT_TAG_RE = re.compile(r"\[([A-Za-z][\w \-]{0,40}):[ \t]*([^\]\n]*)\]")
+
+
+def _text_tags(text: str, mapping: Any) -> _Found | None:
+    """``[TAG: value]`` where the catalogue maps ``TAG`` to a tool; None without a mapping."""
+    if not isinstance(mapping, Mapping) or not mapping:
+        return None
+    table = {str(k).strip().upper(): v for k, v in mapping.items() if isinstance(v, str)}
+    cands, spans = [], []
+    for m in _TEXT_TAG_RE.finditer(text):
+        tool = table.get(m.group(1).strip().upper())
+        if tool is not None:
+            cands.append(_Cand(tool, m.group(2).strip()))
+            spans.append(m.span())
+    return (cands, spans, []) if cands else None
+
+
+_MARKER_RE = re.compile(r"<\|?/?([^<>\s|=/]*(?:tool|call|function|invoke)[^<>\s|=/]*)[^<>]{0,200}>"
+                        r"|\[TOOL_CALLS\]|\[ARGS\]|<\|python_tag\|>|(?<![\w.:\-])call:[A-Za-z_][\w.:\-]*\s*\{",
+                        flags=re.I)
+_NAME_KEY_RE = re.compile(r"""["']?(?:name|function|tool)["']?\s*[:=]""")
+
+
+def _attempt(text: str, offered: Sequence[str]) -> str | None:
+    """Why ``text`` looks like a tool call attempt that yielded no call, or None when it reads as
+    an answer. Called only when no call and no error came out, so a hit here means the model
+    tried and failed (cut off, an unknown tag, arguments neither JSON nor a Python literal)."""
+    if not text.strip():
+        return None
+    marker = _MARKER_RE.search(text)
+    if marker:
+        return f"a tool-call marker {_short(marker.group(0), 40)} with no call this parser can read after it"
+    words = {w.lower() for n in offered for w in re.split(r"[^A-Za-z0-9]+", n) if len(w) > 2}
+    for m in _TEXT_TAG_RE.finditer(text):
+        if set(re.split(r"[^a-z0-9]+", m.group(1).lower())) & words:
+            return (f"a plain-text tag {_short(m.group(0), 40)}, which the catalogue does not map to a tool "
+                    "(tags are never guessed)")
+    starts = 0
+    for m in re.finditer(r"\{", text):
+        starts += 1
+        if starts > 64:
+            break
+        end = _match_end(text, m.start())
+        body = text[m.start(): end if end > 0 else m.start() + 2000]
+        if not _NAME_KEY_RE.search(body) and not any(n and n in body for n in offered):
+            continue
+        if end < 0 and _match_end(text, m.start(), quotes="\"'") < 0:
+            return "a call cut off before its end (its braces are never closed)"
+        if _decode_at(text, m.start()) is None:
+            return "a call-shaped object that is neither JSON nor a Python literal"
+    words = {w for n in offered for w in {n, n.replace(":", "."), n.replace(":", "_")} if w}
+    for w in sorted(words, key=len, reverse=True)[:256]:
+        hit = re.search(rf"(?<![\w.:]){re.escape(w)}\s*[({{]", text)
+        if hit:
+            return f"a call to {_short(w, 80)} whose arguments could not be read"
+    return None
+
+

@@ -195,3 +195,78 @@ def test_execute_success_is_remembered_for_dialog_pairing(session):
 def test_execute_accepts_a_mapping_call(session):
     result = execute({"name": "calc:evaluate", "arguments": {"expression": "2+2"}}, ALL, CATALOG, session=session)
     assert result.data == {"expression": "2+2", "result": 4}
+
+
+# ---------------------------------------------------------------------------------------------
+# A call read from running text (issue #16): state-changing tools need confirmation
+# ---------------------------------------------------------------------------------------------
+
+
+def _prose(name, arguments):
+    return Call(name=name, arguments=arguments, source="prose")
+
+
+@pytest.mark.parametrize(("name", "arguments"), [
+    ("clock:alarm", {"action": "cancel"}),
+    ("agenda:remove", {"item": "dentist"}),
+    ("vault:write", {"path": "x.md", "content": "pwned"}),
+    ("test:slow", {}),  # a verb the lexicon does not know counts as a write (fail closed)
+])
+def test_execute_prose_call_that_changes_state_does_not_run_unconfirmed(session, name, arguments):
+    ran = []
+    result = execute(_prose(name, arguments), ALL, CATALOG, session=session,
+                     executors={name: lambda args, s: ran.append(args) or "done"})
+    assert result.status == "refused" and ran == []
+    assert "only written in running text" in result.error
+    assert not (session.vault / "x.md").exists()
+
+
+@pytest.mark.parametrize("answer", [False, None, "yes", lambda: 1])
+def test_execute_prose_call_refused_unless_confirm_says_exactly_yes(session, answer):
+    ran = []
+    result = execute(_prose("clock:alarm", {"action": "cancel"}), ALL, CATALOG, session=session,
+                     executors={"clock:alarm": lambda args, s: ran.append(args) or "done"},
+                     confirm=lambda name, args: answer)
+    assert result.status == "refused" and ran == []
+
+
+def test_execute_prose_call_runs_once_confirmed_and_confirm_sees_the_call(session):
+    asked = []
+    result = execute(_prose("clock:alarm", {"action": "cancel"}), ALL, CATALOG, session=session,
+                     executors={"clock:alarm": lambda args, s: "cancelled"},
+                     confirm=lambda name, args: asked.append((name, args)) or True)
+    assert result.status == "ok" and asked == [("clock:alarm", {"action": "cancel"})]
+
+
+def test_execute_broken_confirm_fails_closed(session):
+    def confirm(name, args):
+        raise RuntimeError("no terminal")
+
+    result = execute(_prose("clock:alarm", {"action": "cancel"}), ALL, CATALOG, session=session,
+                     executors={"clock:alarm": lambda args, s: "cancelled"}, confirm=confirm)
+    assert result.status == "refused"
+
+
+@pytest.mark.parametrize(("name", "arguments"), [("clock:now", {}), ("agenda:list", {"status": "open"}),
+                                                 ("calc:evaluate", {"expression": "1+1"})])
+def test_execute_prose_call_of_a_read_only_tool_runs(session, name, arguments):
+    result = execute(_prose(name, arguments), ALL, CATALOG, session=session, executors={name: lambda a, s: "fine"},
+                     confirm=lambda *a: pytest.fail("a read-only tool needs no confirmation"))
+    assert result.status == "ok"
+
+
+@pytest.mark.parametrize("source", ["envelope", "native", "tagged", "fenced", ""])
+def test_execute_calls_from_call_syntax_run_without_confirmation(session, source):
+    result = execute(Call(name="clock:alarm", arguments={"action": "cancel"}, source=source), ALL, CATALOG,
+                     session=session, executors={"clock:alarm": lambda a, s: "cancelled"})
+    assert result.status == "ok"
+
+
+def test_execute_descriptor_access_overrides_the_verb(session):
+    catalog = Catalog([Tool(name="x:get", description="x", access="write"),
+                       Tool(name="x:delete", description="x", access="read")])
+    gets = execute(_prose("x:get", {}), ["x:get", "x:delete"], catalog, session=session,
+                   executors={"x:get": lambda a, s: 1, "x:delete": lambda a, s: 1})
+    deletes = execute({"name": "x:delete", "arguments": {}, "source": "prose"}, ["x:get", "x:delete"], catalog,
+                      session=session, executors={"x:get": lambda a, s: 1, "x:delete": lambda a, s: 1})
+    assert (gets.status, deletes.status) == ("refused", "ok")

@@ -113,3 +113,61 @@ def test_cli_generate_with_the_bundled_model(capsys):
     assert first["prompt_tokens"] > 0 and first["grammar_chars"] > 0
     for call in first["parsed"]["calls"]:
         assert call["name"] in first["offered"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue #16: calls from prose and reasoning blocks, and parse errors handed back
+# ---------------------------------------------------------------------------------------------
+
+ALARM_TEXT = "cancel my morning alarm please"
+
+
+def _alarm_session(tmp_path):
+    return Session(tmp_path / "s")
+
+
+def test_turn_prose_call_that_changes_state_is_not_run(router, tmp_path):
+    prose = ('I did not call anything; a call would look like '
+             '{"name": "clock:alarm", "arguments": {"action": "cancel"}}')
+    runner = ScriptedRunner(prose, envelope("answer", "Nothing was cancelled."))
+    turn = run_turn(ALARM_TEXT, router=router, runner=runner, session=_alarm_session(tmp_path), check_claims=False)
+    assert "clock:alarm" in turn.routed.offer.names
+    first = turn.rounds[0]
+    assert [c.source for c in first.parsed.calls] == ["prose"]
+    assert [r.status for r in first.results] == ["refused"]
+    assert "only written in running text" in runner.messages[1][-1]["content"]
+
+
+def test_turn_prose_call_runs_when_confirmed(router, tmp_path):
+    prose = 'Cancelling: {"name": "clock:alarm", "arguments": {"action": "list"}}'
+    asked = []
+    runner = ScriptedRunner(prose, envelope("answer", "Done."))
+    turn = run_turn(ALARM_TEXT, router=router, runner=runner, session=_alarm_session(tmp_path), check_claims=False,
+                    confirm=lambda name, args: asked.append(name) or True)
+    assert asked == ["clock:alarm"]
+    assert turn.rounds[0].results[0].status != "refused"
+
+
+def test_turn_call_drafted_in_a_reasoning_block_never_runs(router, tmp_path):
+    draft = '<think>{"name": "clock:alarm", "arguments": {"action": "cancel"}} No.</think>I will not cancel it.'
+    runner = ScriptedRunner(draft)
+    turn = run_turn(ALARM_TEXT, router=router, runner=runner, session=_alarm_session(tmp_path), check_claims=False)
+    assert len(turn.rounds) == 1 and turn.rounds[0].results == ()
+    assert turn.answer == "I will not cancel it."
+
+
+def test_turn_failed_call_attempt_is_handed_back_to_the_model(router, tmp_path):
+    cut = '{"name": "clock:alarm", "arguments": {"action": "can'
+    runner = ScriptedRunner(cut, envelope("answer", "Which alarm?"))
+    turn = run_turn(ALARM_TEXT, router=router, runner=runner, session=_alarm_session(tmp_path), check_claims=False)
+    assert len(turn.rounds) == 2
+    assert runner.messages[1][-1]["content"].startswith("PARSE ERROR: no tool call could be read")
+    assert turn.answer == "Which alarm?"
+
+
+def test_turn_parse_errors_are_bounded_by_max_rounds(router, tmp_path):
+    cut = '{"name": "clock:alarm", "arguments": {"action": "can'
+    runner = ScriptedRunner(cut, cut, cut, cut, cut)
+    turn = run_turn(ALARM_TEXT, router=router, runner=runner, session=_alarm_session(tmp_path), max_rounds=2,
+                    check_claims=False)
+    assert len(turn.rounds) == 3 and turn.rounds[-1].offered == ()

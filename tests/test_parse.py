@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eris_lab import cli
-from eris_lab.parse import Call, Parsed, calls, loads_repaired
+from eris_lab.parse import SOURCES, Call, Parsed, calls, loads_repaired
 
+from conftest import ROOT as ROOT_DIR
 from conftest import load_cases
 
 CASES = load_cases("parsing_cases.json")["cases"]
@@ -212,6 +213,9 @@ _VALID = [
     '<|python_tag|>get_weather(city="A")',
     'get_weather[ARGS]{"city": "Paris"}',
     'tool_calls=[{"function": {"name": "get_weather", "arguments": "{\\"city\\": 1}"}}]',
+    '<start_function_call>call:get_weather{city:<escape>Oslo<escape>}<end_function_call>',
+    "{'name': 'web_search', 'arguments': {'query': 'it\\'s'}}",
+    '<think>{"name": "web_search", "arguments": {"query": "draft"}}</think><function>get_weather</function>{"days": NaN}',
 ]
 
 
@@ -238,7 +242,8 @@ def _check_never_raises(raw, channel):
     assert all(c.name in OFFERED and isinstance(c.arguments, dict) for c in parsed.calls)
     assert parsed.error is None or isinstance(parsed.error, str)
     assert "the parser failed" not in (parsed.error or "")  # the catch-all is a safety net, not a path
-    json.dumps(parsed.to_json())
+    assert all(c.source in SOURCES for c in parsed.calls)
+    json.loads(json.dumps(parsed.to_json(), allow_nan=False))  # strict JSON, as `eris-lab parse` prints it
 
 
 #: Pieces of every format, glued at random: reaches the format branches plain text never does.
@@ -247,7 +252,9 @@ _PIECES = ['<tool_call>', '</tool_call>', '<function=get_weather>', '</function>
            '<|eom_id|>', 'API: get_weather', 'Action: web_search', '\nAction Input: ', 'Observation:', '```json\n',
            '```tool_code\n', '```', '{', '}', '[', ']', '"', ':', ',', '"name"', '"arguments"', '"get_weather"',
            '"parameters"', '"tool_calls"', '"message"', '{"thought": ', 'tool_calls=', '(', ')', 'f(x=1)', '\\', '\n',
-           ' ', 'null', '1', 'x=', "'", '"function"']
+           ' ', 'null', '1', 'x=', "'", '"function"', 'NaN', '-Infinity', '<think>',
+           '</think>', '<start_function_call>', 'call:get_weather{', '<escape>', '<end_function_call>',
+           '<function>get_weather</function>', '//', '/*', '*/', 'get_weather(', '; ', '[SEARCH: ']
 _GLUED = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 _TEXT = st.one_of(st.text(max_size=300), _mangled(), _GLUED)
 _CHANNEL = st.sampled_from(["text", "native"])
@@ -264,6 +271,26 @@ def test_calls_never_raises(raw, channel):
 @given(raw=_TEXT, channel=_CHANNEL)
 def test_calls_never_raises_many(raw, channel):
     _check_never_raises(raw, channel)
+
+
+_OPENERS = ["<think>", "<thinking>", "<reasoning>", "[THINK]", "<|channel|>analysis<|message|>"]
+_CLOSERS = {"<think>": "</think>", "<thinking>": "</thinking>", "<reasoning>": "</reasoning>",
+            "[THINK]": "[/THINK]", "<|channel|>analysis<|message|>": "<|end|>"}
+#: Text after a reasoning block that holds no call syntax at all (no braces, tags, parentheses, colons).
+_PLAIN = st.text(alphabet=st.characters(blacklist_characters="{}[]()<>:`|'\"=", blacklist_categories=("Cs",)),
+                 max_size=40)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(opener=st.sampled_from(_OPENERS), inner=_TEXT, after=_PLAIN, closed=st.booleans(), before=_PLAIN)
+def test_calls_never_a_call_from_a_reasoning_block(opener, inner, after, closed, before):
+    inner = inner.replace(_CLOSERS[opener], "")
+    for closer in _CLOSERS.values():  # a closer inside would end the block early
+        inner = inner.replace(closer, "")
+    raw = before + opener + inner + (_CLOSERS[opener] + after if closed else "")
+    parsed = calls(raw, OFFERED)
+    _check_never_raises(raw, "text")
+    assert parsed.calls == (), raw
 
 
 def test_calls_never_raises_on_hostile_inputs():
@@ -283,7 +310,7 @@ def test_cli_parse_prints_calls_content_error(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO('Sure. {"name": "get_weather", "arguments": {"city": "Oslo"}}'))
     assert cli.main(["parse", "--offered", "get_weather,web_search"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["calls"] == [{"name": "get_weather", "arguments": {"city": "Oslo"}}]
+    assert out["calls"] == [{"name": "get_weather", "arguments": {"city": "Oslo"}, "source": "prose"}]
     assert out["content"] == "Sure."
     assert out["error"] is None
 
@@ -293,7 +320,7 @@ def test_cli_parse_native_channel(capsys, monkeypatch):
 
     monkeypatch.setattr("sys.stdin", io.StringIO('tool_calls=[{"function": {"name": "a", "arguments": "{}"}}]'))
     assert cli.main(["parse", "--offered", "a", "--channel", "native"]) == 0
-    assert json.loads(capsys.readouterr().out)["calls"] == [{"name": "a", "arguments": {}}]
+    assert json.loads(capsys.readouterr().out)["calls"] == [{"name": "a", "arguments": {}, "source": "native"}]
 
 
 def test_cli_parse_schemas_from_catalog(capsys, monkeypatch, tmp_path):
@@ -371,3 +398,319 @@ def test_cli_parse_stdin_not_utf8_exits_2(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe"), encoding="utf-8"))
     assert cli.main(["parse", "--offered", "a"]) == 2
     assert capsys.readouterr().err == "eris-lab: error: stdin: not UTF-8 text (invalid start byte)\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue #16: where a call came from, reasoning blocks, more formats, failed attempts
+# ---------------------------------------------------------------------------------------------
+
+FIELD = ["clock:alarm", "clock:now", "get_weather", "web_search", "send_message"]
+FIELD_SCHEMAS = {
+    "send_message": {"type": "object", "properties": {"to": {"type": "string"}, "text": {"type": "string"}}},
+    "web_search": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    "get_weather": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}},
+}
+CANCEL = '{"name": "clock:alarm", "arguments": {"action": "cancel"}}'
+
+
+def _pairs(parsed):
+    return [(c.name, dict(c.arguments)) for c in parsed.calls]
+
+
+@pytest.mark.parametrize(("raw", "source"), [
+    (json.dumps({"message": "", "tool_calls": [{"name": "get_weather", "arguments": {}}]}), "envelope"),
+    ('<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>', "tagged"),
+    ('<|tool_call>call:get_weather{}<tool_call|>', "tagged"),
+    ('Action: get_weather\nAction Input: {}', "tagged"),
+    ('```json\n{"name": "get_weather", "arguments": {}}\n```', "fenced"),
+    ('{"name": "get_weather", "arguments": {}}', "tagged"),  # the whole reply is the call
+    ('{"name": "get_weather", "arguments": {}}; {"name": "clock:now"}', "tagged"),
+    ('get_weather(city="Oslo")', "tagged"),
+    ('Sure, here you go: {"name": "get_weather", "arguments": {}} and more words.', "prose"),
+    ('Checking now.\nget_weather(city="Oslo")', "prose"),
+])
+def test_calls_every_call_says_where_it_was_read(raw, source):
+    parsed = calls(raw, FIELD)
+    assert parsed.calls and {c.source for c in parsed.calls} == {source}
+    assert source in SOURCES
+    assert all(call["source"] == source for call in parsed.to_json()["calls"])
+
+
+def test_calls_native_channel_source():
+    parsed = calls('tool_calls=[{"function": {"name": "get_weather", "arguments": "{}"}}]', FIELD, channel="native")
+    assert [c.source for c in parsed.calls] == ["native"]
+
+
+@pytest.mark.parametrize("raw", [
+    f"I did not call anything; a call would look like {CANCEL}",
+    f"For example, {CANCEL} would cancel it. Shall I?",
+    f"You could write\n{CANCEL}\nyourself.",
+])
+def test_calls_a_call_mentioned_in_prose_is_flagged_prose(raw):
+    parsed = calls(raw, FIELD)
+    assert [c.source for c in parsed.calls] == ["prose"]
+
+
+@pytest.mark.parametrize("wrap", [
+    "<think>{}</think>", "<think>\nI could send {} ... No.\n</think>\n", "<thinking>{}</thinking>Fine.",
+    "<reasoning>{}</reasoning>", "[THINK]{}[/THINK]", "<|channel|>analysis<|message|>{}<|end|>",
+    "draft: {}</think>No call needed.",  # the template opened the block in the prompt
+    "<think>{}",  # unclosed at the end: never finished thinking
+    "Answer first. <think>then {}",
+])
+@pytest.mark.parametrize("draft", [CANCEL, '<tool_call>' + CANCEL + '</tool_call>',
+                                   '<start_function_call>call:clock:alarm{action:<escape>cancel<escape>}'
+                                   '<end_function_call>', 'clock_alarm(action="cancel")'])
+def test_calls_a_call_inside_a_reasoning_block_is_never_a_call(wrap, draft):
+    parsed = calls(wrap.format(draft) if "{}" in wrap else wrap, FIELD)
+    assert parsed.calls == ()
+    assert "cancel" not in parsed.content
+
+
+def test_calls_only_the_call_after_the_reasoning_block_counts():
+    raw = (f"<think>first idea: <tool_call>{CANCEL}</tool_call>, no, set one instead</think>\n"
+           '<tool_call>{"name": "clock:alarm", "arguments": {"action": "set"}}</tool_call>')
+    parsed = calls(raw, FIELD)
+    assert _pairs(parsed) == [("clock:alarm", {"action": "set"})]
+    assert parsed.reasoning.startswith("first idea") and parsed.error is None
+
+
+def test_calls_unclosed_reasoning_with_a_draft_call_says_so():
+    parsed = calls(f"<think>I will send {CANCEL}", FIELD)
+    assert parsed.calls == () and parsed.content == ""
+    assert parsed.error.startswith("the output ended inside a reasoning block (<think> was never closed)")
+
+
+def test_calls_envelope_strings_may_mention_think():
+    raw = json.dumps({"thought": "<think> is a tag", "message": "ok", "tool_calls": [{"name": "clock:now",
+                                                                                   "arguments": {}}]})
+    assert _pairs(calls(raw, FIELD)) == [("clock:now", {})]
+
+
+_FG = "<start_function_call>call:{}<end_function_call>"
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (_FG.format("get_weather{city:<escape>Oslo<escape>}"), [("get_weather", {"city": "Oslo"})]),
+    (_FG.format("get_weather{city:<escape>Oslo<escape>,days:3}") * 4 + "<start_function_call>call:get_we",
+     [("get_weather", {"city": "Oslo", "days": 3})]),
+    ("call:get_weather{city:<escape>Oslo<escape>}<end_function_call>" * 3 + "call:get_wea",
+     [("get_weather", {"city": "Oslo"})]),
+    (_FG.format("get_weather{city:<escape>Oslo<escape>}") + _FG.format("web_search{query:<escape>a, b<escape>}"),
+     [("get_weather", {"city": "Oslo"}), ("web_search", {"query": "a, b"})]),
+    ("call:get_weather{city:<escape>Bergen<escape>}", [("get_weather", {"city": "Bergen"})]),
+    ("call:send_message{to:'Ann',text:'Hi, see you at 5, ok?'}",
+     [("send_message", {"to": "Ann", "text": "Hi, see you at 5, ok?"})]),
+    ("call:send_message{to:'Ann',text:'it\\'s, fine'}", [("send_message", {"to": "Ann", "text": "it's, fine"})]),
+    ("call:default_api.get_weather{city:<escape>Rome<escape>}", [("get_weather", {"city": "Rome"})]),
+    (_FG.format("functions.clock_alarm{action:<escape>set<escape>}"), [("clock:alarm", {"action": "set"})]),
+])
+def test_calls_functiongemma(raw, expected):
+    parsed = calls(raw, FIELD)
+    assert _pairs(parsed) == expected
+    assert parsed.error is None and parsed.format == "gemma"
+    assert "call:" not in parsed.content and "<" not in parsed.content  # no markup reaches the user
+
+
+def test_calls_functiongemma_cut_off_alone_is_an_error():
+    parsed = calls("<start_function_call>call:get_weather{city:<escape>Os", FIELD)
+    assert parsed.calls == ()
+    assert parsed.error.startswith("the call to get_weather was cut off before its end")
+
+
+def test_calls_namespaced_name_with_two_possible_tools_is_not_guessed():
+    parsed = calls("call:a.get_weather{}", ["x:get_weather", "y:get_weather", "get_weather_v2"])
+    assert parsed.calls == () and parsed.error.startswith("unknown tool 'a.get_weather'")
+
+
+@pytest.mark.parametrize(("raw", "offered", "expected"), [
+    ('<|python_tag|>clock.alarm(action="set")', FIELD, "clock:alarm"),
+    ("```tool_code\nclock_now()\n```", FIELD, "clock:now"),
+    ('{"name": "clock_alarm", "arguments": {"action": "set"}}', FIELD, "clock:alarm"),
+    ('{"name": "clock.alarm", "arguments": {"action": "set"}}', FIELD, "clock:alarm"),
+])
+def test_calls_separators_map_back_to_the_one_offered_name(raw, offered, expected):
+    parsed = calls(raw, offered)
+    assert [c.name for c in parsed.calls] == [expected]
+    assert any("the one offered tool it names" in r for r in parsed.repairs)
+
+
+def test_calls_separator_mapping_with_two_matches_is_refused():
+    parsed = calls('{"name": "a_b_c", "arguments": {}}', ["a:b_c", "a_b:c"])
+    assert parsed.calls == () and parsed.error.startswith("unknown tool 'a_b_c'")
+
+
+@pytest.mark.parametrize(("raw", "content"), [
+    ('Let me see what is on that port.\n<function>web_search</function>\n{"query": "port 8080"}',
+     "Let me see what is on that port."),
+    ('<tool_call>\n<function>web_search</function>\n{"query": "port 8080"}\n</tool_call>', ""),
+    ('<function> web_search </function>{"query": "port 8080"} Done.', "Done."),
+    ("<tool_call><name>web_search</name><arguments>{\"query\": \"port 8080\"}</arguments></tool_call>", ""),
+])
+def test_calls_function_name_tag_with_bare_json_arguments(raw, content):
+    parsed = calls(raw, FIELD)
+    assert _pairs(parsed) == [("web_search", {"query": "port 8080"})]
+    assert parsed.content == content and parsed.error is None
+
+
+@pytest.mark.parametrize("sep", [" ", "\n", "\n\n", "; ", ";", " ;\n", ", "])
+def test_calls_bare_call_objects_one_after_another_are_all_kept(sep):
+    objs = ['{"name": "get_weather", "parameters": {"city": "Oslo"}}', '{"name": "clock:now"}',
+            '{"name": "get_weather", "arguments": {"city": "Bergen"}}']
+    parsed = calls(sep.join(objs), FIELD)
+    assert _pairs(parsed) == [("get_weather", {"city": "Oslo"}), ("clock:now", {}), ("get_weather", {"city": "Bergen"})]
+    assert parsed.content == "" and parsed.error is None
+
+
+def test_calls_a_name_only_object_naming_no_offered_tool_is_data():
+    parsed = calls('{"name": "my-package"}', FIELD)
+    assert parsed == Parsed(content='{"name": "my-package"}')
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("{'name': 'send_message', 'arguments': {'to': 'Ann', 'text': 'it\\'s late, sorry'}}",
+     {"to": "Ann", "text": "it's late, sorry"}),
+    ("{'name': 'send_message', 'arguments': {'to': 'Ann', 'text': 'line one\nline two, \"quoted\"'}}",
+     {"to": "Ann", "text": 'line one\nline two, "quoted"'}),
+    ("[{'name': 'send_message', 'arguments': {'to': None, 'text': 'a}b'}}]", {"to": None, "text": "a}b"}),
+    ("{'name': 'send_message', 'arguments': {'to': 'Ann', 'text': 'x', 'urgent': true}}",
+     {"to": "Ann", "text": "x", "urgent": True}),
+    ("send_message(to='Ann', text='Hi, it\\'s me,\\nsee you')", {"to": "Ann", "text": "Hi, it's me,\nsee you"}),
+    ('<tool_call>{"name": "send_message", "arguments": {"to": "Ann", /* who */ "text": "x"} // done\n}</tool_call>',
+     {"to": "Ann", "text": "x"}),
+])
+def test_calls_python_literals_and_commented_json_are_read(raw, expected):
+    parsed = calls(raw, FIELD)
+    assert _pairs(parsed) == [("send_message", expected)]
+    assert parsed.error is None
+    assert parsed.repairs or parsed.format == "python_call"  # reading a non-JSON object is reported
+
+
+def test_python_literal_never_evaluates(tmp_path):
+    from eris_lab.parse import python_literal
+
+    marker = tmp_path / "pwned"
+    with pytest.raises(ValueError):
+        python_literal(f"{{'a': __import__('os').mkdir('{marker}')}}")
+    assert not marker.exists()
+    parsed = calls(f"{{'name': 'send_message', 'arguments': {{'to': __import__('os').mkdir('{marker}')}}}}", FIELD)
+    assert parsed.calls == () and not marker.exists()
+
+
+@pytest.mark.parametrize(("args", "expected", "repair"), [
+    ('{"query": "a"}{"query": "a"}', [{"query": "a"}], "held the same JSON object 2 times"),
+    ('{"query": "a"} {"query": "a"} {"query": "a"}', [{"query": "a"}], "held the same JSON object 3 times"),
+    ('{"query": "a"}{"query": "b"}', [{"query": "a"}, {"query": "b"}], "held 2 different JSON objects"),
+])
+def test_calls_argument_string_with_run_together_objects(args, expected, repair):
+    raw = json.dumps({"name": "web_search", "arguments": args})
+    parsed = calls(raw, FIELD, schemas=FIELD_SCHEMAS)
+    assert _pairs(parsed) == [("web_search", e) for e in expected]
+    assert any(repair in r for r in parsed.repairs)
+
+
+@pytest.mark.parametrize("value", [{"sql": "x", "limit": 3}, [1, 2, "three"], {}])
+def test_calls_raw_json_in_a_string_argument_is_serialised(value):
+    raw = json.dumps({"name": "send_message", "arguments": {"to": "Ann", "text": value}})
+    parsed = calls(raw, FIELD, schemas=FIELD_SCHEMAS)
+    assert _pairs(parsed) == [("send_message", {"to": "Ann", "text": json.dumps(value)})]
+    assert json.loads(parsed.calls[0].arguments["text"]) == value
+
+
+def test_calls_raw_json_where_the_schema_wants_a_number_is_an_error():
+    parsed = calls('{"name": "get_weather", "arguments": {"days": {"n": 3}}}', FIELD, schemas=FIELD_SCHEMAS)
+    assert parsed.calls == ()
+    assert parsed.error == ("argument 'days' for get_weather is a JSON object, but its schema expects integer; "
+                            "send a value of that type")
+
+
+@pytest.mark.parametrize("raw", ["[SEARCH: cheap flights to Oslo]", "[search:cheap flights to Oslo]"])
+def test_calls_text_tag_only_through_an_explicit_mapping(raw):
+    parsed = calls(raw, FIELD, schemas=FIELD_SCHEMAS, text_tags={"SEARCH": "web_search"})
+    assert _pairs(parsed) == [("web_search", {"query": "cheap flights to Oslo"})]
+    assert parsed.calls[0].source == "tagged"
+    unmapped = calls(raw, FIELD, schemas=FIELD_SCHEMAS)
+    assert unmapped.calls == () and "which the catalogue does not map to a tool" in unmapped.error
+    assert calls(raw, FIELD, text_tags={"SEARCH": "not_offered"}).calls == ()
+
+
+@pytest.mark.parametrize("raw", [
+    "[Note: prices change daily] Flights start at 90 EUR.",
+    "Please call:Bob tomorrow.",
+    "I can call get_weather for you if you like.",
+    "The function returns a list (see the docs).",
+    'A JSON example: {"name": "Ann", "age": 3}.',
+    "Use <b>bold</b> for emphasis.",
+])
+def test_calls_plain_answers_are_content_without_an_error(raw):
+    assert calls(raw, FIELD) == Parsed(content=raw)
+
+
+@pytest.mark.parametrize(("raw", "why"), [
+    ('{"name": "clock:alarm", "arguments": {"action": "set", "time": "07:0', "cut off before its end"),
+    ('Setting it: {"name": "clock:alarm", "arguments": {"action": "se', "cut off before its end"),
+    ('<tool_call>{"name": "clock:alarm", "argu', "a tool-call marker"),
+    ('<invoke name="clock:alarm"><action>set</action></invoke>', "a tool-call marker"),
+    ('<|tool▁call▁begin|>clock:alarm<|tool▁sep|>set', "a tool-call marker"),
+    ("{'name': 'clock:alarm', 'arguments': {'action': 'set' + 'x'}}", "neither JSON nor a Python literal"),
+    ('{"name": "clock:alarm", "arguments": {action: set}}', "neither JSON nor a Python literal"),
+    ("clock_alarm(x=" + "9" * 5000 + ")", "a call to 'clock_alarm' whose arguments could not be read"),
+    ("clock:alarm(action=set now)", "a call to 'clock:alarm' whose arguments could not be read"),
+])
+def test_calls_a_failed_call_attempt_is_an_error_not_an_answer(raw, why):
+    parsed = calls(raw, FIELD)
+    assert parsed.calls == ()
+    assert parsed.error.startswith("no tool call could be read, but the output looks like one: ")
+    assert why in parsed.error
+
+
+@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_calls_non_finite_numbers_never_reach_json(raw):
+    parsed = calls(f'{{"name": "get_weather", "arguments": {{"days": {raw}}}}}', FIELD)
+    assert parsed.calls == () and "NaN or Infinity" in parsed.error
+    json.dumps(parsed.to_json(), allow_nan=False)
+
+
+@pytest.mark.parametrize(("message", "content"), [(None, ""), ("", ""), (42, "42"), ({"a": 1}, '{"a": 1}')])
+def test_calls_envelope_null_message_is_empty_content(message, content):
+    parsed = calls(json.dumps({"thought": "", "status": "final", "message": message, "tool_calls": []}), FIELD)
+    assert parsed.content == content
+
+
+def test_cli_parse_null_message_and_strict_json(capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"status": "final", "message": null, "tool_calls": []}'))
+    assert cli.main(["parse", "--offered", "a"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out, parse_constant=lambda c: pytest.fail(f"non-strict JSON {c}"))["content"] == ""
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe", b'{"name": "a", "arguments": {"x": "\xc3"}}', b"ok \xed\xa0\x80"])
+@pytest.mark.parametrize("locale", ["C.UTF-8", "C", "POSIX"])
+def test_cli_parse_invalid_utf8_stdin_is_an_error_whatever_the_locale(data, locale):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LC_ALL": locale, "LANG": locale, "PYTHONPATH": str(ROOT_DIR)}
+    env.pop("PYTHONIOENCODING", None)
+    env.pop("PYTHONUTF8", None)
+    proc = subprocess.run([sys.executable, "-m", "eris_lab", "parse", "--offered", "a"], input=data,
+                          capture_output=True, env=env, timeout=60)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.decode().startswith("eris-lab: error: stdin: not UTF-8 text (")
+    assert proc.stdout == b""
+
+
+def test_cli_parse_utf8_stdin_under_a_c_locale(monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONPATH": str(ROOT_DIR)}
+    raw = '{"name": "a", "arguments": {"city": "Zürich"}}'.encode()
+    proc = subprocess.run([sys.executable, "-m", "eris_lab", "parse", "--offered", "a"], input=raw,
+                          capture_output=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.decode("utf-8"))["calls"][0]["arguments"] == {"city": "Zürich"}
