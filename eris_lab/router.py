@@ -323,9 +323,10 @@ class Router:
         """``(n_tools,)`` scores from shared index terms (:func:`~eris_lab.guard.lexical_terms`), 0 = none.
 
         For text the English-only embedder cannot read: the idf-weighted share of the message's
-        terms found in a tool's name, description and keywords, mapped onto
-        ``[score_floor, 0.98]``, so a key noun written verbatim in a tool's description makes it a
-        hit (issue 16). Character bigrams for scripts without spaces.
+        terms found in a tool's name, description and keywords, mapped through its square root
+        onto ``[score_floor, 0.98]``: one key noun of a sentence (a share near 1/8) lands above
+        the reference ``single_hit_floor``, so a key noun written verbatim in a tool's description
+        finds that tool (issue 16). Character bigrams for scripts without spaces.
         """
         docs, idf = self.catalog.derived("router.lexical_docs", _lexical_docs)
         terms = set(lexical_terms(text))
@@ -339,7 +340,7 @@ class Router:
         for i, doc in enumerate(docs):
             share = sum(w for t, w in weights.items() if t in doc) / total
             if share > 0:
-                out[i] = floor + share * (_MAX_CALIBRATED - floor)
+                out[i] = floor + np.sqrt(share) * (_MAX_CALIBRATED - floor)
         return out
 
     def guarded_hits(self, text: str, previous: str = "", timings: dict[str, float] | None = None, *,
