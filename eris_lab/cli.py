@@ -116,6 +116,8 @@ def _add_route(sub) -> None:
     p.add_argument("--catalog", help="descriptors folder, TOML file or JSON tools file (default descriptors/)")
     p.add_argument("--recent", action="append", default=[], metavar="NAME",
                    help="a recent successful tool of the session (repeatable, oldest first)")
+    p.add_argument("--failed", action="append", default=[], metavar="NAME",
+                   help="a recent tool call that failed; the reply may supply what it lacked (repeatable)")
     p.add_argument("--previous", default="", metavar="TEXT", help="the previous user message (for follow-ups)")
     p.add_argument("--knobs", metavar="FILE|reference",
                    help="knobs TOML file (from tune or calibrate), or 'reference' for DESIGN.md's values "
@@ -126,8 +128,9 @@ def _add_route(sub) -> None:
 def _run_route(args) -> int:
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")
+    catalog.require(args.failed, where="--failed")
     history = [{"role": "user", "content": args.previous}] if args.previous else []
-    routed = _router(catalog, args.knobs).route(args.text, recent=args.recent, history=history)
+    routed = _router(catalog, args.knobs).route(args.text, recent=args.recent, failed=args.failed, history=history)
     record = routed.to_json()
     _print_json(record) if args.json else _print_routing(record)
     return 0

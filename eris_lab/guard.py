@@ -6,6 +6,14 @@
   "hey, fix the login bug" keeps its task (reported case route-14; fix from the PR behind route-13).
 * URLs: a URL or a domain-like token forces the catalogue's fetch tool at score 1.0, as does a
   page phrase such as "open the page" (never the bare verb "open").
+* Scripts: text written without spaces between words (Chinese, Japanese, Thai...) counts words
+  by characters (:func:`word_count`), and text in a script the lab cannot read (mostly letters
+  outside the Latin alphabet: its keyword lists and the bundled MiniLM are English and German) is
+  conversation only when it is a known greeting: a request is never met with nothing (issue 16,
+  bad input row 6). :func:`lexical_terms` gives lexical strategies character bigrams for them.
+* Dialog shape: :func:`clauses` splits a message that joins several requests ("grab X and store
+  it as Y"), :func:`names_duration` tells a duration from a point in time (countdown tools), and
+  :func:`catch_all_tools` finds run-anything tools that fit every request (reported case route-26).
 * Text hygiene: control characters removed, Unicode NFC, whitespace collapsed, length capped.
 """
 
@@ -16,7 +24,7 @@ import unicodedata
 from typing import Iterable
 
 from .catalog import Catalog, name_words
-from .lexicon import GREETINGS, KEYWORD_STOPWORDS
+from .lexicon import DURATION_UNITS, GREETINGS, KEYWORD_STOPWORDS
 
 __all__ = [
     "clean_text",
@@ -27,14 +35,18 @@ __all__ = [
     "fetch_tool",
     "page_phrase",
     "names_domain",
+    "word_count",
+    "unread_script",
+    "lexical_terms",
+    "clauses",
+    "names_duration",
+    "countdown_tools",
+    "catch_all_tools",
     "FORCED_SCORE",
 ]
 
 FORCED_SCORE = 1.0  # score of a lexically forced hit (DESIGN.md: URL = web:fetch at 1.0)
 
-_GREETING_PHRASES = frozenset(
-    " ".join(line.split()) for line in GREETINGS
-) | frozenset(w for line in GREETINGS for w in line.split())
 
 # Conservative TLD list: no TLDs that collide with file extensions (md, py, sh, rs, pl, txt...).
 _TLDS = (
@@ -52,8 +64,18 @@ _PAGE_PHRASE_RE = re.compile(
     r"|\b(?:öffne|lade|lies|hole)\s+(?:die|diese|den|diesen)?\s*(?:seite|webseite|link|url)\b"
 )
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
-_PUNCT_RE = re.compile(r"[^\w\s]", re.UNICODE)
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
+
+#: Scripts written without spaces between words: Han, kana, Thai, Lao, Khmer, Myanmar (and Hangul
+#: syllables, spaced by phrase rather than by word, for n-grams only). ``(class, chars per word)``.
+_CJK = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SOUTHEAST = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+_SPACELESS_RE = re.compile(f"[{_CJK}]+|[{_SOUTHEAST}]+")
+_NGRAM_RE = re.compile(f"[{_CJK}{_SOUTHEAST}{_HANGUL}]+")
+#: Mean characters per word: about 1.6 for Chinese and Japanese word segmentations (SIGHAN
+#: bakeoff corpora), so 2 is a generous count; Thai words run longer (about 4 in BEST/ORCHID).
+_CHARS_PER_WORD = {True: 2, False: 4}
 
 
 
@@ -105,7 +127,13 @@ def _tool_keywords(catalog: Catalog) -> frozenset[str]:
 
 
 def _normalise_for_greeting(text: str) -> str:
-    return " ".join(_PUNCT_RE.sub(" ", text.lower()).split())
+    # punctuation, symbols and separators become spaces; combining marks (Thai vowels) stay
+    return " ".join("".join(" " if unicodedata.category(c)[0] in "PSZC" else c for c in text.lower()).split())
+
+
+_GREETING_PHRASES = frozenset(
+    _normalise_for_greeting(line) for line in GREETINGS
+) | frozenset(_normalise_for_greeting(w) for line in GREETINGS for w in line.split())
 
 
 def is_greeting(text: str) -> bool:
@@ -133,7 +161,9 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     Notes
     -----
     Whole-message greeting first (exact match after normalising), then the short-input rule.
-    A URL or a tool keyword always makes it a request.
+    A URL or a tool keyword always makes it a request. Words are counted by :func:`word_count`
+    (characters for scripts without spaces), and text in a script the keyword lists cannot read
+    (:func:`unread_script`) is conversation only when it is a greeting.
     """
     norm = _normalise_for_greeting(text)
     if not norm:
@@ -144,8 +174,10 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return True
     if follow_up:
         return False
+    if unread_script(norm):
+        return False  # only a greeting (above) is conversation in a script the keywords cannot read
     words = _WORD_RE.findall(norm)
-    short = len(words) <= max_words or len(text.strip()) <= max_chars
+    short = word_count(norm) <= max_words or len(text.strip()) <= max_chars
     if not short:
         return False
     keywords = set(keywords)
@@ -170,3 +202,130 @@ def fetch_tool(catalog: Catalog) -> str:
 def names_domain(text: str, domain: str) -> bool:
     """True when ``text`` names ``domain`` as a word (case-insensitive)."""
     return bool(domain) and re.search(rf"(?i)\b{re.escape(domain)}\b", text) is not None
+
+
+def word_count(text: str) -> int:
+    """Words in ``text``: spaced words, plus runs of a script without spaces counted by characters.
+
+    A run of Han or kana counts one word per 2 characters, Thai/Lao/Khmer/Myanmar one per 4
+    (rounded up): "明天北京的天气怎么样" is 5 words, not one.
+    """
+    count = 0
+    for run in _SPACELESS_RE.findall(text):
+        count += -(-len(run) // _CHARS_PER_WORD[not ("\u0e00" <= run[0] <= "\u17ff")])
+    return count + len(_WORD_RE.findall(_SPACELESS_RE.sub(" ", text)))
+
+
+def _is_latin_letter(char: str) -> bool:
+    # Basic Latin to Latin Extended-B, IPA, and Latin Extended Additional (Vietnamese)
+    return char < "\u0250" or "\u1e00" <= char <= "\u1eff"
+
+
+def unread_script(text: str) -> bool:
+    """True when most letters of ``text`` are outside the Latin alphabet (CJK, Hangul, Cyrillic, Thai...).
+
+    The lab's keyword lists are English and German and the bundled MiniLM is English-only, so
+    such text cannot be told apart from chit-chat by its words; the guard then treats it as a
+    request unless it is a greeting. Digits and punctuation do not count; no letters -> False.
+    """
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return False
+    return sum(not _is_latin_letter(c) for c in letters) * 2 > len(letters)
+
+
+def lexical_terms(text: str, stopwords: Iterable[str] = ()) -> list[str]:
+    """Index terms of ``text`` for lexical matching, in any script.
+
+    Lower-cased words of two or more characters (bm25s's default ``\\w\\w+`` pattern), minus
+    ``stopwords``; a run of a script without spaces (and Hangul) gives its character bigrams
+    instead (a single character stands alone), so a key noun written verbatim in a tool's
+    description ("天气" in "查询城市天气") is a shared term. Character bigrams are the standard
+    dictionary-free indexing for Chinese and Japanese retrieval (e.g. Lucene's CJKAnalyzer).
+    """
+    stop = set(stopwords)
+    lowered = text.lower()
+    terms: list[str] = []
+    for run in _NGRAM_RE.findall(lowered):
+        terms.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+    terms.extend(w for w in _WORD_RE.findall(_NGRAM_RE.sub(" ", lowered)) if len(w) >= 2 and w not in stop)
+    return terms
+
+
+#: Joints between requests in one message; each side must hold a verb phrase of 2+ words.
+_CLAUSE_SPLIT_RE = re.compile(r"\s*;\s*|\s*,?\s+(?:and\s+then|and\s+also|then|and|also|plus|und\s+dann|und|dann)\s+"
+                              r"|\s*,\s+(?=\w+\s+\w+)", re.IGNORECASE)
+
+
+def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
+    """The requests a message joins ("grab X and store it as Y" -> both halves); ``()`` for one.
+
+    Split at ``;``, ``and``/``then``/``und``/``dann`` and commas; parts of fewer than two words
+    join their neighbour ("salt and pepper" stays whole). The router scores each part too and
+    keeps each tool's best score, so a second request is not drowned by the first (case route-26,
+    bad input row 30). At most ``max_clauses`` parts.
+    """
+    parts = [p for p in _CLAUSE_SPLIT_RE.split(text) if p and p.strip()]
+    merged: list[str] = []
+    for part in parts:
+        if merged and (len(part.split()) < 2 or len(merged[-1].split()) < 2):
+            merged[-1] = f"{merged[-1]} {part}"
+        else:
+            merged.append(part.strip())
+    if len(merged) < 2:
+        return ()
+    return tuple(merged[:max_clauses])
+
+
+_DURATION_RE = re.compile(
+    r"(?i)\b(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|"
+    r"fifty|sixty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|ein(?:e|en)?|zwei|drei|fünf|zehn|halbe)\s*-?\s*(\w+)\b"
+)
+_COUNTDOWN_WORD_RE = re.compile(r"(?i)\b(?:timers?|countdowns?|count\s+down|stopwatch|stoppuhr|kurzzeitwecker)\b")
+
+
+def names_duration(text: str) -> bool:
+    """True when ``text`` names a duration ("10 minutes", "half an hour", "5 min") or a countdown.
+
+    A day or a clock time ("on Thursday", "at 09:05", "at 9") is a point in time, not a duration:
+    then a countdown tool is not what was asked for (reported case route-27 and its #335).
+    """
+    if _COUNTDOWN_WORD_RE.search(text):
+        return True
+    return any(m.group(1).lower() in DURATION_UNITS for m in _DURATION_RE.finditer(text))
+
+
+def countdown_tools(catalog: Catalog) -> frozenset[str]:
+    """Tools that run a countdown: "timer" or "countdown" in the name, or "countdown" in the description."""
+    return catalog.derived("guard.countdown_tools", _countdown_tools)
+
+
+def _countdown_tools(catalog: Catalog) -> frozenset[str]:
+    out = set()
+    for tool in catalog:
+        words = set(name_words(tool.name))
+        if words & {"timer", "countdown"} or re.search(r"(?i)\bcount\s*-?down\b", tool.description or ""):
+            out.add(tool.name)
+    return frozenset(out)
+
+
+_CATCH_ALL_RE = re.compile(
+    r"(?i)\b(?:run|execute|exec|evaluate|eval)\w*\s+(?:any|arbitrary|all\s+kinds\s+of)\b"
+    r"|\b(?:any|arbitrary)\s+(?:\w+\s+)?(?:code|scripts?|commands?|programs?|python|shell|sql|javascript)\b"
+    r"|\bscript\s+anything\b|\bdo\s+anything\b"
+)
+
+
+def catch_all_tools(catalog: Catalog) -> frozenset[str]:
+    """Run-anything tools ("Run any Python code", "execute arbitrary shell commands").
+
+    Their wide descriptions fit nearly every request, so they top the ranking by default and
+    crowd out the dedicated tools (reported case route-26). Read from the description; a
+    catalogue whose every tool is such a tool has none (nothing to prefer instead).
+    """
+    return catalog.derived("guard.catch_all_tools", _catch_all_tools)
+
+
+def _catch_all_tools(catalog: Catalog) -> frozenset[str]:
+    found = frozenset(t.name for t in catalog if _CATCH_ALL_RE.search(t.description or ""))
+    return found if len(found) < len(catalog) else frozenset()

@@ -7,6 +7,7 @@ every module that shares the list:
 
 =======================  ============================================================
 :data:`GREETINGS`        whole-message greetings and thanks (``guard``: conversation)
+:data:`DURATION_UNITS`   time units that make a phrase a duration (``guard``: countdown tools)
 :data:`KEYWORD_STOPWORDS`  tool-name words that never make a short message a request (``guard``)
 :data:`GERMAN_GLOSSES`   German words glossed in English before embedding (``router``, meta-tools)
 :data:`BACKGROUND_QUERIES`  neutral chit-chat, the calibration background (``router``)
@@ -21,7 +22,7 @@ every module that shares the list:
 from __future__ import annotations
 
 __all__ = [
-    "GREETINGS", "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
+    "GREETINGS", "DURATION_UNITS", "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
     "WRITE_VERBS", "ALIASES", "WRITE_ALIAS_GROUPS", "STOPWORDS", "GENERIC_WORDS",
 ]
 
@@ -29,14 +30,29 @@ __all__ = [
 # Conversation (guard)
 # ---------------------------------------------------------------------------------------------
 
-#: Whole-message greetings, thanks and pings, English and German (compared after normalising).
+#: Whole-message greetings, thanks and pings, English and German (compared after normalising), and
+#: the commonest ones in Chinese, Japanese, Korean, Russian/Ukrainian and Thai: in a script the
+#: lab cannot read, only these are conversation (``guard.is_conversational``).
 GREETINGS = frozenset(
     """hi hello hey hiya yo howdy hallo moin servus gruezi grüß gott hi there hello there hey there
     good morning good afternoon good evening good night guten morgen guten tag guten abend gute nacht
     thanks thank you thanks a lot thank you very much thx ty cheers danke danke schön danke schon
     vielen dank merci ok okay k alright cool nice great super prima test testing ping bye goodbye
-    see you ciao tschüss tschüs tschuess bis später yes no ja nein sure""".split("\n")
+    see you ciao tschüss tschüs tschuess bis später yes no ja nein sure
+    你好 您好 谢谢 多谢 谢谢你 再见 早上好 晚安 好的 嗯
+    こんにちは こんばんは おはよう おはようございます ありがとう ありがとうございます どうも さようなら はい いいえ
+    안녕 안녕하세요 감사합니다 고마워 고맙습니다 네 아니요 좋아요
+    привет здравствуйте спасибо пока да нет хорошо доброе утро добрый день добрый вечер привіт дякую
+    สวัสดี สวัสดีครับ สวัสดีค่ะ ขอบคุณ ขอบคุณครับ ขอบคุณค่ะ""".split("\n")
 )
+
+#: Time units (English and German) that make "<number> <unit>" a duration: a countdown tool is
+#: pulled only by a duration or by its own name (reported case route-27: "at 09:05" and "on
+#: Thursday" are points in time, not durations). Written for this project.
+DURATION_UNITS = frozenset({
+    "s", "sec", "secs", "second", "seconds", "m", "min", "mins", "minute", "minutes", "h", "hr", "hrs",
+    "hour", "hours", "sekunde", "sekunden", "minute", "minuten", "stunde", "stunden",
+})
 
 #: Words that never make a short message a tool request, although tool names carry them (guard's
 #: keyword test). Written for this project.

@@ -24,9 +24,10 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, domain_of
+from .catalog import Catalog, base_name, domain_of, name_words
 from .guard import is_conversational, tool_keywords
 from .knobs import Knobs
+from .lexicon import READ_VERBS
 
 __all__ = [
     "Rule",
@@ -39,6 +40,7 @@ __all__ = [
     "SIBLING_OFFSET",
     "embedding_mask",
     "decision_keys",
+    "retry_failed",
 ]
 
 
@@ -62,6 +64,8 @@ class Rule(StrEnum):
     #: The relevance gate judged that no tool fits: nothing is offered (the grammar allows an answer).
     NO_TOOL_FITS = "NO_TOOL_FITS"
     EMPTY_AFTER_POLICY = "EMPTY_AFTER_POLICY"
+    #: A tool call that failed is offered again for the user's reply (:func:`retry_failed`).
+    FAILED_TOOL_RETRY = "FAILED_TOOL_RETRY"
     #: Not a policy rule: an offer built by hand (``Offer.given``) for a flag, a benchmark's fixed
     #: roster, a schema-recovery round or the meta-tools; ``decide`` never reports it.
     GIVEN = "GIVEN"
@@ -203,7 +207,74 @@ def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decis
             reason=f"continuation cue ({noun.group(0)!r}) after {last}: offering {pairing.domain} verbs, "
                    f"{names[0]} first",
         )
-    return None
+    return _pairing_on_last(text, catalog, recent)
+
+
+def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
+    """An anaphor and a verb without a domain noun ("please remove it") act on the last tool's domain.
+
+    Right after a listing (the last recent tool's name holds a read verb,
+    :data:`~eris_lab.lexicon.READ_VERBS`), "it" is what was listed: that domain's cluster is
+    offered, the cue's verb first. A cluster, never one tool: a lone destructive verb widens and
+    never locks the grammar onto it (issue 16).
+    """
+    last = recent[-1]
+    pairing = next((p for p in PAIRINGS if p.domain == domain_of(last)), None)
+    cluster = catalog.cluster(pairing.domain) if pairing else ()
+    listed = bool(set(name_words(base_name(last))) & READ_VERBS)
+    if not cluster or not listed or len(text.split()) > 6:
+        return None
+    verb_tool = next((tool for pattern, tool in pairing.verbs if pattern.search(text)), "")
+    if not verb_tool:
+        return None
+    first = (verb_tool,) if verb_tool in cluster else ()
+    names = first + tuple(n for n in cluster if n not in first)
+    return Decision(rule=pairing.rule, kind="cluster", names=names,
+                    reason=f"continuation cue right after {recent[-1]}: offering {pairing.domain} verbs, {names[0]} first")
+
+
+def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog) -> Decision:
+    """Offer recent tool calls that failed again, beside what ``decision`` offers.
+
+    Parameters
+    ----------
+    decision : Decision
+        What :func:`decide` made of the message.
+    failed : sequence of str
+        Tools whose last call failed (names outside ``catalog`` are ignored), e.g. a weather call
+        without a location; the user's reply ("I'm in Leeds") may supply what it lacked.
+    hits : sequence of Hit
+        The hits ``decide`` saw, score descending; they follow the failed tools when the decision
+        was unsure.
+    catalog : Catalog
+
+    Returns
+    -------
+    Decision
+        Unchanged without failed tools or for a greeting (``CONVERSATIONAL``). An unsure, empty
+        or full-roster decision becomes ``FAILED_TOOL_RETRY``: the failed tools first, then the
+        hits; a confident one keeps its rule and gets the failed tools appended.
+
+    Notes
+    -----
+    The fix reported with case route-23 (isair/jarvis PR #352: "when the previous tool reported
+    failure, union it back into the allowed set"); carried over only on failure.
+    """
+    failed = tuple(n for n in dict.fromkeys(failed) if n in catalog)
+    if not failed or decision.rule == Rule.CONVERSATIONAL:
+        return decision
+    unsure = decision.kind in ("full_roster", "conversational") or decision.rule in (
+        Rule.UNSURE_FULL_ROSTER, Rule.UNSURE_DOMAIN_CLUSTER, Rule.EMPTY_AFTER_POLICY)
+    if unsure:
+        names = failed + tuple(n for n in dict.fromkeys(h.name for h in hits) if n in catalog and n not in failed)
+        return Decision(rule=Rule.FAILED_TOOL_RETRY, kind="subset", names=names,
+                        reason=f"the last call of {', '.join(failed)} failed; the reply may supply what it lacked: "
+                               f"offering it again" + (f" ({decision.rule} set aside)" if decision.rule else ""))
+    extra = tuple(n for n in failed if n not in decision.names)
+    if not extra:
+        return decision
+    return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + extra,
+                    reason=f"{decision.reason}; failed {', '.join(extra)} offered again")
 
 
 # ---------------------------------------------------------------------------------------------

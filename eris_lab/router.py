@@ -21,21 +21,30 @@ from .embed import Embedder, VectorCache, default_embedder, normalize_rows
 from .errors import CatalogError
 from .guard import (
     FORCED_SCORE,
+    catch_all_tools,
+    clauses,
     clean_text,
+    countdown_tools,
     fetch_tool,
     find_urls,
     is_conversational,
+    lexical_terms,
     names_domain,
+    names_duration,
     page_phrase,
     tool_keywords,
+    unread_script,
 )
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, GERMAN_GLOSSES
 from .offer import Offer, build
-from .policy import Decision, Hit, decide
+from .policy import SIBLING_OFFSET, Decision, Hit, decide, retry_failed
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
-           "REFERRING_CUE_RE"]
+           "dialog_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
+
+#: ``status`` values of a ``tool_used`` history turn that mean the call failed.
+FAILED_STATUSES = frozenset({"failed", "failure", "fail", "error", "errored", "timeout"})
 
 #: A follow-up that points back ("more", "this", "again"), or any short message after an earlier
 #: user turn ("and tomorrow?"), is routed with the previous user message prepended too (the fix
@@ -219,6 +228,9 @@ class Router:
         self._keywords = tool_keywords(catalog)
         self._fetch = fetch_tool(catalog)
         self.startup_ms = 0.0
+        #: Where lexical scores start (:meth:`_lexical_scores`): the threshold of the knobs that
+        #: judge the hits (a strategy scoring with open knobs sets its own).
+        self.score_floor = knobs.threshold
         self._background: tuple[np.ndarray, np.ndarray] | None = None
         self._gate = None  # calibration.RelevanceGate, built on first use
         #: The last message's gate features ``(len(GATE_FEATURES),)`` and its ranked hits (every
@@ -240,6 +252,7 @@ class Router:
         router = cls(catalog, embedder, cache=cache)
         knobs = calibrated_knobs(catalog, router.embedder, tool_vectors=router.tool_vectors)
         router.knobs = knobs.replace(**overrides) if overrides else knobs
+        router.score_floor = router.knobs.threshold
         return router
 
     @property
@@ -334,10 +347,46 @@ class Router:
 
     def hits(self, text: str, *, history: Sequence[Mapping[str, Any]] = ()) -> tuple[Hit, ...]:
         """Hits for one message: forced hits, then cosine hits >= threshold, score descending."""
-        return self.guarded_hits(clean_text(text, self.knobs.max_query_chars), previous_user_text(history), {})[0]
+        recent, failed = dialog_tools(history)
+        return self.guarded_hits(clean_text(text, self.knobs.max_query_chars), previous_user_text(history), {},
+                                 recent=recent, failed=failed)[0]
 
-    def guarded_hits(self, text: str, previous: str = "", timings: dict[str, float] | None = None
-                     ) -> tuple[tuple[Hit, ...], str]:
+    def is_follow_up(self, text: str, previous: str = "", *, recent: Sequence[str] = (),
+                     failed: Sequence[str] = ()) -> bool:
+        """Whether ``text`` continues the dialog, so that short input is not conversation.
+
+        True after an earlier user message (``previous``) or a tool call that failed (the reply may
+        supply what it lacked: "I'm in Leeds"), and after a recent tool when the message points
+        back at it ("please remove it" after a listing). Only a greeting is then conversation.
+        """
+        return bool(previous or failed) or bool(recent and REFERRING_CUE_RE.search(text))
+
+    def _lexical_scores(self, text: str) -> np.ndarray:
+        """``(n_tools,)`` scores from shared index terms (:func:`~eris_lab.guard.lexical_terms`), 0 = none.
+
+        For text the English-only embedder cannot read: the idf-weighted share of the message's
+        terms found in a tool's name, description and keywords, mapped through its square root
+        onto ``[score_floor, 0.98]``: one key noun of a sentence (a share near 1/8) lands above
+        the reference ``single_hit_floor``, so a key noun written verbatim in a tool's description
+        finds that tool (issue 16). Character bigrams for scripts without spaces.
+        """
+        docs, idf = self.catalog.derived("router.lexical_docs", _lexical_docs)
+        terms = set(lexical_terms(text))
+        out = np.zeros(len(self.catalog), dtype=np.float32)
+        if not terms:
+            return out
+        top = max(idf.values(), default=1.0)
+        weights = {t: idf.get(t, top) for t in terms}
+        total = sum(weights.values())
+        floor = self.score_floor
+        for i, doc in enumerate(docs):
+            share = sum(w for t, w in weights.items() if t in doc) / total
+            if share > 0:
+                out[i] = floor + np.sqrt(share) * (_MAX_CALIBRATED - floor)
+        return out
+
+    def guarded_hits(self, text: str, previous: str = "", timings: dict[str, float] | None = None, *,
+                     recent: Sequence[str] = (), failed: Sequence[str] = ()) -> tuple[tuple[Hit, ...], str]:
         """Hits of a cleaned message and what the guards did (``Routed.guard``).
 
         Parameters
@@ -348,32 +397,58 @@ class Router:
             The previous user message (``""``: none); a follow-up is scored with it too.
         timings : dict, optional
             Filled with ``guard``, ``embed``, ``score`` (and ``vectors``) in milliseconds.
+        recent, failed : sequence of str
+            Recent successful tools and tool calls that failed (:meth:`is_follow_up`); the last
+            recent tool's description is context for a short message that points back at it.
 
         Returns
         -------
         (tuple of Hit, str)
             Kept hits (:func:`kept_hits`), score descending; the guard note.
+
+        Notes
+        -----
+        The message is scored alone, per clause (:func:`~eris_lab.guard.clauses`) and with a
+        German gloss; each tool keeps its best score. Context (the previous message, or the
+        last recent tool) is added only when the message alone has no hit at or above
+        ``single_hit_floor``, or is short and points back: a new request that stands on its own
+        does not drag the last turn's tool along (reported case route-23's note). Text in a script
+        the embedder cannot read also gets :meth:`_lexical_scores`. A countdown tool without a
+        duration in the message, and a run-anything tool ahead of dedicated tools, are moved
+        down (:func:`rank_catch_all_last`; cases route-26, route-27).
         """
         timings = {} if timings is None else timings
         self.last_features, self.last_ranked = None, ()
         start = time.perf_counter()
         forced, guard = self._forced(text)
+        follow_up = self.is_follow_up(text, previous, recent=recent, failed=failed)
         conversational = not forced and is_conversational(
             text, self._keywords, max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars,
-            follow_up=bool(previous))
+            follow_up=follow_up)
         timings["guard"] = (time.perf_counter() - start) * 1000
         if conversational:
             timings["embed"] = timings["score"] = 0.0
             return (), "conversation"
+        notes = [guard]
         queries = [text]
         gloss = gloss_german(text)
         if gloss:
             queries.append(f"{text} ({gloss})")
-            guard = "; ".join(filter(None, [guard, "german gloss"]))
+            notes.append("german gloss")
+        parts = clauses(text)
+        if parts:
+            queries.extend(parts)
+            notes.append(f"{len(parts)} clauses")
+        own = len(queries)
         short = len(text.split()) <= self.knobs.short_max_words or len(text) <= self.knobs.short_max_chars
-        if previous and (short or REFERRING_CUE_RE.search(text)):
+        cue = bool(REFERRING_CUE_RE.search(text))
+        context = ""
+        if previous and (short or cue):
             queries.append(f"{previous} {text}")
-            guard = "; ".join(filter(None, [guard, "follow-up with previous turn"]))
+            context = "follow-up with previous turn"
+        elif not previous and recent and cue and recent[-1] in self.catalog:
+            queries.append(f"{self.catalog.tool(recent[-1]).description} {text}")
+            context = f"follow-up on {recent[-1]}"
         start = time.perf_counter()
         _ = self.tool_vectors
         embed_start = time.perf_counter()
@@ -381,25 +456,38 @@ class Router:
         timings["embed"] = (time.perf_counter() - embed_start) * 1000
         score_start = time.perf_counter()
         raw = q @ self.tool_vectors.T
-        scores = self.calibrate(raw).max(axis=0)
-        if self.knobs.relevance_floor > 0:
-            best_row = int(raw.max(axis=1).argmax())
+        rows = self.calibrate(raw)
+        scores = rows[:own].max(axis=0)
+        if context and (not (scores >= self.knobs.single_hit_floor).any() or (short and cue)):
+            scores = np.maximum(scores, rows[own:].max(axis=0))
+            notes.append(context)
+        if unread_script(text):
+            scores = np.maximum(scores, self._lexical_scores(text))
+            notes.append("lexical terms (script the embedder cannot read)")
+        names = self.catalog.names
+        if not unread_script(text) and not names_duration(text):
+            for name in countdown_tools(self.catalog):
+                scores[self.catalog.position(name)] = min(scores[self.catalog.position(name)], -1.0)
+        if self.knobs.relevance_floor > 0:  # the gate reads raw cosines, as calibration fitted it
+            best_row = int(raw[:own].max(axis=1).argmax())
             self.last_features = self.gate().features(q[best_row:best_row + 1], [queries[best_row]])[0]
         idx, values = top_scores(scores, RANKED_HITS)
-        self.last_ranked = tuple(Hit(name=self.catalog.names[i], score=float(v)) for i, v in zip(idx, values))
+        self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
         keep = np.flatnonzero(scores >= self.knobs.threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
-        names = self.catalog.names
         found = {h.name: h for h in forced}  # a forced tool keeps its forced score
         for i in order:
             found.setdefault(names[i], Hit(name=names[i], score=float(scores[i])))
-        hits = kept_hits(sorted(found.values(), key=lambda h: -h.score), text, self.knobs)
+        ranked = rank_catch_all_last(sorted(found.values(), key=lambda h: -h.score), self.catalog,
+                                     threshold=self.score_floor, forced_floor=self.knobs.forced_floor)
+        hits = kept_hits(ranked, text, self.knobs)
         timings["score"] = (time.perf_counter() - score_start) * 1000
         timings.setdefault("vectors", (embed_start - start) * 1000)
-        return hits, guard
+        return hits, "; ".join(filter(None, notes))
 
     # -- the first half of a turn -----------------------------------------------------------
-    def route(self, text: str, *, recent: Sequence[str] = (), history: Sequence[Mapping[str, Any]] = ()) -> Routed:
+    def route(self, text: str, *, recent: Sequence[str] = (), failed: Sequence[str] = (),
+              history: Sequence[Mapping[str, Any]] = ()) -> Routed:
         """Route one message: guards -> hits -> ``policy.decide`` -> ``offer.build``.
 
         Parameters
@@ -408,9 +496,13 @@ class Router:
             Raw user message (any length; cleaned and cut to ``max_query_chars``).
         recent : sequence of str
             Recent successful tools of the session, oldest first (dialog memory).
+        failed : sequence of str
+            Recent tool calls that failed (the reply may supply what they lacked): they are
+            offered again (``policy.retry_failed``) and make short input a follow-up.
         history : sequence of mapping
-            Earlier turns: ``{"role": "user", "content": ...}`` and ``{"role": "tool_used", "name": ...}``.
-            Tools used there extend ``recent``.
+            Earlier turns: ``{"role": "user", "content": ...}`` and ``{"role": "tool_used", "name": ...,
+            "status": ...}``. Tools used there extend ``recent``, or ``failed`` when their status is
+            a failure after the last user message (:func:`dialog_tools`).
 
         Returns
         -------
@@ -420,11 +512,15 @@ class Router:
         timings: dict[str, float] = {}
         clean = clean_text(text, self.knobs.max_query_chars)
         previous = previous_user_text(history)
-        hits, guard = self.guarded_hits(clean, previous, timings)
-        recent = tuple(h["name"] for h in history if h.get("role") == "tool_used" and h.get("name")) + tuple(recent)
+        used, lacking = dialog_tools(history)
+        recent = used + tuple(recent)
+        failed = tuple(dict.fromkeys(lacking + tuple(failed)))
+        hits, guard = self.guarded_hits(clean, previous, timings, recent=recent, failed=failed)
         start = time.perf_counter()
         decision = decide(clean, hits, self.catalog, recent=recent, knobs=self.knobs,
-                          follow_up=bool(previous), ranked=self.last_ranked, relevance=self.relevance())
+                          follow_up=self.is_follow_up(clean, previous, recent=recent, failed=failed),
+                          ranked=self.last_ranked, relevance=self.relevance())
+        decision = retry_failed(decision, failed, hits, self.catalog)
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         offer = build(decision, self.catalog, knobs=self.knobs)
@@ -439,3 +535,59 @@ def previous_user_text(history: Sequence[Mapping[str, Any]]) -> str:
         if turn.get("role") == "user" and isinstance(turn.get("content"), str):
             return clean_text(turn["content"], 1000)
     return ""
+
+
+def dialog_tools(history: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Tools of the ``tool_used`` turns in ``history``: ``(recent successful, failed)``, oldest first.
+
+    A turn failed when its ``status`` is one of :data:`FAILED_STATUSES` or ``"ok": false``; only
+    failures after the last user message count (the user's reply answers them), and a failed call
+    is not dialog memory of a successful one.
+    """
+    recent: list[str] = []
+    failed: list[str] = []
+    for turn in history:
+        if turn.get("role") == "user":
+            failed.clear()
+        if turn.get("role") != "tool_used" or not isinstance(turn.get("name"), str) or not turn.get("name"):
+            continue
+        status = str(turn.get("status", "")).lower()
+        if status in FAILED_STATUSES or turn.get("ok") is False:
+            failed.append(turn["name"])
+        else:
+            recent.append(turn["name"])
+    return tuple(recent), tuple(dict.fromkeys(failed))
+
+
+def rank_catch_all_last(hits: Sequence[Hit], catalog: Catalog, *, threshold: float, forced_floor: float) -> list[Hit]:
+    """``hits`` with run-anything tools (:func:`~eris_lab.guard.catch_all_tools`) scored below every dedicated hit.
+
+    A catch-all's wide description fits nearly every request, so it tops the ranking and crowds
+    out the tools made for the job (reported case route-26). When a dedicated tool scores at or
+    above ``threshold`` (and below ``forced_floor``), each catch-all keeps at most the lowest such
+    score minus :data:`~eris_lab.policy.SIBLING_OFFSET` (never below ``threshold``): it rides
+    along, last. Forced hits are left alone. Returns a new list, score descending.
+    """
+    wide = catch_all_tools(catalog)
+    if not wide or not any(h.name in wide for h in hits):
+        return list(hits)
+    dedicated = [h.score for h in hits if h.name not in wide and threshold <= h.score < forced_floor]
+    if not dedicated:
+        return list(hits)
+    cap = max(threshold, min(dedicated) - SIBLING_OFFSET)
+    out = [Hit(name=h.name, score=min(h.score, cap)) if h.name in wide and h.score < forced_floor else h
+           for h in hits]
+    return sorted(out, key=lambda h: -h.score)
+
+
+def _lexical_docs(catalog: Catalog) -> tuple[list[set[str]], dict[str, float]]:
+    """Per tool, the set of :func:`~eris_lab.guard.lexical_terms` of its name, description and keywords; BM25 idf."""
+    docs = [set(lexical_terms(" ".join([t.name.replace("_", " ").replace(":", " "), t.description or "",
+                                         " ".join(t.keywords)]))) for t in catalog]
+    n = len(docs)
+    df: dict[str, int] = {}
+    for doc in docs:
+        for term in doc:
+            df[term] = df.get(term, 0) + 1
+    idf = {t: float(np.log((n - d + 0.5) / (d + 0.5) + 1.0)) for t, d in df.items()}
+    return docs, idf

@@ -135,3 +135,52 @@ def test_every_benchmark_is_a_subcommand_with_the_one_error_format(capsys):
     assert main(["bench", "route", "--sizes", "10,x"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         "eris-lab: error: argument --sizes: expected comma-separated tool counts >= 1, got '10,x'")
+
+
+def test_route_unknown_failed_tool(capsys, catalog_file):
+    status, _, err = run(capsys, "route", "I'm in Leeds", "--failed", "weather:curent", "--catalog", catalog_file)
+    assert status == 2 and "--failed: unknown tool 'weather:curent'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("reply", ["I'm in Leeds", "Leeds", "in Paris please", "use Berlin"])
+def test_route_failed_brings_the_failed_tool_back_for_a_short_reply(capsys, catalog_file, reply):
+    status, out, err = run(capsys, "route", reply, "--failed", "weather:current", "--catalog", catalog_file, "--json")
+    record = json.loads(out)
+    assert status == 0, err
+    assert record["offered"][0] == "weather:current" and record["decision"]["kind"] != "full_roster"
+    assert record["decision"]["rule"] == "FAILED_TOOL_RETRY"
+
+
+def test_route_without_failed_a_short_reply_stays_conversation(capsys, catalog_file):
+    status, out, _ = run(capsys, "route", "I'm in Leeds", "--catalog", catalog_file, "--json")
+    assert status == 0 and json.loads(out)["decision"]["rule"] == "CONVERSATIONAL"
+
+
+def test_route_previous_makes_a_short_follow_up_a_request(capsys, catalog_file):
+    status, out, _ = run(capsys, "route", "and tomorrow?", "--previous", "what's the weather in Berlin",
+                         "--catalog", catalog_file, "--json")
+    record = json.loads(out)
+    assert status == 0 and record["decision"]["kind"] != "conversational"
+    assert any(n.startswith("weather:") for n in record["offered"]) and "previous turn" in record["guard"]
+
+
+def test_route_remove_it_right_after_a_listing_widens_on_that_domain(capsys, catalog_file):
+    status, out, _ = run(capsys, "route", "please remove it", "--recent", "agenda:list", "--catalog", catalog_file,
+                         "--json")
+    record = json.loads(out)
+    assert status == 0 and record["offered"][0] == "agenda:remove" and len(record["offered"]) > 1
+
+
+@pytest.mark.parametrize("text", ["明日の朝7時にアラームをセットしてください", "明天北京的天气怎么样",
+                                  "내일 아침 7시에 알람 맞춰줘", "Поставь будильник на семь утра", "天気は？"])
+def test_route_requests_in_other_scripts_are_never_conversation(capsys, catalog_file, text):
+    # bad input row 6: a tool or the roster, never nothing for a request
+    status, out, _ = run(capsys, "route", text, "--catalog", catalog_file, "--json")
+    record = json.loads(out)
+    assert status == 0 and record["decision"]["rule"] != "CONVERSATIONAL" and record["offered"]
+
+
+@pytest.mark.parametrize("text", ["こんにちは！", "谢谢", "안녕하세요", "Спасибо!"])
+def test_route_greetings_in_other_scripts_stay_conversation(capsys, catalog_file, text):
+    status, out, _ = run(capsys, "route", text, "--catalog", catalog_file, "--json")
+    assert status == 0 and json.loads(out)["decision"]["rule"] == "CONVERSATIONAL"

@@ -5,7 +5,22 @@ from __future__ import annotations
 import pytest
 
 from eris_lab.catalog import Catalog, Tool
-from eris_lab.guard import clean_text, fetch_tool, find_urls, is_conversational, page_phrase, tool_keywords
+from eris_lab.guard import (
+    catch_all_tools,
+    clauses,
+    clean_text,
+    countdown_tools,
+    fetch_tool,
+    find_urls,
+    is_conversational,
+    is_greeting,
+    lexical_terms,
+    names_duration,
+    page_phrase,
+    tool_keywords,
+    unread_script,
+    word_count,
+)
 
 KEYWORDS = tool_keywords(Catalog.from_names(["weather:current", "mail:read", "run_tests", "edit_file"]))
 
@@ -53,3 +68,77 @@ def test_fetch_tool_prefers_web_fetch_then_named_fetch():
     assert fetch_tool(Catalog.from_names(["web:fetch", "fetch_url"])) == "web:fetch"
     assert fetch_tool(Catalog.from_names(["git_fetch", "web_fetch"])) == "web_fetch"
     assert fetch_tool(Catalog([Tool(name="clock", description="x")])) == ""
+
+
+# -- scripts without spaces (issue 16, bad input row 6) -------------------------------------------
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("明天北京的天气怎么样", 5), ("天気", 1), ("明日の朝7時にアラームをセットしてください", 11), ("hello world", 2),
+    ("ตั้งนาฬิกาปลุกตอนเจ็ดโมง", 6), ("set 闹钟 now", 3),
+])
+def test_word_count_counts_characters_in_scripts_without_spaces(text, words):
+    assert word_count(text) == words
+
+
+@pytest.mark.parametrize("text", [
+    "明天北京的天气怎么样", "明日の朝7時にアラームをセットしてください", "天気は？", "내일 아침 7시에 알람 맞춰줘", "알람 맞춰줘",
+    "Поставь будильник", "погода?", "ตั้งนาฬิกาปลุก", "Καιρός αύριο",
+])
+def test_requests_in_scripts_the_keywords_cannot_read_are_not_conversation(text):
+    assert unread_script(text)
+    assert not is_conversational(text, KEYWORDS)
+
+
+@pytest.mark.parametrize("text", ["こんにちは！", "ありがとうございます。", "你好", "谢谢", "안녕하세요", "Привет!", "спасибо",
+                                  "สวัสดีครับ", "ขอบคุณ"])
+def test_greetings_in_other_scripts_are_conversation(text):
+    assert is_greeting(text) and is_conversational(text, KEYWORDS)
+
+
+def test_latin_text_with_accents_is_read():
+    assert not unread_script("Wie wird das Wetter morgen in Köln?") and not unread_script("ça va, café crème")
+    assert not unread_script("12:30 !!") and unread_script("今日の天気 ok") and not unread_script("天気 weather")
+
+
+def test_lexical_terms_give_character_bigrams_for_cjk_and_words_otherwise():
+    assert lexical_terms("明天天气") == ["明天", "天天", "天气"]
+    assert lexical_terms("the Weather in BERLIN", stopwords={"the", "in"}) == ["weather", "berlin"]
+    assert "알람" in lexical_terms("알람 맞춰줘") and "天" in lexical_terms("天 is sky")
+    assert lexical_terms("a I") == []
+
+
+# -- dialog shape -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "n"), [
+    ("grab https://example.org/a.json and store it as Content/a.json", 2),
+    ("check my mail, then set an alarm at 7; weather in Berlin", 3),
+    ("download the report and then email it to Bob", 2),
+    ("salt and pepper", 0), ("rock and roll music please", 0), ("what's the weather", 0),
+])
+def test_clauses_split_joined_requests_only(text, n):
+    assert len(clauses(text)) == n
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("set a timer for 10 minutes", True), ("in 5 min", True), ("half an hour", True), ("wake me in an hour", True),
+    ("start the countdown", True), ("stell einen Timer auf zehn Minuten", True), ("20 Sekunden", True),
+    ("remind me at 09:05", False), ("remind me to ring the vet on Thursday", False), ("on Friday at 9", False),
+    ("every day at 7 am", False), ("remind me tomorrow morning", False),
+])
+def test_names_duration_tells_a_duration_from_a_point_in_time(text, expected):
+    assert names_duration(text) is expected
+
+
+def test_countdown_and_catch_all_tools_are_read_from_names_and_descriptions():
+    catalog = Catalog([
+        Tool(name="set_timer", description="Start a countdown for a duration."),
+        Tool(name="egg", description="Count down three minutes for eggs"),
+        Tool(name="set_alarm", description="Alarm that rings at a clock time."),
+        Tool(name="execute_python", description="Run any Python code in the interpreter."),
+        Tool(name="shell", description="Execute arbitrary shell commands on the host."),
+        Tool(name="read_file", description="Read a file from the project folder."),
+    ])
+    assert countdown_tools(catalog) == {"set_timer", "egg"}
+    assert catch_all_tools(catalog) == {"execute_python", "shell"}
+    only = Catalog([Tool(name="run", description="Run any code")])
+    assert catch_all_tools(only) == frozenset()  # nothing dedicated to prefer

@@ -131,9 +131,41 @@ def test_decide_dialog_pairing(text, recent, rule, first):
     assert d.rule == rule and d.names[0] == first and d.kind == "cluster"
 
 
-def test_decide_bare_remove_it_never_pairs():
-    d = decide("remove it", [], REGISTRY, recent=["agenda:list", "mail:check"])
+def test_decide_bare_remove_it_never_pairs_without_a_listing_last():
+    d = decide("remove it", [], REGISTRY, recent=["agenda:list", "mail:delete"])
     assert d.rule not in {Rule.AGENDA_DIALOG_PAIRING, Rule.MAIL_DIALOG_PAIRING}
+    assert decide("remove it", [], REGISTRY).rule == Rule.CONVERSATIONAL
+
+
+@pytest.mark.parametrize(
+    ("text", "last", "rule", "first"),
+    [
+        ("please remove it", "agenda:list", Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+        ("delete it", "mail:check", Rule.MAIL_DIALOG_PAIRING, "mail:delete"),
+        ("remove it", "mail:check", Rule.MAIL_DIALOG_PAIRING, "mail:delete"),
+        ("cancel that one", "calendar:list", Rule.CALENDAR_DIALOG_PAIRING, "calendar:delete"),
+        ("lösche es bitte", "doc:list", Rule.DOC_DIALOG_PAIRING, "doc:delete"),
+    ],
+)
+def test_decide_anaphor_and_verb_right_after_a_listing_act_on_what_was_listed(text, last, rule, first):
+    # issue 16: an action on what was just listed; a cluster, never one tool locked in
+    d = decide(text, [], REGISTRY, recent=["clock:now", last])
+    assert d.rule == rule and d.names[0] == first and d.kind == "cluster" and len(d.names) > 1
+
+
+def test_retry_failed_offers_the_failed_tool_again_only_on_failure():
+    from eris_lab.policy import retry_failed
+
+    unsure = decide("I'm in Leeds", [], REGISTRY, follow_up=True)
+    assert unsure.kind == "full_roster"
+    d = retry_failed(unsure, ["weather:current"], [], REGISTRY)
+    assert d.rule == Rule.FAILED_TOOL_RETRY and d.names == ("weather:current",) and d.kind == "subset"
+    assert retry_failed(unsure, [], [], REGISTRY) is unsure
+    greeting = decide("thanks", [], REGISTRY, follow_up=True)
+    assert retry_failed(greeting, ["weather:current"], [], REGISTRY).names == ()
+    strong = decide("set an alarm", hits(("clock:alarm", 0.8)), REGISTRY)
+    both = retry_failed(strong, ["weather:current", "nope:unknown"], [], REGISTRY)
+    assert both.rule == strong.rule and both.names == ("clock:alarm", "weather:current")
 
 
 def test_decide_pairing_needs_that_domain_in_recent():

@@ -10,7 +10,7 @@ from eris_lab.embed import SentenceTransformerEmbedder, VectorCache
 from eris_lab.errors import CatalogError
 from eris_lab.knobs import Knobs
 from eris_lab.policy import Hit, Rule
-from eris_lab.router import Router, kept_hits, top_scores
+from eris_lab.router import Router, kept_hits, rank_catch_all_last, top_scores
 
 from conftest import load_cases
 
@@ -181,3 +181,133 @@ def test_kept_hits_applies_threshold_then_domain_floors():
     assert [h.name for h in kept_hits(hits, "anything new today", knobs)] == ["web:fetch", "news:today"]
     # a message that names the domain lifts its floor
     assert [h.name for h in kept_hits(hits, "check my mail", knobs)] == ["web:fetch", "mail:check", "news:today"]
+
+
+# -- issue 16: the guard in a dialog ------------------------------------------------------------------
+
+SLOT_TOOLS = [
+    {"name": "get_weather", "description": "Current conditions and forecast for a city or place. Needs a location."},
+    {"name": "web_search", "description": "Search the web for pages, news, articles and facts."},
+    {"name": "log_meal", "description": "Record what the user ate in their food diary."},
+    {"name": "play_music", "description": "Play a song, an artist or a playlist."},
+]
+
+
+@pytest.mark.parametrize("reply", ["I'm in Leeds", "Leeds", "try Paris", "Manchester, UK"])
+@pytest.mark.parametrize("status", ["failed", "error"])
+def test_failed_tool_in_history_comes_back_for_a_short_reply(reply, status, fake_embedder):
+    router = Router(Catalog(tools_from_json(SLOT_TOOLS)), fake_embedder)
+    history = [{"role": "tool_used", "name": "get_weather", "status": status},
+               {"role": "assistant", "content": "Which city?"}]
+    routed = router.route(reply, history=history)
+    assert routed.offer.names[0] == "get_weather" and "web_search" not in routed.offer.names
+    assert routed.decision.rule == Rule.FAILED_TOOL_RETRY
+
+
+def test_failed_tool_is_offered_again_only_on_failure(fake_embedder):
+    router = Router(Catalog(tools_from_json(SLOT_TOOLS)), fake_embedder)
+    ok = [{"role": "tool_used", "name": "get_weather", "status": "ok"}]
+    assert router.route("I'm in Leeds", history=ok).decision.rule == Rule.CONVERSATIONAL
+    # a failure before the last user message is answered already
+    old = [{"role": "tool_used", "name": "get_weather", "status": "failed"}, {"role": "user", "content": "never mind"}]
+    assert "get_weather" not in router.route("record my porridge in the food diary", history=old).offer.names
+    # the explicit flag does the same as the history
+    assert router.route("Leeds", failed=["get_weather"]).offer.names == ("get_weather",)
+    assert router.route("thanks", failed=["get_weather"]).offer.names == ()
+
+
+def test_a_request_that_stands_alone_does_not_drag_the_last_turn_along(real_embedder):
+    # route-23's note: after a successful call, a new short request does not pull the old tool
+    router = Router(Catalog(tools_from_json(SLOT_TOOLS)), real_embedder)
+    history = [{"role": "user", "content": "what's the weather going to be like tomorrow?"},
+               {"role": "tool_used", "name": "get_weather", "status": "ok"}]
+    for text in ["I had porridge for breakfast", "log my porridge", "play some jazz"]:
+        assert "get_weather" not in router.route(text, history=history).offer.names, text
+    for text in ["and in Leeds?", "what about Sunday?"]:
+        assert "get_weather" in router.route(text, history=history).offer.names, text
+
+
+def test_failed_tool_slot_answer_with_the_real_embedder_and_no_earlier_message(real_embedder):
+    router = Router(Catalog(tools_from_json(SLOT_TOOLS)), real_embedder)
+    for reply in ["I'm in Leeds", "Berlin", "it's Glasgow"]:
+        routed = router.route(reply, failed=["get_weather"])
+        assert "get_weather" in routed.offer.names and "web_search" not in routed.offer.names, reply
+
+
+CATCH_ALL_TOOLS = [
+    {"name": "execute_python", "description": "Run any Python code in the embedded interpreter. Can read and write "
+                                              "files, call web APIs, transform data and script anything."},
+    {"name": "http_get", "description": "Download the body of a URL (JSON, text or binary) over HTTP."},
+    {"name": "write_file", "description": "Write text or bytes to a file in the project folder."},
+    {"name": "read_file", "description": "Read a file from the project folder."},
+    {"name": "spawn_actor", "description": "Place a new actor in the open level at a location."},
+    {"name": "build_lighting", "description": "Rebuild lighting for the current level."},
+]
+
+
+@pytest.mark.parametrize(("text", "dedicated"), [
+    ("download https://example.com/a.csv and save it to Data/a.csv", {"http_get", "write_file"}),
+    ("read the file Config/game.ini", {"read_file"}),
+    ("fetch http://x.io/list.txt then write it into Saved/list.txt", {"http_get", "write_file"}),
+])
+def test_catch_all_tool_rides_behind_the_dedicated_tools(text, dedicated, real_embedder):
+    routed = Router(Catalog(tools_from_json(CATCH_ALL_TOOLS)), real_embedder).route(text)
+    names = routed.offer.names
+    assert dedicated <= set(names), routed.decision.reason
+    if "execute_python" in names:
+        assert all(names.index(d) < names.index("execute_python") for d in dedicated)
+
+
+def test_rank_catch_all_last_caps_at_the_lowest_dedicated_hit():
+    catalog = Catalog(tools_from_json(CATCH_ALL_TOOLS))
+    hits = [Hit(name="execute_python", score=0.9), Hit(name="http_get", score=0.8), Hit(name="write_file", score=0.6),
+            Hit(name="read_file", score=0.3)]
+    ranked = rank_catch_all_last(hits, catalog, threshold=0.5, forced_floor=0.99)
+    assert [h.name for h in ranked][:3] == ["http_get", "write_file", "execute_python"]
+    assert ranked[2].score == pytest.approx(0.6 - 1e-4)
+    alone = [Hit(name="execute_python", score=0.9), Hit(name="read_file", score=0.3)]
+    assert rank_catch_all_last(alone, catalog, threshold=0.5, forced_floor=0.99) == alone
+
+
+TIME_TOOLS = [
+    {"name": "set_timer", "description": "Start a countdown for a duration such as 10 minutes."},
+    {"name": "set_alarm", "description": "Alarm that rings at a clock time, e.g. to wake up."},
+    {"name": "add_reminder", "description": "Save a to-do that notifies the user on a given day or at a given time."},
+    {"name": "send_message", "description": "Send a text message to a contact."},
+]
+
+
+@pytest.mark.parametrize("text", ["remind me at 09:05 to take my pills", "remind me on Friday at 9 to call mum",
+                                  "remind me to water the plants tomorrow morning",
+                                  "remind me to ring the dentist on Monday"])
+def test_a_point_in_time_never_pulls_the_countdown(text, real_embedder):
+    routed = Router(Catalog(tools_from_json(TIME_TOOLS)), real_embedder).route(text)
+    assert "add_reminder" in routed.offer.names and "set_timer" not in routed.offer.names, routed.decision.reason
+
+
+@pytest.mark.parametrize("text", ["set a timer for 10 minutes", "remind me in 20 minutes to check the oven",
+                                  "start a countdown for five minutes"])
+def test_a_duration_still_finds_the_countdown(text, real_embedder):
+    assert "set_timer" in Router(Catalog(tools_from_json(TIME_TOOLS)), real_embedder).route(text).offer.names
+
+
+CJK_TOOLS = [
+    {"name": "get_weather", "description": "查询城市的天气预报"},
+    {"name": "set_alarm", "description": "设置闹钟，在指定时间响铃"},
+    {"name": "send_message", "description": "给联系人发送短信"},
+    {"name": "play_music", "description": "播放音乐或歌曲"},
+    {"name": "get_news", "description": "今日のニュースを読む"},
+]
+
+
+@pytest.mark.parametrize(("text", "tool"), [("明天北京的天气怎么样", "get_weather"), ("明天早上七点的闹钟", "set_alarm"),
+                                            ("给妈妈发短信", "send_message"), ("ニュースを見せて", "get_news")])
+def test_a_key_noun_written_verbatim_finds_its_tool_in_cjk(text, tool, fake_embedder):
+    routed = Router(Catalog(tools_from_json(CJK_TOOLS)), fake_embedder).route(text)
+    assert routed.offer.names and routed.offer.names[0] == tool, routed.decision.reason
+    assert routed.decision.rule != Rule.CONVERSATIONAL
+
+
+def test_cjk_request_on_an_english_catalogue_gets_the_roster_not_nothing(fake_embedder):
+    routed = Router(Catalog(tools_from_json(SLOT_TOOLS)), fake_embedder).route("天気は？")
+    assert routed.decision.kind != "conversational" and routed.offer.names

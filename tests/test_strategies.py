@@ -186,3 +186,46 @@ def test_embedding_policy_routes_a_short_follow_up_like_the_router(catalog, fake
     got = EmbeddingPolicy(knobs=knobs, embedder=fake_embedder).fit(catalog).route("and tomorrow?", Context(history=history))
     assert expected.decision.rule != "CONVERSATIONAL"
     assert got.decision.rule == expected.decision.rule and got.offer.names == expected.offer.names
+
+
+# -- issue 16: scripts without spaces, failed tools in the context ----------------------------------
+
+CJK = Catalog([Tool(name="get_weather", description="查询城市的天气预报"),
+               Tool(name="set_alarm", description="设置闹钟，在指定时间响铃", keywords=("闹钟",)),
+               Tool(name="send_message", description="给联系人发送短信"),
+               Tool(name="get_news", description="今日のニュースを読む"),
+               Tool(name="play_music", description="Play a song or a playlist")])
+
+
+@pytest.mark.parametrize(("text", "tool"), [("明天北京的天气怎么样", "get_weather"), ("明天早上七点的闹钟", "set_alarm"),
+                                            ("给妈妈发短信", "send_message"), ("ニュースを見せて", "get_news"),
+                                            ("play some jazz", "play_music")])
+def test_bm25_finds_a_key_noun_written_verbatim_in_any_script(text, tool):
+    assert BM25(k=1).fit(CJK).offer(text).names == (tool,)
+
+
+def test_bm25_english_analysis_is_unchanged_stop_words_dropped():
+    import bm25s
+
+    from eris_lab.strategies.bm25 import analyze
+
+    for text in ["What is the weather in Berlin?", "send an e-mail to Bob about the 2024 report", "x y zz"]:
+        expected = bm25s.tokenize([text], stopwords="en", return_ids=False, show_progress=False)[0]
+        assert analyze(text) == expected
+
+
+def test_keyword_groups_match_cjk_keywords_inside_a_sentence():
+    offer = KeywordGroups().fit(CJK).offer("帮我设一个闹钟")
+    assert offer.names[0] == "set_alarm"
+
+
+def test_embedding_policy_offers_a_failed_tool_again(fake_embedder):
+    catalog = Catalog([Tool(name="get_weather", description="weather forecast for a city"),
+                       Tool(name="web_search", description="search the web"),
+                       Tool(name="log_meal", description="record a meal in the food diary")])
+    strategy = EmbeddingPolicy(embedder=fake_embedder).fit(catalog)
+    failed = ({"role": "tool_used", "name": "get_weather", "status": "failed"},)
+    assert strategy.offer("I'm in Leeds", Context(history=failed)).names == ("get_weather",)
+    assert strategy.offer("I'm in Leeds", Context(failed=("get_weather",))).names == ("get_weather",)
+    assert strategy.offer("I'm in Leeds", Context()).names == ()
+    assert strategy.scored("Leeds", Context(history=failed)).failed == ("get_weather",)

@@ -44,13 +44,17 @@ class Context:
     Attributes
     ----------
     history : tuple of mapping
-        Earlier turns, oldest first: ``{"role", "content"}`` or ``{"role": "tool_used", "name"}``.
+        Earlier turns, oldest first: ``{"role", "content"}`` or ``{"role": "tool_used", "name"[, "status"]}``.
     recent : tuple of str
         Recent successful tools of the session, oldest first (dialog memory).
+    failed : tuple of str
+        Recent tool calls that failed (the reply may supply what they lacked); a ``tool_used``
+        turn of ``history`` with a failure ``status`` counts too (``router.dialog_tools``).
     """
 
     history: tuple[Mapping[str, Any], ...] = ()
     recent: tuple[str, ...] = ()
+    failed: tuple[str, ...] = ()
 
 
 def latest_messages(text: str, context: Context, n: int = 4) -> list[str]:

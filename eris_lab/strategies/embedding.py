@@ -20,11 +20,12 @@ from ..errors import ErisLabError
 from ..guard import clean_text
 from ..knobs import Knobs
 from ..offer import build
-from ..policy import Hit, decide
+from ..policy import Hit, decide, retry_failed
 from ..router import (
     RANKED_HITS,
     Routed,
     Router,
+    dialog_tools,
     embed_tools,
     kept_hits,
     previous_user_text,
@@ -109,7 +110,10 @@ class Scored:
     recent : tuple of str
         Dialog memory: tools used in the history, then the context's recent tools.
     follow_up : bool
-        The history holds an earlier user message (``policy.decide``'s ``follow_up``).
+        The message continues the dialog (``Router.is_follow_up``; ``policy.decide``'s ``follow_up``).
+    failed : tuple of str
+        Tool calls that failed since the last user message, then the context's ``failed``
+        (offered again by ``policy.retry_failed``).
     """
 
     text: str
@@ -117,6 +121,7 @@ class Scored:
     guard: str
     recent: tuple[str, ...]
     follow_up: bool = False
+    failed: tuple[str, ...] = ()
     features: np.ndarray | None = None  # relevance-gate features (calibration.GATE_FEATURES), or None
 
 
@@ -164,16 +169,20 @@ class EmbeddingPolicy(Strategy):
         # fitted knobs use the gate, so the tuner can re-decide with any relevance floor
         open_knobs = self.knobs_.replace(threshold=-1.0, domain_floors={})
         self.router_ = Router(catalog, embedder, knobs=open_knobs, cache=False, tool_vectors=vectors)
+        self.router_.score_floor = self.knobs_.threshold  # lexical scores on the judging knobs' scale
 
     def scored(self, text: str, context: Context | None = None) -> Scored:
         """Score ``text`` against every tool once (guards included, no threshold)."""
         context = context or Context()
         clean = clean_text(text if isinstance(text, str) else "", self.knobs_.max_query_chars)
         previous = previous_user_text(context.history)
-        hits, guard = self.router_.guarded_hits(clean, previous)
-        recent = tuple(h["name"] for h in context.history if h.get("role") == "tool_used" and h.get("name"))
-        return Scored(text=clean, hits=hits, guard=guard, recent=recent + tuple(context.recent),
-                      follow_up=bool(previous), features=self.router_.last_features)
+        used, lacking = dialog_tools(context.history)
+        recent = used + tuple(context.recent)
+        failed = tuple(dict.fromkeys(lacking + tuple(context.failed)))
+        hits, guard = self.router_.guarded_hits(clean, previous, recent=recent, failed=failed)
+        return Scored(text=clean, hits=hits, guard=guard, recent=recent,
+                      follow_up=self.router_.is_follow_up(clean, previous, recent=recent, failed=failed),
+                      failed=failed, features=self.router_.last_features)
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -185,6 +194,7 @@ class EmbeddingPolicy(Strategy):
             relevance = float(RelevanceGate.probability(scored.features[None, :], knobs.relevance_weights)[0])
         decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs, follow_up=scored.follow_up,
                           ranked=scored.hits[:RANKED_HITS], relevance=relevance)
+        decision = retry_failed(decision, scored.failed, kept, catalog)
         offer = build(decision, catalog, knobs=knobs)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
 

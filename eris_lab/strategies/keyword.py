@@ -11,6 +11,7 @@ import re
 from typing import Mapping, Sequence
 
 from ..catalog import Catalog, base_name, name_words, toolkit_of
+from ..guard import unread_script
 from ..lexicon import GENERIC_WORDS
 from ..policy import Hit, Rule
 from ..router import Routed
@@ -26,7 +27,8 @@ def derive_groups(catalog: Catalog, *, min_len: int = 4) -> dict[str, tuple[str,
 
     The regex matches, as a word prefix and case-insensitively, the toolkit's and its tools'
     name words and descriptor ``keywords`` (``min_len`` letters or more, not in
-    :data:`~eris_lab.lexicon.GENERIC_WORDS`). A toolkit without any such word gets no group.
+    :data:`~eris_lab.lexicon.GENERIC_WORDS`); a keyword in a script without spaces (Chinese,
+    Japanese...) matches anywhere, from two characters. A toolkit without any such word gets no group.
     """
     words: dict[str, set[str]] = {}
     members: dict[str, list[str]] = {}
@@ -35,14 +37,26 @@ def derive_groups(catalog: Catalog, *, min_len: int = 4) -> dict[str, tuple[str,
         members.setdefault(kit, []).append(tool.name)
         found = words.setdefault(kit, set())
         for w in name_words(base_name(tool.name)) + tuple(k.lower() for k in tool.keywords):
-            if len(w) >= min_len and w not in GENERIC_WORDS:
+            if (len(w) >= min_len or (len(w) >= 2 and unread_script(w))) and w not in GENERIC_WORDS:
                 found.add(w)
     groups = {}
     for kit, found in words.items():
         if found:
-            pattern = r"(?i)\b(?:" + "|".join(re.escape(w) for w in sorted(found, key=lambda w: (-len(w), w))) + r")\w*"
-            groups[kit] = (pattern, tuple(members[kit]))
+            groups[kit] = (_group_pattern(found), tuple(members[kit]))
     return groups
+
+
+def _group_pattern(words: set[str]) -> str:
+    """Spaced words match as a word prefix; words of a script without spaces anywhere in a run.
+
+    ``\\b`` never falls inside a run of Chinese or Japanese text, so "天气" must match without it
+    (issue 16); such a keyword counts from two characters.
+    """
+    ordered = sorted(words, key=lambda w: (-len(w), w))
+    spaced = [re.escape(w) for w in ordered if not unread_script(w)]
+    other = [re.escape(w) for w in ordered if unread_script(w)]
+    parts = ([r"\b(?:" + "|".join(spaced) + r")\w*"] if spaced else []) + (["(?:" + "|".join(other) + ")"] if other else [])
+    return "(?i)" + "|".join(parts)
 
 
 class KeywordGroups(Strategy):
