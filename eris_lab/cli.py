@@ -573,12 +573,12 @@ def _run_generate(args) -> int:
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")
     router = Router(catalog, knobs=_load_knobs(args.knobs, catalog, model_id=DEFAULT_MODEL_ID))
-    session = Session()
-    for name in args.recent:
-        session.remember(name)
     runner = LlamaRunner(args.model, n_threads=args.threads)
-    turn = run_turn(args.text, router=router, runner=runner, session=session, max_rounds=args.max_rounds,
-                    max_tokens=args.max_tokens)
+    with Session() as session:  # its temporary agenda and vault are removed when the turn ends
+        for name in args.recent:
+            session.remember(name)
+        turn = run_turn(args.text, router=router, runner=runner, session=session, max_rounds=args.max_rounds,
+                        max_tokens=args.max_tokens)
     _print_json(turn.to_json()) if args.json else print_turn(turn)
     return 0
 
