@@ -455,10 +455,10 @@ def run(*, out: str | os.PathLike[str] | None = None, quick: bool = False, param
     paths = [Path(p) for p in sources] if sources is not None else notebooks()
     params = dict(params or {})
     notebook_params = {k: dict(v) for k, v in (notebook_params or {}).items()}
+    sources_read = [(path, read_source(path)) for path in paths]  # a bad --notebook fails before any set-up
     kernel = kernel_name or ensure_kernel()
     loaded = []
-    for path in paths:
-        nb = read_source(path)
+    for path, nb in sources_read:
         nb.metadata.pop("jupytext", None)
         nb.metadata["kernelspec"] = {"name": kernel, "display_name": "Python (eris_lab)", "language": "python"}
         nb.metadata.setdefault("language_info", {"name": "python"})

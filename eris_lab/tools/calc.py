@@ -70,7 +70,7 @@ def _calc(node: ast.AST) -> Any:
     if isinstance(node, ast.Expression):
         return _calc(node.body)
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        return _check_size(node.value)  # 1e400 reads as inf
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left, right = _calc(node.left), _calc(node.right)
         if isinstance(node.op, ast.Pow):
@@ -83,7 +83,7 @@ def _calc(node: ast.AST) -> Any:
         except OverflowError:
             raise ToolError("the result is too large") from None
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_calc(node.operand))
+        return _check_size(_UNARY[type(node.op)](_calc(node.operand)))
     if isinstance(node, ast.Name) and node.id in _CONSTANTS:
         return _CONSTANTS[node.id]
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
