@@ -8,18 +8,43 @@
   through a temp file and a rename, so a crash never leaves half a file and a failed run never
   replaces the last good one.
 * :func:`sha256_file`: the hash checks of external artefacts (the BFCL wheel, the GGUF).
+* :func:`read_user_text`, :func:`load_json_file` / :func:`loads_json`, :func:`load_toml_file` /
+  :func:`loads_toml`: the one way every subcommand reads a file a user names (catalogues, hits,
+  suites, knobs, params, candidates). Each refusal is one ``ErisLabError`` (of the caller's
+  subclass) naming the file: a folder, a missing file, more than :data:`MAX_INPUT_BYTES`
+  (``/dev/zero`` never fills memory), bytes that are not UTF-8, JSON/TOML that does not parse,
+  or data nested deeper than :data:`MAX_NESTING` (never a ``RecursionError``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
+import tomllib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
-__all__ = ["repo_root", "cache_dir", "atomic_path", "write_atomic", "sha256_file"]
+from .errors import ErisLabError
+
+__all__ = [
+    "repo_root", "cache_dir", "atomic_path", "write_atomic", "sha256_file",
+    "MAX_INPUT_BYTES", "MAX_NESTING", "read_user_text", "loads_json", "load_json_file", "loads_toml",
+    "load_toml_file", "nesting_depth",
+]
+
+#: Largest file a user may hand any subcommand, in bytes (64 MiB: the pooled BFCL catalogue is
+#: about 2 MB). Reading stops one byte past it, so an endless input (``/dev/zero``) is refused
+#: instead of filling memory.
+MAX_INPUT_BYTES = 64 << 20
+
+#: Deepest nesting of JSON arrays/objects (or TOML arrays/tables) a user file may hold. Python's
+#: own parsers stop near 1,000 with a ``RecursionError``, and the code that walks the data
+#: (schema checks, the grammar compiler) uses several frames per level, so the bound sits well
+#: below that; real tool catalogues nest fewer than 20 levels.
+MAX_NESTING = 200
 
 #: The package folder; its parent is the checkout (an editable install, as ``make`` sets up).
 _PACKAGE = Path(__file__).resolve().parent
@@ -88,3 +113,133 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading files a user names: one place, one set of refusals
+# ---------------------------------------------------------------------------------------------
+
+
+def read_user_text(path: str | os.PathLike[str], *, error: type[ErisLabError] = ErisLabError,
+                   where: str | None = None, max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text of a file a user named on the command line (or in a parameter).
+
+    Parameters
+    ----------
+    path : path-like
+        The file; ``-`` is not special (stdin is read by the subcommands that take it).
+    error : ErisLabError subclass
+        What to raise (``CatalogError`` for a catalogue, ``KnobsError`` for knobs, ...).
+    where : str, optional
+        What to name in the message (default: the path itself), e.g. ``"--hits h.json"``.
+    max_bytes : int
+        Refuse a file longer than this many bytes (default :data:`MAX_INPUT_BYTES`).
+
+    Raises
+    ------
+    ErisLabError (of class ``error``)
+        No such file, a folder, unreadable (the OS reason), longer than ``max_bytes``, or not
+        UTF-8 (the byte offset of the first bad byte). A leading UTF-8 BOM is dropped.
+    """
+    where = str(path) if where is None else where
+    target = Path(path)
+    if target.is_dir():
+        raise error("is a folder, expected a file", where=where)
+    try:
+        with target.open("rb") as handle:
+            raw = handle.read(max_bytes + 1)  # never more: /dev/zero or a FIFO cannot fill memory
+    except FileNotFoundError:
+        raise error("no such file", where=where) from None
+    except OSError as exc:
+        raise error(f"cannot read ({exc.strerror or exc})", where=where) from None
+    if len(raw) > max_bytes:
+        raise error(f"larger than {max_bytes >> 20} MiB ({max_bytes} bytes), the limit for an input file",
+                    where=where)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", where=where) from None
+
+
+def nesting_depth(value: Any) -> int:
+    """Nesting depth of parsed JSON/TOML: a scalar is 0, ``[]`` is 1, ``[[1]]`` is 2.
+
+    Iterative (an explicit stack), so any depth Python could build is measured without recursion.
+    """
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def _too_deep(where: str, error: type[ErisLabError], max_nesting: int) -> ErisLabError:
+    return error(f"nested deeper than {max_nesting} levels of arrays/objects, the limit for input data",
+                 where=where)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_json(text: str, *, where: str, error: type[ErisLabError] = ErisLabError,
+               max_nesting: int = MAX_NESTING) -> Any:
+    """Parse strict JSON text from a user (``NaN``/``Infinity`` refused, nesting bounded).
+
+    Raises
+    ------
+    ErisLabError (of class ``error``)
+        ``not valid JSON (line L column C: reason)``, or nested deeper than ``max_nesting``.
+    """
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise error(f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})", where=where) from None
+    except ValueError as exc:  # parse_constant's refusal
+        raise error(f"not valid JSON ({exc})", where=where) from None
+    except RecursionError:
+        raise _too_deep(where, error, max_nesting) from None
+    if nesting_depth(data) > max_nesting:
+        raise _too_deep(where, error, max_nesting)
+    return data
+
+
+def load_json_file(path: str | os.PathLike[str], *, error: type[ErisLabError] = ErisLabError,
+                   where: str | None = None) -> Any:
+    """:func:`read_user_text` then :func:`loads_json`; every refusal names ``where`` (default the path)."""
+    where = str(path) if where is None else where
+    return loads_json(read_user_text(path, error=error, where=where), where=where, error=error)
+
+
+def loads_toml(text: str, *, where: str, error: type[ErisLabError] = ErisLabError,
+               max_nesting: int = MAX_NESTING) -> dict[str, Any]:
+    """Parse TOML text from a user with the nesting bound of :func:`loads_json`.
+
+    Raises
+    ------
+    ErisLabError (of class ``error``)
+        ``not valid TOML (reason)``, or nested deeper than ``max_nesting``.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"not valid TOML ({exc})", where=where) from None
+    except RecursionError:
+        raise _too_deep(where, error, max_nesting) from None
+    if nesting_depth(data) > max_nesting:
+        raise _too_deep(where, error, max_nesting)
+    return data
+
+
+def load_toml_file(path: str | os.PathLike[str], *, error: type[ErisLabError] = ErisLabError,
+                   where: str | None = None) -> dict[str, Any]:
+    """:func:`read_user_text` then :func:`loads_toml`; every refusal names ``where`` (default the path)."""
+    where = str(path) if where is None else where
+    return loads_toml(read_user_text(path, error=error, where=where), where=where, error=error)

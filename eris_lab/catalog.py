@@ -17,12 +17,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from ._files import repo_root
+from ._files import load_json_file, load_toml_file, nesting_depth, repo_root
 from .errors import CatalogError, SchemaError
 from .lexicon import FALLBACK_PHRASES
 from .schema import check, normalize_types
@@ -394,16 +393,13 @@ def default_descriptors() -> Path:
 
 
 def _load_toml_file(path: Path) -> list[Tool]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogError(f"not valid TOML ({exc})", where=str(path)) from None
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"not UTF-8 text ({exc.reason})", where=str(path)) from None
+    data = load_toml_file(path, error=CatalogError)
     entries = data.get("tools")
     if not isinstance(entries, list) or not entries:
         raise CatalogError("expected at least one [[tools]] table", where=f"{path}: tools")
     domain = data.get("domain")
+    if domain is not None and (not isinstance(domain, str) or not domain.strip()):
+        raise CatalogError(f"expected a non-empty string, got {domain!r}", where=f"{path}: domain")
     tools = []
     for i, entry in enumerate(entries):
         where = f"{path}: tools[{i}]"
@@ -420,10 +416,7 @@ def _load_toml_file(path: Path) -> list[Tool]:
 
 
 def _load_json_file(path: Path) -> list[Tool]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CatalogError(f"not valid JSON (line {exc.lineno}: {exc.msg})", where=str(path)) from None
+    data = load_json_file(path, error=CatalogError)
     return tools_from_json(data, source=str(path))
 
 
@@ -554,10 +547,21 @@ def _get_access(entry: Mapping[str, Any], where: str) -> str:
     return ""
 
 
+#: Deepest nesting (JSON objects and arrays) of one tool's ``parameters``: 32 levels of
+#: ``properties``. Real tool schemas nest fewer than 15; the bound keeps every recursive walk of a
+#: schema (``jsonschema``'s meta-schema check, the grammar compiler) far from Python's recursion limit.
+MAX_SCHEMA_NESTING = 64
+
+
 def _check_parameters(schema: Any, where: str) -> dict[str, Any]:
     """Normalise BFCL aliases and check ``schema`` against the JSON Schema meta-schema (``schema.check``)."""
     if not isinstance(schema, dict):
         raise CatalogError(f"expected a JSON Schema object, got {type(schema).__name__}", where=where)
+    if nesting_depth(schema) > MAX_SCHEMA_NESTING:
+        # The meta-schema check and the grammar compiler walk a schema recursively, several
+        # frames per level: past this bound they would die of a RecursionError.
+        raise CatalogError(f"schema nested deeper than {MAX_SCHEMA_NESTING} levels of objects/arrays, "
+                           "the limit for a tool's parameters", where=where)
     schema = normalize_types(schema)
     try:
         check(schema, where=f"{where}: ")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -28,12 +29,25 @@ class Parser(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
+        # One line, as for every other bad input (DESIGN.md); the usage block is --help's job.
         raise SystemExit(_fail(message))
 
 
+def printable(text: Any) -> str:
+    """``text`` with control and format characters escaped (``\\n``, ``\\x1b``, ``\\u202e``).
+
+    Names and messages come from catalogues and files a user did not write: printed raw, a
+    newline would break a table or the one-line error, and an escape sequence would drive the
+    terminal. Other text (accents, CJK) is kept as it is.
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
+
+
 def _fail(message: str) -> int:
-    print(f"eris-lab: error: {message}", file=sys.stderr)
+    print(f"eris-lab: error: {printable(message)}", file=sys.stderr)
     return 2
 
 
@@ -47,26 +61,33 @@ def _load_catalog(path: str | None):
     return load(path)
 
 
-def _load_knobs(path: str | None):
-    """``--knobs``: a TOML file, ``reference`` (DESIGN.md's values), or None (the reference values)."""
+REFERENCE = "reference"  # --knobs reference: DESIGN.md's reference knobs instead of calibrated ones
+
+
+def _load_knobs(path: str | None, catalog=None, *, model_id: str | None = None):
+    """Knobs from ``--knobs FILE``, or DESIGN.md's reference values for ``reference`` or no flag;
+    a file is checked against the catalogue's domains and the embedding model in use when those
+    are given (``Knobs.check_against``)."""
     from .knobs import Knobs
 
-    return Knobs.load(path) if path and path != REFERENCE else Knobs()
-
-
-REFERENCE = "reference"  # --knobs reference: DESIGN.md's reference knobs instead of calibrated ones
+    if not path or path == REFERENCE:
+        return Knobs()
+    return Knobs.load(path).check_against(domains=None if catalog is None else catalog.domains,
+                                          model_id=model_id, where=f"--knobs {path}")
 
 
 def _router(catalog, knobs_arg: str | None):
     """The router of route / generate: ``--knobs FILE|reference``, else knobs calibrated for the catalogue."""
+    from .embed import DEFAULT_MODEL_ID
     from .router import Router
 
     if knobs_arg:
-        return Router(catalog, knobs=_load_knobs(knobs_arg))
+        return Router(catalog, knobs=_load_knobs(knobs_arg, catalog, model_id=DEFAULT_MODEL_ID))
     return Router.with_calibrated_knobs(catalog)
 
 
-def _table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
+def _table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
+    rows = [[printable(c) for c in r] for r in rows]  # a tool name may hold a newline or ESC
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     line = "  ".join(f"{h:<{w}}" for h, w in zip(header, widths))
     out = [line, "  ".join("-" * w for w in widths)]
@@ -90,9 +111,9 @@ def _print_routing(record: dict[str, Any]) -> None:
         score = f"{scores[name]:.3f}" if name in scores else ""
         rows.append((name, score, why))
     print(f"rule:   {decision['rule']} ({decision['kind']})")
-    print(f"reason: {decision.get('reason', '')}")
+    print(f"reason: {printable(decision.get('reason', ''))}")
     if record.get("guard"):
-        print(f"guard:  {record['guard']}")
+        print(f"guard:  {printable(record['guard'])}")
     if rows:
         print(_table(rows, ("tool", "score", "why")))
         if len(record["offered"]) > 40:
@@ -100,7 +121,7 @@ def _print_routing(record: dict[str, Any]) -> None:
     else:
         print("offered: nothing (no tool may be called)")
     for overlay in record.get("overlays", []):
-        print(f"overlay: {overlay}")
+        print(f"overlay: {printable(overlay)}")
     if record.get("timings_ms"):
         print("timings: " + ", ".join(f"{k} {v:.1f} ms" for k, v in record["timings_ms"].items()))
 
@@ -201,17 +222,13 @@ def _add_decide(sub) -> None:
 
 
 def _parse_hits(raw: str):
+    from ._files import load_json_file, loads_json
     from .policy import Hit
 
     if raw.startswith("@"):
-        try:
-            raw = Path(raw[1:]).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ErisLabError(f"cannot read hits file ({exc.strerror})", where="--hits") from None
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ErisLabError(f"not valid JSON ({exc.msg} at char {exc.pos})", where="--hits") from None
+        data = load_json_file(raw[1:], where=f"--hits {raw}")
+    else:
+        data = loads_json(raw, where="--hits")
     if not isinstance(data, list):
         raise ErisLabError(f"expected a JSON list of hits, got {type(data).__name__}", where="--hits")
     hits = []
@@ -222,7 +239,8 @@ def _parse_hits(raw: str):
             name, score = item
         else:
             raise ErisLabError(f"expected [name, score] or {{\"name\", \"score\"}}, got {item!r}", where=f"--hits[{i}]")
-        if not isinstance(name, str) or isinstance(score, bool) or not isinstance(score, (int, float)):
+        if (not isinstance(name, str) or isinstance(score, bool) or not isinstance(score, (int, float))
+                or not math.isfinite(score)):
             raise ErisLabError(f"expected a string name and a numeric score, got {item!r}", where=f"--hits[{i}]")
         hits.append(Hit(name=name, score=float(score)))
     return hits
@@ -233,7 +251,7 @@ def _run_decide(args) -> int:
     from .policy import decide
 
     catalog = _load_catalog(args.catalog)
-    knobs = _load_knobs(args.knobs)
+    knobs = _load_knobs(args.knobs, catalog)  # no embedder here: any model's knobs may be replayed
     if args.fallback:
         knobs = knobs.replace(unsure_fallback=args.fallback)
     hits = _parse_hits(args.hits)
@@ -307,22 +325,13 @@ def _add_resolve_arg(sub) -> None:
 
 
 def _run_resolve_arg(args) -> int:
-    from .resolution import candidates_from_json, resolve
+    from ._files import load_json_file
+    from .resolution import candidates_from_json, check_thresholds, resolve
 
-    try:
-        data = json.loads(Path(args.candidates).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ErisLabError(f"cannot read file ({exc.strerror})", where=f"--candidates {args.candidates}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ErisLabError(f"not valid JSON ({exc})", where=f"--candidates {args.candidates}") from None
+    thresholds = {flag: getattr(args, flag) for flag in ("auto", "ask") if getattr(args, flag) is not None}
+    check_thresholds(**thresholds, where="--")  # before any file is read or model loaded
+    data = load_json_file(args.candidates, where=f"--candidates {args.candidates}")
     candidates = candidates_from_json(data, where=args.candidates)
-    thresholds = {}
-    for flag in ("auto", "ask"):
-        value = getattr(args, flag)
-        if value is not None:
-            if not 0.0 <= value <= 1.0:
-                raise ErisLabError(f"expected a score in [0, 1], got {value!r}", where=f"--{flag}")
-            thresholds[flag] = value
     embedder = None
     if not args.no_embed:
         from .embed import default_embedder
@@ -524,13 +533,20 @@ def _print_eval(record: dict[str, Any]) -> None:
 
 
 def _run_eval(args) -> int:
+    from .embed import DEFAULT_MODEL_ID
     from .eval.datasets import load_suite
     from .eval.embedders import make_embedder
     from .eval.harness import run_eval
+    from .strategies import make
 
+    make(args.strategy).check_params()  # a bad name or parameter fails before the suite loads
     knobs = _load_knobs(args.knobs) if args.knobs else None  # None: each strategy's own (policy: calibrated)
     suite = load_suite(args.suite, catalog=args.catalog, split=args.split, limit=args.limit)
     embedder = make_embedder(args.embedder) if args.embedder != "minilm" else None
+    if knobs is not None and args.knobs != REFERENCE:
+        knobs.check_against(domains=suite.catalog.domains if suite.catalog is not None else None,
+                            model_id=embedder.model_id if embedder is not None else DEFAULT_MODEL_ID,
+                            where=f"--knobs {args.knobs}")
     record = run_eval(suite, args.strategy, knobs=knobs, embedder=embedder,
                       progress=not args.json or sys.stderr.isatty())
     _print_json(record) if args.json else _print_eval(record)
@@ -555,9 +571,31 @@ def _add_tune(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
+def _check_fraction(value: float, flag: str) -> None:
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ErisLabError(f"expected a rate in [0, 1], got {value!r}", where=flag)
+
+
+def _check_out_file(path: str, flag: str) -> None:
+    """Refuse an output file path that cannot be written, before any work starts."""
+    target = Path(path)
+    if target.is_dir():
+        raise ErisLabError("is a folder, expected a file to write", where=f"{flag} {path}")
+    parent = next((p for p in target.absolute().parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise ErisLabError(f"{str(parent)!r} is a file, not a folder", where=f"{flag} {path}")
+
+
 def _run_tune(args) -> int:
     from .eval.tuner import tune_command
 
+    _check_fraction(args.max_lock_in, "--max-lock-in")
+    if not math.isfinite(args.max_mean_offer) or args.max_mean_offer <= 0:
+        raise ErisLabError(f"expected a finite number of tools > 0, got {args.max_mean_offer!r}",
+                           where="--max-mean-offer")
+    if args.limit is not None and args.limit < 1:
+        raise ErisLabError(f"expected an integer >= 1, got {args.limit!r}", where="--limit")
+    _check_out_file(args.out, "--out")
     record = tune_command(args.suite, test_suite=args.test_suite, catalog=args.catalog, out=args.out,
                           max_lock_in=args.max_lock_in, max_mean_offer=args.max_mean_offer, limit=args.limit,
                           progress=not args.json or sys.stderr.isatty())
@@ -600,15 +638,16 @@ def _run_generate(args) -> int:
         raise ErisLabError("expected a positive integer", where="--max-tokens/--threads")
     if args.model and not Path(args.model).is_file():
         raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
+
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")
     router = _router(catalog, args.knobs)
-    session = Session()
-    for name in args.recent:
-        session.remember(name)
     runner = LlamaRunner(args.model, n_threads=args.threads)
-    turn = run_turn(args.text, router=router, runner=runner, session=session, max_rounds=args.max_rounds,
-                    max_tokens=args.max_tokens)
+    with Session() as session:  # its temporary agenda and vault are removed when the turn ends
+        for name in args.recent:
+            session.remember(name)
+        turn = run_turn(args.text, router=router, runner=runner, session=session, max_rounds=args.max_rounds,
+                        max_tokens=args.max_tokens)
     _print_json(turn.to_json()) if args.json else print_turn(turn)
     return 0
 
@@ -740,6 +779,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else _fail(exc.code)
     except ErisLabError as exc:
         return _fail(str(exc))
+    except RecursionError:  # a backstop: every reader bounds nesting, so this names no input
+        return _fail("input nested too deeply to process (a JSON or TOML value, or a schema)")
     except KeyboardInterrupt:
         return _fail("interrupted")
     except BrokenPipeError:

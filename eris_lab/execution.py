@@ -26,9 +26,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -100,10 +102,16 @@ class ToolResult:
 class Session:
     """State of one conversation: dialog memory, agenda database, vault folder, clock.
 
+    A session that made its own temporary folder removes it (agenda database, vault notes) when
+    :meth:`close` is called, when it is used as a context manager and the block ends, when it is
+    garbage-collected, or at the latest when the interpreter exits (``weakref.finalize``), so
+    no run leaves ``eris_lab_session_*`` folders behind. A folder the caller gave is never removed.
+
     Parameters
     ----------
     folder : path, optional
-        Session folder (agenda database ``agenda.sqlite`` lives here); default a new temp folder.
+        Session folder (agenda database ``agenda.sqlite`` lives here); default a new temp folder,
+        removed with the session.
     vault : path, optional
         Sandbox root of ``vault:*``; default ``<folder>/vault``.
     timezone : str
@@ -119,6 +127,9 @@ class Session:
                  clock: Callable[[], datetime] | None = None) -> None:
         self.folder = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="eris_lab_session_"))
         self.folder.mkdir(parents=True, exist_ok=True)
+        # Only a folder this session made is ours to remove; the finalizer never holds ``self``.
+        self._cleanup = (weakref.finalize(self, shutil.rmtree, str(self.folder), ignore_errors=True)
+                         if folder is None else None)
         self.vault = Path(vault) if vault is not None else self.folder / "vault"
         self.timezone = timezone
         self.memory = Knobs().dialog_memory if memory is None else memory
@@ -126,6 +137,22 @@ class Session:
         self._recent: list[str] = []
         self._invalid_streak: dict[str, int] = {}
         self._lock = threading.Lock()
+
+    @property
+    def temporary(self) -> bool:
+        """True when the session made its folder and removes it on :meth:`close`."""
+        return self._cleanup is not None
+
+    def close(self) -> None:
+        """Remove the session's own temporary folder now (idempotent; a given folder is kept)."""
+        if self._cleanup is not None:
+            self._cleanup()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     @property
     def agenda_path(self) -> Path:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
-from ._files import write_atomic
+from ._files import load_toml_file, write_atomic
 from .errors import KnobsError
 
 __all__ = ["Knobs", "FALLBACKS"]
@@ -120,8 +119,68 @@ class Knobs:
         if not isinstance(self.domain_floors, dict):
             raise KnobsError(f"expected a table of domain = cosine, got {self.domain_floors!r}", where="domain_floors")
         for domain, value in self.domain_floors.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
+            if not isinstance(domain, str) or not domain:
+                raise KnobsError(f"expected a domain name, got {domain!r}", where="domain_floors")
+            if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+                    or not -1.0 <= value <= 1.0):
                 raise KnobsError(f"expected a cosine in [-1, 1], got {value!r}", where=f"domain_floors.{domain}")
+        if not isinstance(self.embedding_model, str) or not self.embedding_model.strip():
+            raise KnobsError(f"expected a model id string, got {self.embedding_model!r}", where="embedding_model")
+        if not isinstance(self.notes, dict):
+            raise KnobsError(f"expected a table, got {self.notes!r}", where="notes")
+
+    def check_consistent(self, *, where: str = "knobs") -> "Knobs":
+        """Refuse knobs that pass the type checks but cannot work together; returns ``self``.
+
+        Checked for knobs read from a file (``load``, ``from_dict``), not for every construction:
+        the tuning views try points freely. ``threshold <= single_hit_floor <= forced_floor``: a
+        lone-hit floor below the threshold never acts (every hit already cleared a higher bar),
+        and a forced floor below the lone-hit floor exempts from demotion the very hits it
+        should demote.
+
+        Raises
+        ------
+        KnobsError
+            Naming both knobs and their values.
+        """
+        if self.single_hit_floor < self.threshold:
+            raise KnobsError(f"{self.single_hit_floor!r} is below threshold {self.threshold!r}; a lone-hit floor "
+                             "under the threshold never acts (expected threshold <= single_hit_floor)",
+                             where=f"{where}: single_hit_floor")
+        if self.forced_floor < self.single_hit_floor:
+            raise KnobsError(f"{self.forced_floor!r} is below single_hit_floor {self.single_hit_floor!r} "
+                             "(expected single_hit_floor <= forced_floor)", where=f"{where}: forced_floor")
+        return self
+
+    def check_against(self, *, domains: Iterable[str] | None = None, model_id: str | None = None,
+                      where: str = "knobs") -> "Knobs":
+        """Refuse knobs that cannot work with this catalogue or embedding model; returns ``self``.
+
+        Parameters
+        ----------
+        domains : iterable of str, optional
+            The catalogue's domains: every key of ``domain_floors`` must be one of them (a floor
+            for a domain that does not exist is a typo, and would silently do nothing).
+        model_id : str, optional
+            The embedding model in use: cosines of another model are on another scale, so
+            thresholds fitted for it mean nothing here (semantic-router ties thresholds to models).
+
+        Raises
+        ------
+        KnobsError
+            Naming the knob, the value and what was expected.
+        """
+        if domains is not None:
+            known = set(domains)
+            for domain in self.domain_floors:
+                if domain not in known:
+                    shown = ", ".join(sorted(known)[:12]) + (", ..." if len(known) > 12 else "")
+                    raise KnobsError(f"unknown domain {domain!r} in this catalogue; expected one of {shown}",
+                                     where=f"{where}: domain_floors")
+        if model_id is not None and self.embedding_model != model_id:
+            raise KnobsError(f"fitted for {self.embedding_model!r}, but the model in use is {model_id!r}; "
+                             "refit the knobs for this model", where=f"{where}: embedding_model")
+        return self
 
     # -- construction ------------------------------------------------------------------------
     @classmethod
@@ -136,11 +195,12 @@ class Knobs:
                 f"unknown knob {unknown[0]!r}; expected one of {', '.join(sorted(names))}", where=where
             )
         try:
-            return cls(**data)
+            knobs = cls(**data)
         except KnobsError as exc:
             raise exc.within(where) from None
         except TypeError as exc:  # pragma: no cover - defensive, fields are all keyword
             raise KnobsError(str(exc), where=where) from None
+        return knobs.check_consistent(where=where)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "Knobs":
@@ -149,15 +209,11 @@ class Knobs:
         Raises
         ------
         KnobsError
-            The file is missing, is not TOML, or holds an unknown or invalid knob.
+            The file is missing, a folder, too large, not UTF-8, not TOML, or holds an unknown,
+            invalid or inconsistent knob (:meth:`check_consistent`).
         """
         path = Path(path)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise KnobsError("no such file", where=str(path)) from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise KnobsError(f"not valid TOML ({exc})", where=str(path)) from None
+        data = load_toml_file(path, error=KnobsError)  # a folder, /dev/zero, bad UTF-8: one line
         table = data.get("knobs", data)
         return cls.from_dict(table, where=str(path))
 

@@ -29,7 +29,8 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 from .embed import Embedder
 from .errors import ErisLabError
 
-__all__ = ["Candidate", "Resolution", "resolve", "resolve_arguments", "normalize", "candidates_from_json"]
+__all__ = ["Candidate", "Resolution", "resolve", "resolve_arguments", "normalize", "candidates_from_json",
+           "check_thresholds", "AUTO", "ASK"]
 
 Status = Literal["auto", "ask", "not_found"]
 
@@ -38,6 +39,11 @@ EXACT = 1.0  # normalised value equals the candidate or one of its aliases
 EXACT_NO_SPACES = 0.97  # equal once spaces are ignored ("LEDStrip" / "LED Strip")
 SUBSET_BASE, SUBSET_SPAN = 0.6, 0.3  # every value word is in the candidate: 0.6 + 0.3 * share covered
 TOKEN_TYPO_RATIO = 0.85  # two words of >= 4 letters this similar count as the same (difflib ratio)
+
+#: Default score thresholds (issue #5): ``>= AUTO`` auto-resolves, ``ASK <= score < AUTO`` asks.
+AUTO = 0.75
+ASK = 0.5
+MARGIN = 0.05  # two candidates this close ask, never guess (issue #5 "ambiguous match")
 
 _ENTITY_ID_RE = re.compile(r"^[a-z_][a-z0-9_]*\.([a-z0-9_]+)$", re.I)
 _SPLIT_RE = re.compile(r"\s*[,;|]\s*")
@@ -177,12 +183,30 @@ def _lexical(variant: str, key: str, idf: Mapping[str, float]) -> float:
     return (matched_v + matched_k) / (total_v + total_k)  # some words shared: weighted Dice coefficient
 
 
+def check_thresholds(*, auto: float = AUTO, ask: float = ASK, margin: float = MARGIN, where: str = "") -> None:
+    """Refuse thresholds :func:`resolve` cannot work with.
+
+    ``auto``, ``ask`` and ``margin`` must be finite numbers in [0, 1], and ``ask <= auto``: with
+    ``auto`` below ``ask`` a weak match would resolve automatically while a stronger one asks.
+    ``where`` prefixes the names in messages (``"--"`` for the command-line flags).
+
+    Raises
+    ------
+    ErisLabError
+        Naming the threshold, its value and what was expected.
+    """
+    for name, value in (("auto", auto), ("ask", ask), ("margin", margin)):
+        if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+                or not 0.0 <= value <= 1.0):
+            raise ErisLabError(f"expected a score in [0, 1], got {value!r}", where=f"{where}{name}")
+    if auto < ask:
+        raise ErisLabError(f"{auto!r} is below {where}ask {ask!r}; expected ask <= auto (a weaker match would "
+                           "resolve while a stronger one asks)", where=f"{where}auto")
+
+
 def resolve(value: Any, candidates: Iterable[Candidate | str | Mapping[str, Any]], *,
             embedder: Embedder | None = None,
-            auto: float = 0.75,  # issue #5: ">= 0.75 auto-resolve"; a knob, kept here until knobs.py has it
-            ask: float = 0.5,  # issue #5: "0.5 to 0.75 return the top 3", "< 0.5 not found"
-            margin: float = 0.05,  # two candidates this close ask, never guess (issue #5 "ambiguous match")
-            ) -> Resolution:
+            auto: float = AUTO, ask: float = ASK, margin: float = MARGIN) -> Resolution:
     """Resolve one argument value against the things that exist.
 
     Parameters
@@ -204,13 +228,15 @@ def resolve(value: Any, candidates: Iterable[Candidate | str | Mapping[str, Any]
     Raises
     ------
     ErisLabError
-        A candidate of the wrong shape. ``EmbedError`` from the embedder.
+        A candidate of the wrong shape, or thresholds :func:`check_thresholds` refuses.
+        ``EmbedError`` from the embedder.
 
     Notes
     -----
     Thresholds: issue #5 ("Argument values"). Split on commas and strip an entity domain:
     tests/cases/parsing_cases.json args-01 and args-05; ambiguity policy: args-03's note.
     """
+    check_thresholds(auto=auto, ask=ask, margin=margin)
     cands = candidates_from_json(list(candidates))
     text = "" if value is None else str(value)
     variants = _variants(text)

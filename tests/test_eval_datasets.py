@@ -45,7 +45,7 @@ def test_split_and_limit_filter_in_that_order():
     ('{"query": "x", "gold": "mail:check"}', "expected a list of strings, got 'mail:check'"),
     ('{"query": "x", "gold": ["nope:tool"]}', "unknown tool 'nope:tool'; not in the catalogue"),
     ('{"query": "x", "gold": [], "split": "dev"}', "expected 'train' or 'test', got 'dev'"),
-    ("not json", "not valid JSON (Expecting value)"),
+    ("not json", "not valid JSON (line 1 column 1: Expecting value)"),
 ])
 def test_bad_jsonl_lines_name_file_and_line(tmp_path, line, message):
     from eris_lab.catalog import load

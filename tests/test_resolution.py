@@ -161,7 +161,7 @@ def test_cli_resolve_arg_missing_file_exits_2(capsys, tmp_path):
     missing = tmp_path / "nope.json"
     assert cli.main(["resolve-arg", "--candidates", str(missing), "--value", "x", "--no-embed"]) == 2
     assert capsys.readouterr().err == (
-        f"eris-lab: error: --candidates {missing}: cannot read file (No such file or directory)\n")
+        f"eris-lab: error: --candidates {missing}: no such file\n")
 
 
 def test_cli_resolve_arg_bad_shape_exits_2(capsys, tmp_path):

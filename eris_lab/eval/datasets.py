@@ -68,7 +68,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
-from .._files import cache_dir, repo_root, sha256_file
+from .._files import cache_dir, loads_json, read_user_text, repo_root, sha256_file
 from ..catalog import VARIANT_MARK, Catalog, Tool, tools_from_json
 from ..catalog import load as load_catalog
 from ..errors import CatalogError, DataError
@@ -286,21 +286,16 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     Raises
     ------
     DataError
-        No such file, a line that is not JSON (``where`` = ``file:line``), or a line that is not
+        No such file, a folder, too large, not UTF-8 (all from ``_files.read_user_text``), a line
+        that is not JSON or is nested too deep (``where`` = ``file:line``), or a line that is not
         an object.
     """
     rows = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError("no such file", where=str(path)) from None
+    text = read_user_text(path, error=DataError)
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg})", where=f"{path}:{i}") from None
+        row = loads_json(line, where=f"{path}:{i}", error=DataError)
         if not isinstance(row, dict):
             raise DataError(f"expected an object, got {type(row).__name__}", where=f"{path}:{i}")
         rows.append(row)
@@ -524,11 +519,16 @@ def load_suite(name: str, *, catalog: str | os.PathLike[str] | Catalog | None = 
                 split = name.split("-")[1]
         else:
             path = Path(name)
+        if path.is_dir():
+            raise DataError("is a folder, expected a JSONL file of queries", where=str(path))
         if not path.is_file():
             raise DataError("no such query file" + (" (the demo query set has not landed yet)" if name in DEMO_SUITES else ""),
                             where=str(path))
         cat = catalog if isinstance(catalog, Catalog) else load_catalog(catalog)
-        suite = Suite(name=name, queries=load_jsonl(path, catalog=cat), catalog=cat, source=str(path),
+        queries = load_jsonl(path, catalog=cat)
+        if not queries:
+            raise DataError("no queries (the file holds no JSON lines); nothing to evaluate", where=str(path))
+        suite = Suite(name=name, queries=queries, catalog=cat, source=str(path),
                       notes=f"{path.name} against {cat.source} ({len(cat)} tools)")
     else:
         raise DataError(f"unknown suite {name!r}; expected one of {', '.join(SUITES)} or a FILE.jsonl", where="--suite")

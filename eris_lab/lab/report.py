@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .._files import repo_root, write_atomic
+from .._files import load_toml_file, read_user_text, repo_root, write_atomic
 from ..errors import ReportError
 from ..eval.metrics import METRICS
 
@@ -119,6 +119,8 @@ def parse_param(text: str) -> tuple[str, Any]:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except RecursionError:
+        raise ReportError("value nested too deeply", where=f"-p {key.strip()}") from None
     return key.strip(), value
 
 
@@ -127,12 +129,7 @@ def load_params(path: str | os.PathLike[str] | None) -> tuple[dict[str, Any], di
     if path is None:
         return {}, {}
     p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReportError(f"cannot read: {exc.strerror}", where=str(p)) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ReportError(f"not TOML: {exc}", where=str(p)) from None
+    data = load_toml_file(p, error=ReportError, where=f"--params {p}")  # folder, bad UTF-8, too big: one line
     own = data.pop("notebooks", {})
     if not isinstance(own, dict) or not all(isinstance(v, dict) for v in own.values()):
         raise ReportError("expected [notebooks.NAME] tables", where=f"{p}: notebooks")
@@ -146,6 +143,31 @@ def notebooks(folder: str | os.PathLike[str] | None = None) -> list[Path]:
     if not found:
         raise ReportError("no notebooks (NN_topic.py) found", where=str(folder))
     return found
+
+
+def read_source(path: str | os.PathLike[str]):
+    """A notebook source as an ``nbformat`` notebook: a ``.py`` percent script or an ``.ipynb``.
+
+    Raises
+    ------
+    ReportError
+        Another suffix, a missing file, a folder, not UTF-8 (``_files.read_user_text``), or text
+        that jupytext / nbformat cannot read as a notebook; ``where`` is ``--notebook PATH``.
+    """
+    import jupytext
+    import nbformat
+
+    path = Path(path)
+    where = f"--notebook {path}"
+    if path.suffix not in (".py", ".ipynb"):
+        raise ReportError(f"expected a .py percent script or an .ipynb notebook, got suffix {path.suffix!r}",
+                          where=where)
+    text = read_user_text(path, error=ReportError, where=where)
+    try:
+        return jupytext.reads(text, fmt="py") if path.suffix == ".py" else nbformat.reads(text, as_version=4)
+    except Exception as exc:  # nbformat's NotJSONError, ValidationError, jupytext's own: all "not a notebook"
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ReportError(f"not a readable notebook ({first[:200]})", where=where) from None
 
 
 def declared_parameters(nb) -> dict[str, Any]:
@@ -422,21 +444,21 @@ def run(*, out: str | os.PathLike[str] | None = None, quick: bool = False, param
     ReportError
         Unknown parameter name (declared by no notebook) or no notebooks.
     """
-    import jupytext
-    import nbformat
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
 
     start = time.perf_counter()
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     root = Path(out) if out is not None else repo_root() / "reports"
+    if root.exists() and not root.is_dir():
+        raise ReportError("is a file, expected a reports folder", where=f"--out {root}")
     paths = [Path(p) for p in sources] if sources is not None else notebooks()
     params = dict(params or {})
     notebook_params = {k: dict(v) for k, v in (notebook_params or {}).items()}
+    sources_read = [(path, read_source(path)) for path in paths]  # a bad --notebook fails before any set-up
     kernel = kernel_name or ensure_kernel()
     loaded = []
-    for path in paths:
-        nb = jupytext.read(str(path)) if path.suffix == ".py" else nbformat.read(str(path), as_version=4)
+    for path, nb in sources_read:
         nb.metadata.pop("jupytext", None)
         nb.metadata["kernelspec"] = {"name": kernel, "display_name": "Python (eris_lab)", "language": "python"}
         nb.metadata.setdefault("language_info", {"name": "python"})

@@ -41,6 +41,7 @@ from ..errors import EmbedError, ErisLabError
 from ..lexicon import ALIASES, READ_VERBS, STOPWORDS, WRITE_ALIAS_GROUPS, WRITE_VERBS
 from ..offer import Offer
 from ..policy import Hit
+from ..schema import validate
 from ..strategies.bm25 import BM25Index
 from ..strategies.hybrid import reciprocal_rank_fusion
 
@@ -220,6 +221,28 @@ META_TOOLS: tuple[Tool, ...] = (
          parameters=_EXECUTE_SCHEMA, access="write", source="meta"),
 )
 META_NAMES: tuple[str, ...] = tuple(t.name for t in META_TOOLS)
+
+
+#: Longest piece of a rejected argument quoted back in an error (a 1 MB value is never echoed).
+MAX_QUOTED_CHARS = 120
+
+
+def check_arguments(name: str, schema: Mapping[str, Any], arguments: Any) -> str | None:
+    """An error text when ``arguments`` break ``schema`` (the tool's advertised input schema), else None.
+
+    The text names the tool and the JSON Pointer of the argument at fault, with jsonschema's
+    reason; quoted values are cut to :data:`MAX_QUOTED_CHARS` characters, so an oversized value
+    is not sent back to the client.
+    """
+    problem = validate(schema, arguments)
+    if problem is None:
+        return None
+    path, message = problem
+    message = re.sub(r"'((?:[^'\\]|\\.){%d})(?:[^'\\]|\\.)+'" % MAX_QUOTED_CHARS,
+                     lambda m: f"'{m.group(1)}...' ({len(m.group(0))} characters)", message)
+    if len(message) > 4 * MAX_QUOTED_CHARS:  # a value quoted some other way: keep the reason at the end
+        message = f"{message[: 2 * MAX_QUOTED_CHARS]} ... {message[-MAX_QUOTED_CHARS:]}"
+    return f"{name}: invalid arguments at {path}: {message}"
 
 
 def meta_catalog() -> Catalog:
@@ -572,8 +595,19 @@ class MetaSession:
         return result
 
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> tuple[str, bool]:
-        """Dispatch one meta-tool call by name; returns (result text for the model, is_error)."""
+        """Dispatch one meta-tool call by name; returns (result text for the model, is_error).
+
+        The arguments are first checked against the meta-tool's advertised input schema
+        (:data:`META_TOOLS`, ``jsonschema``): an extra key, a 1 MB query past ``maxLength`` or a
+        wrong type is an error naming the argument (:func:`check_arguments`), never cut or
+        ignored without notice.
+        """
         arguments = dict(arguments or {})
+        tool = next((t for t in META_TOOLS if t.name == name), None)
+        if tool is not None:
+            problem = check_arguments(name, tool.parameters, arguments)
+            if problem is not None:
+                return problem, True
         if name == "tool_search":
             query = arguments.get("query")
             if not isinstance(query, str) or not query.strip():

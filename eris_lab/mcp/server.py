@@ -10,6 +10,13 @@ Two modes (``eris-lab mcp-serve --mode``):
   offer; the keyword search when no embedder is available), replaces the listed subset and sends
   ``notifications/tools/list_changed``. A call to a tool outside the current offer is refused.
 
+Every call's arguments are checked against the input schema the server advertised for it
+(``tool_route``'s ``maxLength`` 2000, the meta-tools' ``additionalProperties: false``), and
+the error never echoes an oversized value back. Tools run in a worker thread
+(``anyio.to_thread``), so one slow tool never stops the server answering other requests; the
+executors themselves are bounded (``tools.calc``). The temporary session (agenda, vault) is
+removed when the server ends.
+
 Both modes enforce the same permissions (``MetaSession.permitted``): a tool outside the allowed
 catalogue, or a write tool in a ``--read-only`` server, is never listed as callable and never
 runs. Tools run through ``loop.execute`` (validation, timeout, labelled result); the demo's
@@ -18,19 +25,25 @@ safe executors are ``tools.EXECUTORS``, every other tool is routing-only.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Iterable, Literal
 
 from ..catalog import Catalog
 from ..errors import EmbedError, ErisLabError
-from .meta import META_TOOLS, MetaSession, access_of
+from .meta import META_TOOLS, MetaSession, access_of, check_arguments
 
-__all__ = ["build_server", "serve", "ROUTE_TOOL", "MODES", "KEYWORD_ROUTE_FLOOR"]
+__all__ = ["build_server", "serve", "ROUTE_TOOL", "MODES", "KEYWORD_ROUTE_FLOOR", "KEYWORD_RULE",
+           "KEYWORD_NO_MATCH"]
 
 MODES = ("meta", "routed")
 #: Keyword routing (no embedder) keeps hits scoring at least this share of the best hit: the
 #: keyword scores have no absolute scale, so the cut is relative. Written for this project.
 KEYWORD_ROUTE_FLOOR = 0.6
+#: The ``rule`` a keyword routing reports (no embedder, so no policy rule applies): some tools
+#: cleared :data:`KEYWORD_ROUTE_FLOOR`, or no term of the text matched any tool.
+KEYWORD_RULE = "KEYWORD_RELATIVE_FLOOR"
+KEYWORD_NO_MATCH = "KEYWORD_NO_MATCH"
 #: The routing entry of ``routed`` mode.
 ROUTE_TOOL = {
     "name": "tool_route",
@@ -79,6 +92,7 @@ class _Routed:
             hits = self.meta.searcher.search(text, k=self.k)
             top = hits[0].score if hits else 0.0
             names = tuple(h.name for h in hits if h.score >= KEYWORD_ROUTE_FLOOR * top)
+            rule = KEYWORD_RULE if names else KEYWORD_NO_MATCH
         self.offered = tuple(n for n in names if self.meta.permitted(n)[0])
         return {"text": text, "how": how, "rule": rule, "offered": list(self.offered)}
 
@@ -140,15 +154,22 @@ def build_server(catalog: Catalog, *, mode: Literal["meta", "routed"] = "meta", 
                                     structured_content=data if isinstance(data, dict) else None, is_error=is_error)
 
     async def on_call_tool(ctx, params):
+        import anyio
+
         name, arguments = params.name, dict(params.arguments or {})
         if routed is None:
-            text, is_error = meta.call(name, arguments)
+            # tool_execute runs a tool: off the event loop, so other requests are still answered
+            call = functools.partial(meta.call, name, arguments)
+            text, is_error = await anyio.to_thread.run_sync(call) if name == "tool_execute" else call()
             try:
                 data = json.loads(text)
             except ValueError:
                 data = None
             return result(text, is_error, data)
         if name == ROUTE_TOOL["name"]:
+            problem = check_arguments(name, ROUTE_TOOL["input_schema"], arguments)
+            if problem is not None:
+                return result(problem, True)
             text = arguments.get("text")
             if not isinstance(text, str) or not text.strip():
                 return result("tool_route needs a non-empty 'text' string", True)
@@ -167,8 +188,9 @@ def build_server(catalog: Catalog, *, mode: Literal["meta", "routed"] = "meta", 
             res = failed(name, arguments, "refused", f"{why}; it did not run")
         else:
             permitted = tuple(n for n in catalog.names if meta.permitted(n)[0])
-            res = execute({"name": name, "arguments": arguments}, routed.offered, catalog, allowed=permitted,
-                          session=meta.session)
+            res = await anyio.to_thread.run_sync(functools.partial(
+                execute, {"name": name, "arguments": arguments}, routed.offered, catalog, allowed=permitted,
+                session=meta.session))
         return result(res.text, not res.ok and res.status != "routing_only",
                       {"status": res.status, "data": res.data} if res.ok else {"status": res.status})
 
@@ -192,4 +214,9 @@ def serve(catalog: Catalog, **kwargs: Any) -> None:
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(main)
+    try:
+        anyio.run(main)
+    finally:
+        session = server.eris_meta.session
+        if session is not None and kwargs.get("session") is None:
+            session.close()  # the temporary agenda and vault of this server go with it

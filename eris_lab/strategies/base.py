@@ -13,6 +13,7 @@ catalogues are cheap because tool vectors are memoised by text (:class:`MemoEmbe
 from __future__ import annotations
 
 import inspect
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -126,6 +127,22 @@ class MemoEmbedder:
         return np.stack([self._memo[t] for t in texts]).astype(np.float32, copy=False)
 
 
+def _check_type(value: Any, kind: str, where: str) -> None:
+    """Refuse ``value`` unless it is of the simple ``kind`` (``int``/``float``/``str``/``bool``; other kinds pass)."""
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ErisLabError(f"expected a number, got {value!r}", where=where)
+    elif kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ErisLabError(f"expected an integer, got {value!r}", where=where)
+    elif kind == "str":
+        if not isinstance(value, str):
+            raise ErisLabError(f"expected a string, got {value!r}", where=where)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise ErisLabError(f"expected true or false, got {value!r}", where=where)
+
+
 class Strategy:
     """Base of every strategy: parameters in ``__init__``, ``fit(catalog)``, then ``route``/``offer``.
 
@@ -148,14 +165,62 @@ class Strategy:
         return {name: getattr(self, name) for name in self._param_names()}
 
     def set_params(self, **params: Any) -> "Strategy":
-        """Change parameters; unknown names are an error. Returns self (re-``fit`` to apply)."""
+        """Change parameters; unknown names are an error. Returns self (re-``fit`` to apply).
+
+        Raises
+        ------
+        ErisLabError
+            An unknown name, or a value :meth:`check_params` refuses (``BM25.min_score: expected
+            a number, got 'abc'``); the strategy is left unchanged then.
+        """
         names = self._param_names()
-        for key, value in params.items():
+        for key in params:
             if key not in names:
                 raise ErisLabError(f"unknown parameter {key!r}; expected one of {', '.join(names)}",
                                    where=type(self).__name__)
+        old = self.get_params()
+        for key, value in params.items():
             setattr(self, key, value)
+        try:
+            self.check_params()
+        except ErisLabError:
+            for key, value in old.items():
+                setattr(self, key, value)
+            raise
         return self
+
+    def check_params(self) -> "Strategy":
+        """Refuse parameters of the wrong type or impossible value, naming ``Class.param``; returns self.
+
+        Types come from the ``__init__`` annotations (``int``, ``float``, ``str``, ``bool``, each
+        optionally ``| None``): a ``float`` must be a finite number (``nan`` and ``inf`` are
+        refused, a bool is not a number), an ``int`` an integer. Ranges are each strategy's
+        :meth:`_check_ranges`. Called by :meth:`set_params` and :meth:`fit`, so a bad value fails
+        before any work (scikit-learn validates in ``fit``; we also do at ``set_params`` so that a
+        command line fails before it loads a suite).
+
+        Raises
+        ------
+        ErisLabError
+            ``where`` is ``Class.param``.
+        """
+        sig = inspect.signature(type(self).__init__)
+        owner = type(self).__name__
+        for name in self._param_names():
+            annotation = sig.parameters[name].annotation
+            if not isinstance(annotation, str):
+                annotation = getattr(annotation, "__name__", "")
+            parts = [a.strip() for a in annotation.split("|")]
+            kind = parts[0] if len(parts) == 1 or (len(parts) == 2 and parts[1] == "None") else ""
+            value = getattr(self, name)
+            if value is None and "None" in parts[1:]:
+                continue
+            _check_type(value, kind, f"{owner}.{name}")
+        self._check_ranges()
+        return self
+
+    def _check_ranges(self) -> None:
+        """Hook: refuse values of the right type that cannot work (``Hybrid.rrf_k < 0``)."""
 
     def clone(self) -> "Strategy":
         """An unfitted copy with the same parameters (the embedder object is shared)."""
@@ -170,6 +235,7 @@ class Strategy:
         """Index ``catalog`` (replacing any earlier fit) and return self."""
         if not isinstance(catalog, Catalog) or len(catalog) == 0:
             raise ErisLabError("expected a non-empty Catalog", where=f"{type(self).__name__}.fit")
+        self.check_params()
         self.catalog_ = catalog
         self._fit(catalog)
         return self

@@ -94,6 +94,12 @@ class Hybrid(Strategy):
         self.embedder = embedder
         self.query_prefix = query_prefix
 
+    def _check_ranges(self) -> None:
+        if self.rrf_k < 0:  # 1 / (rrf_k + rank) with rank from 1: a negative constant divides by zero
+            raise ErisLabError(f"expected an integer >= 0, got {self.rrf_k!r}", where="Hybrid.rrf_k")
+        if self.k < 1:
+            raise ErisLabError(f"expected an integer >= 1, got {self.k!r}", where="Hybrid.k")
+
     def _fit(self, catalog: Catalog) -> None:
         if self.fusion not in FUSIONS:
             raise ErisLabError(f"expected one of {', '.join(FUSIONS)}, got {self.fusion!r}", where="Hybrid.fusion")

@@ -14,10 +14,15 @@ from ..errors import ToolError
 if TYPE_CHECKING:
     from ..execution import Session
 
-__all__ = ["calc_evaluate", "calc_convert", "UNITS", "MAX_EXPRESSION_CHARS", "MAX_INT_BITS"]
+__all__ = ["calc_evaluate", "calc_convert", "UNITS", "MAX_EXPRESSION_CHARS", "MAX_INT_BITS", "MAX_ROUND_DIGITS"]
 
 MAX_EXPRESSION_CHARS = 500
 MAX_INT_BITS = 4096  # larger integer results are refused (9**9**9 would take the machine)
+#: ``round(x, n)`` with ``|n|`` past this is answered without computing ``10**|n|``: a finite
+#: float has at most 1,075 decimals (2**-1074) and an int of MAX_INT_BITS at most 1,234 digits,
+#: so ``round`` changes nothing above it and gives 0 below minus it. Python's own ``round(1,
+#: -3*10**7)`` builds a 30-million-digit power while holding the GIL (a thread timeout never fires).
+MAX_ROUND_DIGITS = 1300
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -43,11 +48,29 @@ def _check_size(value: Any) -> Any:
     return value
 
 
+def _round(values: list[Any]) -> Any:
+    """``round(x[, n])`` bounded: ``|n| > MAX_ROUND_DIGITS`` is answered without big-integer work."""
+    if len(values) not in (1, 2):
+        raise ToolError(f"round: expected round(x) or round(x, digits), got {len(values)} arguments")
+    if len(values) == 2:
+        x, digits = values
+        if isinstance(digits, bool) or not isinstance(digits, int):
+            raise ToolError(f"round: digits must be an integer, got {digits!r}")
+        if digits > MAX_ROUND_DIGITS:
+            return x  # nothing to round that far right
+        if digits < -MAX_ROUND_DIGITS:
+            return type(x)(0)  # every digit of x is cut
+    try:
+        return _check_size(round(*values))
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise ToolError(f"round: {exc}") from None
+
+
 def _calc(node: ast.AST) -> Any:
     if isinstance(node, ast.Expression):
         return _calc(node.body)
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        return _check_size(node.value)  # 1e400 reads as inf
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left, right = _calc(node.left), _calc(node.right)
         if isinstance(node.op, ast.Pow):
@@ -60,12 +83,14 @@ def _calc(node: ast.AST) -> Any:
         except OverflowError:
             raise ToolError("the result is too large") from None
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_calc(node.operand))
+        return _check_size(_UNARY[type(node.op)](_calc(node.operand)))
     if isinstance(node, ast.Name) and node.id in _CONSTANTS:
         return _CONSTANTS[node.id]
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
             and not node.keywords):
         values = [_calc(a) for a in node.args]
+        if node.func.id == "round":
+            return _round(values)
         try:
             return _check_size(_FUNCTIONS[node.func.id](*values))
         except (ValueError, TypeError, OverflowError) as exc:
@@ -88,9 +113,12 @@ def calc_evaluate(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
     text = expression.strip().replace("×", "*").replace("÷", "/").replace("−", "-")
     try:
         tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ToolError(f"expression: cannot read {expression!r} as arithmetic") from None
-    result = _calc(tree)
+    try:
+        result = _calc(tree)
+    except RecursionError:
+        raise ToolError("expression: nested too deeply") from None
     precision = args.get("precision", 6)
     if isinstance(result, float) and isinstance(precision, int) and not isinstance(precision, bool):
         result = round(result, max(0, min(precision, 20)))

@@ -1,9 +1,16 @@
-"""``vault:*``: text files in a sandboxed folder (``..``, absolute paths and symlinks refused)."""
+"""``vault:*``: text files in a sandboxed folder (``..``, absolute paths, symlinks and hard links refused).
+
+A hard link planted inside the vault (the tools cannot make one) is a second name for a file that
+may lie outside it; nothing in its path says so, so every file is checked after it is opened
+(``fstat``'s ``st_nlink > 1``), on the open descriptor, where a swap between check and use cannot
+slip in.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -44,6 +51,15 @@ def _vault_path(session: Session, value: Any, *, what: str = "path") -> Path:
     return current
 
 
+def _refuse_hard_link(fd: int, value: Any, what: str = "path") -> None:
+    """Close ``fd`` and raise when the open file has more than one name (a hard link)."""
+    info = os.fstat(fd)
+    if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+        os.close(fd)
+        raise ToolError(f"{what}: refused {value!r}: it is a hard link (a file with {info.st_nlink} names, "
+                        "which may lie outside the vault)")
+
+
 def _path_arg(args: Mapping[str, Any]) -> Any:
     for key in ("path", "file", "name"):
         if key in args:
@@ -57,6 +73,7 @@ def vault_read(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
     if not path.is_file():
         raise ToolError(f"no file {_path_arg(args)!r} in the vault")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    _refuse_hard_link(fd, _path_arg(args))
     with os.fdopen(fd, "rb") as handle:
         raw = handle.read(MAX_VAULT_READ_BYTES + 1)
     text = raw[:MAX_VAULT_READ_BYTES].decode("utf-8", errors="replace")
@@ -80,8 +97,11 @@ def vault_write(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     _vault_path(session, str(path.relative_to(session.vault)))  # re-check after creating folders
     flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    flags |= os.O_APPEND if mode == "append" else os.O_TRUNC
+    flags |= os.O_APPEND if mode == "append" else 0  # truncate only after the hard-link check
     fd = os.open(path, flags, 0o644)
+    _refuse_hard_link(fd, _path_arg(args))
+    if mode != "append":
+        os.ftruncate(fd, 0)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(content)
     return {"path": str(path.relative_to(session.vault)), "mode": mode, "bytes": len(content.encode("utf-8")),
