@@ -68,14 +68,14 @@ SUPPORTED_KEYWORDS = frozenset({
     "type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "nullable", "properties", "required",
     "additionalProperties", "items", "prefixItems", "additionalItems", "minItems", "maxItems",
     "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "minProperties", "maxProperties",
+    "exclusiveMaximum", "minProperties", "maxProperties", "not", "patternProperties", "propertyNames",
 })
 #: Keywords GBNF cannot express: accepted, listed in ``Grammar.not_enforced``.
 NOT_ENFORCED_KEYWORDS = frozenset({"multipleOf", "uniqueItems"})
 #: Validation keywords the compiler does not support: an error (or a lenient warning).
 UNSUPPORTED_KEYWORDS = frozenset({
-    "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies",
-    "patternProperties", "propertyNames", "contains", "minContains",
+    "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies",
+    "contains", "minContains",
     "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$dynamicAnchor",
     "$recursiveRef", "$recursiveAnchor", "disallow", "extends", "divisibleBy",
 })
@@ -85,7 +85,8 @@ TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 #: object from ``properties``). The grammar then accepts only those types: narrower, never wider.
 TYPE_OF_KEYWORD = {
     "properties": "object", "required": "object", "additionalProperties": "object",
-    "minProperties": "object", "maxProperties": "object",
+    "minProperties": "object", "maxProperties": "object", "patternProperties": "object",
+    "propertyNames": "object",
     "items": "array", "prefixItems": "array", "additionalItems": "array", "minItems": "array",
     "maxItems": "array", "uniqueItems": "array",
     "minLength": "string", "maxLength": "string", "pattern": "string", "format": "string",
@@ -96,6 +97,12 @@ TYPE_OF_KEYWORD = {
 FORMAT_LENGTHS = {"date": (10, 10), "time": (9, 24), "date-time": (20, 35), "uuid": (36, 36)}
 #: Alternatives a composition may expand to (allOf over several anyOf/oneOf is a product).
 MAX_UNION_ALTERNATIVES = 256
+#: Objects with at most this many declared keys take them in any order (each at most once), with
+#: one rule per set of keys written (2 ** 5 = 32 rules at most); larger objects fix schema order.
+ANY_ORDER_MAX_KEYS = 5
+#: Declared keys per object: the ordered form grows linearly (one rule per key), and llama.cpp's
+#: per-token work grows with the keys that may come next, so past this the schema is refused.
+MAX_OBJECT_PROPERTIES = 1000
 
 _INVALID_RULE_CHARS_RE = re.compile(r"[^a-zA-Z0-9-]+")
 
@@ -489,6 +496,10 @@ class Compiler:
             raise self._error(path, f"expected a schema object, got {type(schema).__name__}")
         self._check_keywords(schema, path)
         schema = self._normalize(schema, path)
+        if "not" in schema:
+            schema = self._resolve_not(schema, path)
+            if schema is False:
+                raise self._unsat(f"{path}/not", "'not' excludes every value here")
         validating = {k for k in schema if k not in ANNOTATION_KEYWORDS and not k.startswith("x-")}
         # 1. $ref alone
         if "$ref" in schema and validating <= {"$ref"}:
@@ -542,6 +553,48 @@ class Compiler:
             out.pop("additionalItems")  # ignored when items is not a list (draft 2019 and older)
         return out
 
+    def _resolve_not(self, schema: dict, path: str) -> dict | bool:
+        """``schema`` with its ``not`` folded into the other keywords, or False (no value).
+
+        The forms SDKs emit: ``{"not": {}}`` (zod's never: nothing), ``{"not": false}`` (anything),
+        ``{"not": {"type": ...}}`` (the other types), and ``{"not": {"enum"/"const": ...}}`` beside
+        an ``enum``. Anything else is unsupported (lenient: dropped, listed as not enforced).
+        """
+        target = schema["not"]
+        rest = {k: v for k, v in schema.items() if k != "not"}
+        trivial = _trivial(target)
+        if trivial is True:
+            return False
+        if trivial is False:
+            return rest
+        npath = f"{path}/not"
+        keys = {k for k in target if k not in ANNOTATION_KEYWORDS and not k.startswith("x-")} \
+            if isinstance(target, dict) else set()
+        if keys == {"type"}:
+            excluded = _type_set(self._types(target, npath) or ())
+            allowed = [t for t in TYPES if t not in excluded]
+            if "integer" in excluded and "number" in allowed:
+                allowed.remove("number")  # "a number but not an integer" has no grammar: narrower
+                self._warn(npath, "not integer: non-integral numbers are left out of the grammar")
+            if rest.get("type") is not None:
+                own = _type_set(self._types(rest, path) or ())
+                allowed = [t for t in allowed if t in own]
+            if not allowed:
+                return False
+            return {**rest, "type": allowed}
+        if keys and keys <= {"enum", "const"} and ("enum" in rest or "const" in rest):
+            banned = {_json_key(v) for v in target.get("enum", [])} | (
+                {_json_key(target["const"])} if "const" in target else set())
+            values = rest["enum"] if "enum" in rest else [rest["const"]]
+            kept = [v for v in values if _json_key(v) not in banned]
+            if not kept:
+                return False
+            rest.pop("const", None)
+            return {**rest, "enum": kept}
+        self._unsupported(npath, "unsupported form of 'not' (supported: {}, false, a type, or an enum "
+                                 "beside an enum)", "not")
+        return rest
+
     # -- composition -------------------------------------------------------------------------
     def _flatten(self, schema: Any, path: str, stack: tuple) -> list[tuple[dict, str]]:
         """The conjunction ``schema`` stands for: $ref and allOf expanded, as (member, path)."""
@@ -553,6 +606,10 @@ class Compiler:
             raise self._error(path, f"expected a schema object, got {type(schema).__name__}")
         self._check_keywords(schema, path)
         schema = self._normalize(schema, path)
+        if "not" in schema:
+            schema = self._resolve_not(schema, path)
+            if schema is False:
+                raise self._unsat(f"{path}/not", "'not' excludes every value here")
         out: list[tuple[dict, str]] = []
         if "$ref" in schema:
             ref = schema["$ref"]
@@ -595,6 +652,7 @@ class Compiler:
                     continue
                 if key == "additionalProperties":
                     props = set(member.get("properties", {}))
+                    value = value if _trivial(value) is None else _trivial(value)
                     if value is False:
                         closed.append(props)
                     elif value is True:
@@ -657,9 +715,9 @@ class Compiler:
             return a  # not enforced either way; listed by the keyword check
         if a == b:
             return a
-        if key in ("pattern", "format", "prefixItems"):
-            raise self._error(path, f"allOf: two different {key!r} values cannot be combined in one grammar")
-        return a
+        # pattern, format, prefixItems, patternProperties, propertyNames, ...: never keep one of
+        # two different values silently (that would widen the grammar)
+        raise self._error(path, f"allOf: two different {key!r} values cannot be combined in one grammar")
 
     def _visit_composition(self, schema: dict, name: str, path: str) -> str:
         base, groups = self._merge(self._flatten(schema, path, ()), path)
@@ -781,20 +839,33 @@ class Compiler:
         if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
             raise self._error(f"{path}/required", f"expected a list of property names, got {required!r}")
         additional = schema.get("additionalProperties")
-        if additional is None and "properties" not in schema:
+        trivial = _trivial(additional) if additional is not None else None
+        if trivial is not None:
+            additional = trivial  # {} means true, {"not": {}} means false (what MCP SDKs emit)
+        patterns = schema.get("patternProperties")
+        names_schema = schema.get("propertyNames")
+        if additional is None and "properties" not in schema and patterns is None:
             additional = True  # a free-form dict ({"type": "dict"} in BFCL): any keys, any values
-        items: list[tuple[str, bool]] = []  # (kv rule, required)
         declared = list(props)
         for key in required:
             if key not in props:
-                if additional is False:
+                if additional is False and not self._pattern_matches(patterns, key):
                     raise self._unsat(f"{path}/required", f"required property {key!r} is forbidden by "
                                                           "additionalProperties: false")
                 declared.append(key)
+        if len(declared) > MAX_OBJECT_PROPERTIES:
+            raise self._error(f"{path}/properties", f"{len(declared)} properties; at most "
+                                                    f"{MAX_OBJECT_PROPERTIES} per object are supported")
+        items: list[tuple[str, bool]] = []  # (kv rule, required)
         for key in declared:
-            sub = props.get(key, additional if isinstance(additional, dict) else True)
+            sub = props.get(key, self._undeclared_schema(key, patterns, additional))
+            for pattern, psub in (patterns or {}).items():
+                if key in props and _search(pattern, key):
+                    sub = {"allOf": [sub, psub]}  # a declared key that a pattern matches obeys both
+            if names_schema is not None and not self._valid(key, names_schema):
+                sub = False  # propertyNames forbids this key
             ppath = path + pointer(("properties", key))[1:]
-            if sub is False:
+            if _trivial(sub) is False:
                 if key in required:
                     raise self._unsat(ppath, "required property has schema false: no value is valid")
                 continue
@@ -807,29 +878,207 @@ class Compiler:
                 continue
             kv = self._rule(f"{name}-{key}-kv", f'{literal(_json_text(key))} space ":" space {value}', ppath)
             items.append((kv, key in required))
-        extra = ""
-        if additional is not None and additional is not False:
-            apath = f"{path}/additionalProperties"
-            value = self.visit(additional, f"{name}-additional", apath)
-            key_rule = self._rule(f"{name}-additional-key", _not_strings([_json_text(k) for k in declared]), apath)
-            extra = self._rule(f"{name}-additional-kv", f'{key_rule} ":" space {value}', apath)
+        extra = self._extra_properties(schema, name, path, declared, additional, patterns, names_schema)
         n_required = sum(1 for _, req in items if req)
         min_p, max_p = schema.get("minProperties", 0), schema.get("maxProperties")
         if max_p is not None and max_p < max(n_required, min_p):
             raise self._unsat(path, f"maxProperties {max_p} is below the keys the object must have")
-        if min_p > max(n_required, 1) or (min_p > n_required and not items and not extra):
-            self._unsupported(f"{path}/minProperties", f"minProperties {min_p} beyond the required keys "
-                                                       "(only 'at least one key' is expressible)", "minProperties")
-        if max_p is not None and (extra or len(items) > max_p):
-            self._unsupported(f"{path}/maxProperties", f"maxProperties {max_p} below the keys that may appear",
-                              "maxProperties")
-        body = _object_body(items, extra, nonempty=min_p >= 1)
+        counted = not extra and len(items) <= ANY_ORDER_MAX_KEYS  # the key-set rules count keys exactly
+        if not counted:
+            if min_p > max(n_required, 1) or (min_p > n_required and not items and not extra):
+                self._unsupported(f"{path}/minProperties", f"minProperties {min_p} beyond the required keys "
+                                                           "(only 'at least one key' is expressible)", "minProperties")
+            if max_p is not None and (extra or len(items) > max_p):
+                self._unsupported(f"{path}/maxProperties", f"maxProperties {max_p} below the keys that may appear",
+                                  "maxProperties")
+        elif min_p > len(items):
+            raise self._unsat(path, f"minProperties {min_p} exceeds the {len(items)} keys that may appear")
+        if len(items) <= ANY_ORDER_MAX_KEYS:
+            body = self._keys_any_order(items, extra, name, path, min_p if counted else min(min_p, 1),
+                                        max_p if counted else None)
+        else:
+            body = self._keys_in_order(items, extra, name, path, nonempty=min_p >= 1)
         return self._rule(name, _seq('"{" space', body, '"}" space'), path)
+
+    def _pattern_matches(self, patterns: Any, key: str) -> bool:
+        return any(_search(p, key) for p in (patterns or {}))
+
+    def _undeclared_schema(self, key: str, patterns: Any, additional: Any) -> Any:
+        """The schema a required-but-undeclared key's value must meet (its pattern's, or additional)."""
+        for pattern, psub in (patterns or {}).items():
+            if _search(pattern, key):
+                return psub
+        return additional if isinstance(additional, dict) else True
+
+    def _extra_properties(self, schema: dict, name: str, path: str, declared: list[str], additional: Any,
+                          patterns: Any, names_schema: Any) -> str:
+        """The rule for one key-value pair beyond the declared keys, or ``""`` when none may appear.
+
+        Extra keys never spell a declared key (so no declared key can repeat under another
+        schema). ``patternProperties``: one pattern, whose key language must not contain a
+        declared key; keys outside the pattern are then left out (narrower, with a warning)
+        unless ``additionalProperties`` is false. ``propertyNames``: a string schema for the
+        extra keys; the declared keys must lie outside its language (checked with jsonschema on
+        the declared names only when it is an enum, else refused beside declared keys).
+        """
+        if patterns is not None:
+            ppath = f"{path}/patternProperties"
+            if not isinstance(patterns, dict):
+                raise self._error(ppath, f"expected an object of schemas, got {patterns!r}")
+            if not patterns:
+                patterns = None
+        if patterns is not None:
+            if len(patterns) > 1:
+                self._unsupported(ppath, "patternProperties with more than one pattern", "patternProperties")
+                return ""
+            (pattern, psub), = patterns.items()
+            if names_schema is not None:
+                self._unsupported(f"{path}/propertyNames", "propertyNames together with patternProperties",
+                                  "propertyNames")
+                return ""
+            clash = [k for k in declared if _search(pattern, k)]
+            if clash:
+                self._unsupported(ppath, f"pattern {pattern!r} also matches the declared key {clash[0]!r}; "
+                                         "extra keys cannot be told apart from it", "patternProperties")
+                return ""
+            if additional is not None and additional is not False:
+                self._warn(f"{path}/additionalProperties", "keys outside patternProperties are left out "
+                                                           "(a grammar cannot take the complement of a pattern)")
+            if _trivial(psub) is False:
+                return ""
+            key_rule = self._visit_pattern(pattern, f"{name}-pattern-key", f"{ppath}/{pointer((pattern,))[2:]}",
+                                           0, None)
+            value = self.visit(psub, f"{name}-pattern-value", f"{ppath}/{pointer((pattern,))[2:]}")
+            return self._rule(f"{name}-pattern-kv", f'{key_rule} ":" space {value}', ppath)
+        if additional is None or additional is False:
+            return ""
+        apath = f"{path}/additionalProperties"
+        value = self.visit(additional, f"{name}-additional", apath)
+        if names_schema is not None and _trivial(names_schema) is not True:
+            npath = f"{path}/propertyNames"
+            if _trivial(names_schema) is False:
+                return ""
+            key_schema = names_schema
+            if isinstance(names_schema, dict):
+                words = names_schema.get("enum", [names_schema["const"]] if "const" in names_schema else None)
+                if isinstance(words, list):
+                    key_schema = {**names_schema, "enum": [w for w in words if w not in declared]}
+                    key_schema.pop("const", None)
+                    if not key_schema["enum"]:
+                        return ""
+                elif declared:
+                    self._unsupported(npath, "propertyNames (other than an enum) beside declared properties",
+                                      "propertyNames")
+                    return ""
+            key_schema = {"type": "string", **key_schema} if isinstance(key_schema, dict) else key_schema
+            key_rule = self.visit(key_schema, f"{name}-key", npath)
+        else:
+            key_rule = self._rule(f"{name}-additional-key", _not_strings([_json_text(k) for k in declared]), apath)
+        return self._rule(f"{name}-additional-kv", f'{key_rule} ":" space {value}', apath)
+
+    def _keys_in_order(self, items: list[tuple[str, bool]], extra: str, name: str, path: str, *,
+                       nonempty: bool) -> str:
+        """Keys in schema order, each optional one present or not, in size linear in the keys.
+
+        One rule per position, ``<name>-after-<i>``: what may follow once something was written
+        and keys before ``i`` were decided; so ``{"b":1}`` is valid when ``a`` and ``b`` are
+        optional, ``{,"b":1}`` never. The idea of llama.cpp's ``json-schema-to-grammar``
+        (a chain of optional-key rules per position) instead of spelling every suffix out,
+        which grew quadratically.
+        """
+        n = len(items)
+        rest = f'("," space {extra})*' if extra else ""
+        after: dict[int, str] = {}
+
+        def tail(i: int) -> str:
+            """What may follow once something was written and keys before i are decided."""
+            if i == n:
+                return rest
+            if i not in after:
+                kv, req = items[i]
+                step = f'"," space {kv}'
+                head = step if req else f"({step})?"
+                after[i] = self._rule(f"{name}-after-{i}", _seq(head, tail(i + 1)) or '""', path)
+            return after[i]
+
+        for i in range(n - 1, 0, -1):  # build from the end: no deep recursion for long chains
+            tail(i)
+        alts = []
+        for i, (kv, req) in enumerate(items):
+            alts.append(_seq(kv, tail(i + 1)))
+            if req:
+                break
+        else:
+            if extra:
+                alts.append(f"{extra} {rest}")
+            if not nonempty:
+                alts.append("")
+        return _alternatives(alts)
+
+    def _keys_any_order(self, items: list[tuple[str, bool]], extra: str, name: str, path: str,
+                        min_keys: int, max_keys: int | None) -> str:
+        """Declared keys in any order, each at most once, then extra keys; exact key counts.
+
+        One rule per set of keys already written (``<name>-has-<bits>``): at most
+        ``2 ** ANY_ORDER_MAX_KEYS`` rules, so only small objects get it. The object may close when
+        every required key is in the set and ``min_keys <= |set| <= max_keys`` (extra keys count
+        only when ``extra`` is empty, which the caller guarantees when it passes bounds).
+        """
+        n = len(items)
+        needed = sum(1 << i for i, (_, req) in enumerate(items) if req)
+        rest = f'("," space {extra})*' if extra else ""
+        states: dict[int, str] = {}
+
+        def viable(written: int) -> bool:
+            """Can the object still close: the missing required keys fit under max_keys."""
+            count = bin(written).count("1")
+            return max_keys is None or count + bin(needed & ~written).count("1") <= max_keys
+
+        def state(written: int) -> str:
+            """GBNF for what may follow once the keys in ``written`` (a bit set, non-empty) were."""
+            alts = [_seq(f'"," space {kv}', ref(written | 1 << i)) for i, (kv, _) in enumerate(items)
+                    if not written >> i & 1 and viable(written | 1 << i)]
+            if written & needed == needed and bin(written).count("1") >= min_keys:
+                alts.append(rest)
+            return _alternatives(alts)
+
+        def ref(written: int) -> str:
+            if written not in states:
+                body = state(written)
+                states[written] = self._rule(f"{name}-has-{written:x}", body, path) if body else ""
+            return states[written]
+
+        alts = [_seq(kv, ref(1 << i)) for i, (kv, _) in enumerate(items) if viable(1 << i)]
+        if not needed:
+            if extra:
+                alts.append(f"{extra} {rest}")
+            if min_keys <= 0:
+                alts.append("")
+        if n == 0 and not extra:
+            return ""
+        return _alternatives(alts)
+
+        def ref(written: int) -> str:
+            if written not in states:
+                body = state(written)
+                states[written] = self._rule(f"{name}-has-{written:x}", body, path) if body else ""
+            return states[written]
+
+        alts = [_seq(kv, ref(1 << i)) for i, (kv, _) in enumerate(items) if max_keys is None or max_keys >= 1]
+        if not needed and min_keys <= 0:
+            alts.append(f"{extra} {rest}" if extra else "")
+        elif not needed and extra and min_keys <= 1:
+            alts.append(f"{extra} {rest}")
+        if n == 0 and not extra:
+            return ""
+        return _alternatives(alts)
 
     # -- arrays ------------------------------------------------------------------------------
     def _build_array_rule(self, schema: dict, name: str, path: str) -> str:
         prefix = schema.get("prefixItems", [])
         items = schema.get("items", True)
+        if _trivial(items) is not None:
+            items = _trivial(items)  # {"not": {}}: no more items, {}: any
         lo = int(schema.get("minItems", 0))
         hi = schema.get("maxItems")
         hi = None if hi is None else int(hi)
@@ -1180,41 +1429,40 @@ def _not_strings(words: list[str]) -> str:
     return f'"\\"" ({build(trie)}) "\\"" space'
 
 
-def _object_body(items: list[tuple[str, bool]], extra: str, *, nonempty: bool = False) -> str:
-    """Keys in order, each optional one present or not, commas only between present keys.
-
-    ``head(i)``: nothing written yet; ``tail(i)``: something written, so every later key brings
-    its comma. ``{"b":1}`` is valid when ``a`` and ``b`` are optional; ``{,"b":1}`` never.
-    ``nonempty`` (minProperties 1) drops the empty object.
-    """
-    n = len(items)
-    rest = f'("," space {extra})*' if extra else ""
-
-    def tail(i: int) -> str:
-        parts = []
-        for kv, req in items[i:]:
-            parts.append(f'"," space {kv}' if req else f'("," space {kv})?')
-        if rest:
-            parts.append(rest)
-        return " ".join(parts)
-
-    alts = []
-    for i, (kv, req) in enumerate(items):
-        alts.append(f"{kv} {tail(i + 1)}".strip())
-        if req:
-            break
-    else:
-        if extra:
-            alts.append(f"{extra} {rest}")
-        if not nonempty:
-            alts.append("")
-    if n == 0 and not extra:
+def _alternatives(alts: list[str]) -> str:
+    """GBNF choice of ``alts``; an empty string among them makes the whole choice optional."""
+    nonempty = list(dict.fromkeys(a for a in alts if a))
+    if not nonempty:
         return ""
-    nonempty = [a for a in alts if a]
     body = " | ".join(nonempty)
-    if "" in alts:
+    if len(nonempty) < len(alts) and "" in alts:
         return f"({body})?" if len(nonempty) > 1 or " " in body else f"{body}?"
     return f"({body})" if len(nonempty) > 1 else body
+
+
+def _trivial(schema: Any) -> bool | None:
+    """True when ``schema`` accepts every value (``true``, ``{}``, only annotations), False when
+    none (``false``, ``{"not": {}}``, as MCP SDKs and zod emit), None otherwise."""
+    if isinstance(schema, bool):
+        return schema
+    if not isinstance(schema, dict):
+        return None
+    validating = {k for k in schema if k not in ANNOTATION_KEYWORDS and not k.startswith("x-")}
+    if not validating:
+        return True
+    if validating == {"not"}:
+        inner = _trivial(schema["not"])
+        return None if inner is None else not inner
+    return None
+
+
+def _search(pattern: Any, key: str) -> bool:
+    """Whether ``pattern`` (JSON Schema: unanchored search) matches ``key``; an unreadable pattern
+    counts as matching (the caller then refuses rather than guesses)."""
+    try:
+        return re.search(pattern, key) is not None
+    except (re.error, TypeError):
+        return True
 
 
 def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) -> Grammar:
