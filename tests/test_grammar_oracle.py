@@ -503,7 +503,7 @@ def test_every_call_in_a_roster_locks_to_its_own_tool(judge):
     g = compile(offer_of(*catalog.names), catalog)
     rules = dict(line.split(" ::= ", 1) for line in g.text.splitlines())
     for i in range(40):
-        assert rules[f"call-t-{i}"].endswith(f'"\\"arguments\\"" space ":" space t-{i} "}}" space')
+        assert rules[f"call-t-{i}"].endswith(f'"\\"arguments\\"" space ":" space tool-t-{i} "}}" space')
     sample = [reply("call", [{"name": f"t:{i}", "arguments": {f"p{i}": i}}]) for i in (0, 17, 39)]
     wrong = [reply("call", [{"name": f"t:{i}", "arguments": {f"p{i + 1}": i}}]) for i in (0, 17, 38)]
     assert all(judge.accepts(g.text, s) for s in sample)
@@ -524,3 +524,37 @@ def test_demo_descriptor_roster_compiles_strictly(judge):
     catalog = load()
     g = compile(offer_of(*catalog.names), catalog)
     assert g.names == catalog.names and g.warnings == ()
+
+
+# -- the grammar never fails open: tool names (bad_inputs rows 2 and 3) ----------------------
+
+
+def _catalog_of(*names: str):
+    from eris_lab.catalog import Catalog, Tool
+
+    return Catalog([Tool(name=n, description="d", parameters={
+        "type": "object", "properties": {"r": {"type": "integer"}}, "required": ["r"],
+        "additionalProperties": False}) for n in names])
+
+
+@pytest.mark.parametrize("name", ['q"uote', "back\\slash", "nul\x00byte", "nl\nname", 'both\\"', "tab\tx", "ü:ñ"])
+def test_tool_name_literal_is_json_escaped_then_gbnf_escaped(judge, name):
+    g = compile(offer_of(name), _catalog_of(name))
+    valid = reply("call", [{"name": name, "arguments": {"r": 5}}])
+    assert judge.accepts(g.text, valid), g.text
+    raw_quote = valid.replace(json.dumps(name, ensure_ascii=False), '"' + name + '"')
+    if raw_quote != valid:  # the name spelt without JSON escapes is not a JSON string at all
+        assert not judge.accepts(g.text, raw_quote)
+
+
+@pytest.mark.parametrize("name", ["root", "root!", "space", "string", "value", "char", "integer", "null",
+                                  "envelope-call", "envelope-thought", "call-x", "tool-x"])
+def test_tool_rules_never_collide_with_envelope_or_builtin_rules(judge, name):
+    catalog = _catalog_of(name, "x")
+    g = compile(offer_of(name, "x"), catalog)
+    assert judge.accepts(g.text, reply("call", [{"name": name, "arguments": {"r": 5}}])), g.text
+    assert judge.accepts(g.text, reply("call", [{"name": "x", "arguments": {"r": 1}}, {"name": name, "arguments": {"r": 2}}]))
+    assert judge.accepts(g.text, reply("answer", [], message="hi"))
+    assert not judge.accepts(g.text, '{"r": 5}')  # the bare arguments never become the start rule
+    assert not judge.accepts(g.text, reply("call", [{"name": name, "arguments": {"r": "5"}}]))
+    assert not judge.accepts(g.text, '"x"')

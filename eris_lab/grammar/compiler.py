@@ -42,6 +42,8 @@ from .builtins import (
     SPACE_RULE,
     STRING_FORMAT_RULES,
     char_class,
+    json_literal,
+    json_text,
     literal,
     repetition,
 )
@@ -132,10 +134,9 @@ class Grammar:
         return self.text
 
 
-def _json_text(value: Any) -> str:
-    """The canonical JSON spelling of a constant: compact, UTF-8, lone surrogates escaped."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group(0)):04x}", text)
+def rule_name(text: str) -> str:
+    """A GBNF rule name from any text (a tool name, a JSON path): runs of other characters -> ``-``."""
+    return _INVALID_RULE_CHARS_RE.sub("-", text).strip("-") or "r"
 
 
 def _json_key(value: Any) -> str:
@@ -344,7 +345,7 @@ class Compiler:
 
     def _rule(self, name: str, body: str, path: str = "") -> str:
         """Add a rule; the only place rules are named. Same name and body: reuse it."""
-        name = _INVALID_RULE_CHARS_RE.sub("-", name).strip("-") or "r"
+        name = rule_name(name)
         if name in RESERVED_NAMES and name != "root":
             name += "-"
         key = name
@@ -359,7 +360,7 @@ class Compiler:
 
     def _reserve(self, name: str, path: str) -> str:
         """Reserve a rule name (a ``$ref`` target being built) so recursion can refer to it."""
-        name = _INVALID_RULE_CHARS_RE.sub("-", name).strip("-") or "r"
+        name = rule_name(name)
         if name in RESERVED_NAMES and name != "root":
             name += "-"
         key, i = name, 0
@@ -384,6 +385,17 @@ class Compiler:
     def add_rule(self, name: str, body: str) -> str:
         """Add a hand-written rule (used by the envelope); returns the name used."""
         return self._rule(name, body)
+
+    def reserve(self, name: str) -> str:
+        """Reserve a rule name before its body is known (the envelope's ``root``, taken first so
+        no schema rule can ever hold it); give the body with :meth:`define`. Returns the name."""
+        return self._reserve(name, name)
+
+    def define(self, name: str, body: str) -> None:
+        """The body of a name :meth:`reserve` returned."""
+        if self._rules.get(name, "") is not None:
+            raise ValueError(f"rule {name!r} was not reserved or already has a body")
+        self._rules[name] = body
 
     # -- documents and refs ------------------------------------------------------------------
     def document(self, schema: Any, name: str, *, where: str = "") -> str:
@@ -828,7 +840,7 @@ class Compiler:
                 return self.visit(repaired, name, path)
             hint = " (lenient mode applies it to the array's items)" if bfcl_style else ""
             raise self._unsat(f"{path}/enum", f"no enum/const value is valid under the rest of the schema{hint}")
-        return self._rule(name, f"{_trie([_json_text(v) for v in kept])} space", path)
+        return self._rule(name, f"{_trie([json_text(v) for v in kept])} space", path)
 
     # -- objects -----------------------------------------------------------------------------
     def _build_object_rule(self, schema: dict, name: str, path: str) -> str:
@@ -876,7 +888,7 @@ class Compiler:
                     raise
                 self._warn(ppath, f"optional property can never be valid ({exc.message}); left out")
                 continue
-            kv = self._rule(f"{name}-{key}-kv", f'{literal(_json_text(key))} space ":" space {value}', ppath)
+            kv = self._rule(f"{name}-{key}-kv", f'{json_literal(key)} space ":" space {value}', ppath)
             items.append((kv, key in required))
         extra = self._extra_properties(schema, name, path, declared, additional, patterns, names_schema)
         n_required = sum(1 for _, req in items if req)
@@ -973,7 +985,7 @@ class Compiler:
             key_schema = {"type": "string", **key_schema} if isinstance(key_schema, dict) else key_schema
             key_rule = self.visit(key_schema, f"{name}-key", npath)
         else:
-            key_rule = self._rule(f"{name}-additional-key", _not_strings([_json_text(k) for k in declared]), apath)
+            key_rule = self._rule(f"{name}-additional-key", _not_strings([json_text(k) for k in declared]), apath)
         return self._rule(f"{name}-additional-kv", f'{key_rule} ":" space {value}', apath)
 
     def _keys_in_order(self, items: list[tuple[str, bool]], extra: str, name: str, path: str, *,
@@ -1348,7 +1360,7 @@ def _fixed_char(node: _pattern.Node) -> str | None:
     cp = node.ranges[0][0]
     if 0xD800 <= cp <= 0xDFFF:
         return None
-    return _json_text(chr(cp))[1:-1]
+    return json_text(chr(cp))[1:-1]
 
 
 def _trie(words: list[str]) -> str:
