@@ -105,6 +105,10 @@ ANY_ORDER_MAX_KEYS = 5
 #: Declared keys per object: the ordered form grows linearly (one rule per key), and llama.cpp's
 #: per-token work grows with the keys that may come next, so past this the schema is refused.
 MAX_OBJECT_PROPERTIES = 1000
+#: Nesting of a schema's JSON (objects and arrays inside each other): 128 is 64 levels of
+#: ``properties`` or 128 of ``items``, far beyond any tool's arguments. Deeper schemas are refused
+#: up front with one clear line (never a RecursionError from the compiler, jsonschema or json).
+MAX_SCHEMA_DEPTH = 128
 
 _INVALID_RULE_CHARS_RE = re.compile(r"[^a-zA-Z0-9-]+")
 
@@ -306,6 +310,7 @@ class Compiler:
         self._warnings: list[tuple[str, str]] = []
         self._not_enforced: list[tuple[str, str]] = []
         self._refs: dict[tuple[int, str], str] = {}
+        self._composed: dict[tuple[int, str], str] = {}
         self._doc: Any = None
         self._doc_key = 0  # one number per document: $ref caches are per document (never id())
         self._doc_name = "root"
@@ -518,7 +523,7 @@ class Compiler:
             return self._ref(schema["$ref"], f"{path}/$ref")
         # 2. composition: $ref with siblings, allOf, anyOf, oneOf
         if validating & {"$ref", "allOf", "anyOf", "oneOf"}:
-            return self._visit_composition(schema, name, path)
+            return self._composition_rule(schema, name, path)
         # 3. several types
         types = self._types(schema, path)
         if types is None and "enum" not in schema and "const" not in schema:
@@ -731,10 +736,41 @@ class Compiler:
         # two different values silently (that would widen the grammar)
         raise self._error(path, f"allOf: two different {key!r} values cannot be combined in one grammar")
 
+    def _composition_rule(self, schema: dict, name: str, path: str) -> str:
+        """A composition compiled once per document: met again (recursion through ``anyOf``,
+        ``oneOf`` or a ``$ref`` with siblings, at any depth), it is a reference to its own rule,
+        so every recursive schema becomes recursive rules, never a recursion of this compiler.
+        Rules that can never finish or recurse without input are then caught by :meth:`format`."""
+        try:
+            key = (self._doc_key, json.dumps(schema, sort_keys=True))
+        except (TypeError, ValueError):  # pragma: no cover - schemas are JSON
+            return self._visit_composition(schema, name, path)
+        if key in self._composed:
+            return self._composed[key]
+        placeholder = self._reserve(name, path)
+        self._composed[key] = placeholder
+        try:
+            got = self._visit_composition(schema, placeholder, path)
+        except SchemaError:
+            del self._composed[key]
+            if self._rules.get(placeholder) is None:
+                self._rules.pop(placeholder, None)
+            raise
+        if self._rules.get(placeholder) is None:
+            self._rules[placeholder] = got  # an alias: the composition compiled to another rule
+        return placeholder
+
     def _visit_composition(self, schema: dict, name: str, path: str) -> str:
         base, groups = self._merge(self._flatten(schema, path, ()), path)
         if not groups:
             return self.visit(base, name, path)
+        if len(groups) == 1 and not base:  # a plain union: each branch on its own (a $ref stays a rule)
+            kind, members, gpath = groups[0]
+            if kind == "oneOf" and len(members) > 1 and not self._pairwise_disjoint(
+                    [(m, f"{gpath}/{i}") for i, m in enumerate(members)]):
+                self._unenforced(gpath, "oneOf")
+            names = [self.visit(m, f"{name}-{i}", f"{gpath}/{i}") for i, m in enumerate(members)]
+            return self._rule(name, " | ".join(dict.fromkeys(names)), path)
         combos = list(itertools.product(*(range(len(alts)) for _, alts, _ in groups)))
         if len(combos) > MAX_UNION_ALTERNATIVES:
             raise self._error(path, f"anyOf/oneOf expand to {len(combos)} alternatives; at most "
@@ -1477,6 +1513,67 @@ def _search(pattern: Any, key: str) -> bool:
         return True
 
 
+def json_depth(value: Any) -> int:
+    """How deeply objects and arrays nest in ``value`` (a scalar is 0, ``[]`` and ``{}`` are 1).
+
+    Iterative, so it can measure what would overflow Python's stack.
+    """
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def check_depth(schema: Any, *, where: str = "") -> None:
+    """Raise :class:`SchemaError` when ``schema`` nests deeper than :data:`MAX_SCHEMA_DEPTH`.
+
+    Raises
+    ------
+    SchemaError
+        ``<where>#: schema nested N levels deep; at most 128 are supported``.
+    """
+    depth = json_depth(schema)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise SchemaError(f"schema nested {depth} levels deep; at most {MAX_SCHEMA_DEPTH} are supported",
+                          where=f"{where}#")
+
+
+class recursion_headroom:
+    """Context: Python's recursion limit at least ``limit`` inside, restored after; a
+    RecursionError that still happens becomes a :class:`SchemaError` (one line, never a traceback).
+
+    The compiler recurses once per schema level, a few frames each; :data:`MAX_SCHEMA_DEPTH`
+    levels fit with room for a deep caller (a notebook, a test runner).
+    """
+
+    def __init__(self, limit: int = 6000, *, where: str = "#") -> None:
+        self.limit, self.where = limit, where
+
+    def __enter__(self) -> "recursion_headroom":
+        import sys
+
+        self._saved = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self._saved, self.limit))
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        import sys
+
+        sys.setrecursionlimit(self._saved)
+        if kind is not None and issubclass(kind, RecursionError):
+            raise SchemaError("schema too deeply nested or recursive for the compiler", where=self.where) from None
+        return False
+
+
 def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) -> Grammar:
     """Compile one bare JSON Schema to a grammar whose root accepts exactly its instances.
 
@@ -1499,15 +1596,18 @@ def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) ->
     ------
     SchemaError
         Not a JSON Schema, an unsupported keyword or pattern, an unsatisfiable or infinitely
-        recursive schema, or a grammar llama.cpp rejects; ``where`` is the JSON path.
+        recursive schema, one nested deeper than :data:`MAX_SCHEMA_DEPTH`, or a grammar
+        llama.cpp rejects; ``where`` is the JSON path.
     """
-    schema = normalize_types(schema)
-    check_schema(schema)
-    compiler = Compiler(lenient=lenient)
-    got = compiler.document(schema, "root")
-    if got != "root":  # pragma: no cover - document() always returns the reserved root
-        compiler.add_rule("root", got)
-    text = compiler.format()
+    check_depth(schema)
+    with recursion_headroom():
+        schema = normalize_types(schema)
+        check_schema(schema)
+        compiler = Compiler(lenient=lenient)
+        got = compiler.document(schema, "root")
+        if got != "root":  # pragma: no cover - document() always returns the reserved root
+            compiler.add_rule("root", got)
+        text = compiler.format()
     if check:
         from .oracle import check_parses
 

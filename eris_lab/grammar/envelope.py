@@ -22,7 +22,7 @@ from ..knobs import Knobs
 from ..schema import check as check_schema
 from ..schema import normalize_types
 from .builtins import json_literal, repetition
-from .compiler import Compiler, Grammar, rule_name
+from .compiler import Compiler, Grammar, check_depth, recursion_headroom, rule_name
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
@@ -99,9 +99,11 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
     root = compiler.reserve("root")  # first: no schema rule can take the start symbol
     calls = []
     for name in names if max_calls else ():
-        schema = normalize_types(catalog.tool(name).parameters)
-        check_schema(schema, where=f"{name}: ")
-        args = compiler.document(schema, tool_rule(name), where=f"{name}: ")
+        check_depth(catalog.tool(name).parameters, where=f"{name}: ")
+        with recursion_headroom(where=f"{name}: #"):
+            schema = normalize_types(catalog.tool(name).parameters)
+            check_schema(schema, where=f"{name}: ")
+            args = compiler.document(schema, tool_rule(name), where=f"{name}: ")
         calls.append(compiler.add_rule(
             call_rule(name),
             f'"{{" space {_key(CALL_KEYS[0])} {json_literal(name)} space "," space '
@@ -125,7 +127,8 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
     compiler.define(
         root,
         f'"{{" space {_key(thought_key)} {thought} "," space {_key(status_key)} ({" | ".join(branches)}) "}}" space')
-    text = compiler.format()
+    with recursion_headroom(where="grammar"):
+        text = compiler.format()
     if check:
         from .oracle import check_parses
 
