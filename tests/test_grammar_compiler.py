@@ -156,12 +156,11 @@ def test_bfcl_type_aliases_are_normalised():
 # -- what is not enforced, warnings and errors -----------------------------------------------
 
 
-def test_multipleof_uniqueitems_and_float_bounds_are_listed_not_enforced():
+def test_multipleof_and_uniqueitems_are_listed_not_enforced_but_number_bounds_are_enforced():
     g = compile_schema({"type": "object", "properties": {
         "n": {"type": "number", "multipleOf": 0.5, "maximum": 9.5},
         "l": {"type": "array", "uniqueItems": True}}}, check=HAVE_LLAMA)
-    assert g.not_enforced == (("#/properties/n/multipleOf", "multipleOf"), ("#/properties/n/maximum", "maximum"),
-                              ("#/properties/l/uniqueItems", "uniqueItems"))
+    assert g.not_enforced == (("#/properties/n/multipleOf", "multipleOf"), ("#/properties/l/uniqueItems", "uniqueItems"))
 
 
 def test_minimum_zero_on_a_number_is_enforced():
@@ -313,6 +312,17 @@ def test_differential_ours_is_a_superset_of_llama_cpp_python_converter():
      "#/maxProperties: maxProperties 1 below the keys that may appear"),
 ])
 def test_property_counts_beyond_the_grammar_are_errors(schema, message):
+    with pytest.raises(SchemaError) as exc:
+        compile_schema(schema)
+    assert str(exc.value) == message
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    ({"type": "number", "minimum": 2.5, "exclusiveMaximum": 2.5}, "#: no number lies between the bounds (2.5 and 2.5)"),
+    ({"type": "number", "minimum": 3, "maximum": 2}, "#: no number lies between the bounds (3 and 2)"),
+    ({"type": "number", "minimum": 1e30}, "#: the bounds lie beyond the 19-digit numbers the grammar writes"),
+])
+def test_impossible_number_bounds_are_one_clear_error(schema, message):
     with pytest.raises(SchemaError) as exc:
         compile_schema(schema)
     assert str(exc.value) == message

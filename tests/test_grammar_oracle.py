@@ -166,6 +166,29 @@ def test_integer_bounds_are_exact(judge, lo, hi):
     assert wrong == []
 
 
+NUMBERS = ["0", "0.0", "1", "-1", "0.5", "0.25", "0.05", "-0.5", "2.5", "2.50", "2.49", "2.51", "3", "10", "9.99",
+           "10.01", "-2.5", "-3", "-2.49", "-2.51", "0.1", "0.09", "0.11", "0.1000001", "100", "-100", "0.001",
+           "12.345", "-12.345", "12.3449", "12.3451", "6.999999", "-0.0999999999", "123456.5"]
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(0.5, None), (None, 2.5), (-2.5, 2.5), (0.1, 0.11), (-12.345, -0.1),
+                                        (0, 10), (1, None), (None, -1), (-3, 12.345), (-0.1, 0)])
+@pytest.mark.parametrize(("lo_key", "hi_key"), [("minimum", "maximum"), ("exclusiveMinimum", "exclusiveMaximum"),
+                                                ("minimum", "exclusiveMaximum"), ("exclusiveMinimum", "maximum")])
+def test_number_bounds_are_exact(judge, lo, hi, lo_key, hi_key):
+    """Bounds on numbers (not only integers) are enforced by the grammar, judged by jsonschema."""
+    schema = {"type": "number"}
+    if lo is not None:
+        schema[lo_key] = lo
+    if hi is not None:
+        schema[hi_key] = hi
+    g = compile_schema(schema)
+    assert g.not_enforced == ()
+    validator = jsonschema.Draft202012Validator(schema)
+    wrong = [t for t in NUMBERS if judge.accepts(g.text, t) != validator.is_valid(json.loads(t))]
+    assert wrong == [], g.text
+
+
 def test_oneof_overlap_is_listed_not_enforced():
     g = compile_schema({"oneOf": [{"type": "integer"}, {"type": "number"}]})
     assert g.not_enforced == (("#/oneOf", "oneOf"),)
@@ -272,13 +295,14 @@ def _declared_only(value, rank: dict[str, int]):
 
 
 def _within_limits(value) -> bool:
-    """Integers the grammar bounds to 19 digits (narrower than JSON, documented)."""
+    """Integers the grammar bounds to 19 digits, and bounded numbers it writes without an exponent
+    (narrower than JSON, documented): an exponent float is out of scope."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return True
     if isinstance(value, int):
         return abs(value) < 10 ** 19
     if isinstance(value, float):
-        return True
+        return "e" not in repr(value) and abs(value) < 10 ** 19
     if isinstance(value, list):
         return all(_within_limits(v) for v in value)
     return all(_within_limits(v) for v in value.values())

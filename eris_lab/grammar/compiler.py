@@ -30,6 +30,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
 from ..errors import PatternError, SchemaError, Unsatisfiable
@@ -227,6 +228,80 @@ def _natural_range(lo: int, hi: int | None) -> str:
             break
         alts.append(_same_length_range(str(start), str(end)))
     return " | ".join(alts)
+
+
+def _digits_after_point(d: Decimal) -> str:
+    """The fraction digits of ``d >= 0`` without trailing zeros (``Decimal("2.50")`` -> ``"5"``)."""
+    frac = d - int(d)
+    if frac == 0:
+        return ""
+    text = format(frac, "f")
+    return text.split(".", 1)[1].rstrip("0")
+
+
+def _fraction(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None, room: int) -> str | None:
+    """GBNF for 1 to ``room`` fraction digits whose value lies within the bounds, or None.
+
+    ``lo``/``hi``: the bound's remaining fraction digits (``""`` = zeros from here on) and
+    whether it is exclusive; None = no bound on that side. Digit by digit: a first digit strictly
+    between the bounds' digits frees the rest; one equal to a bound's digit keeps that bound.
+    """
+    if lo is None and hi is None:
+        return repetition("[0-9]", 1, room)
+    dl = int(lo[0][0]) if lo is not None and lo[0] else 0
+    dh = (int(hi[0][0]) if hi[0] else 0) if hi is not None else 9
+    alts = []
+    free = [x for x in range(10) if (lo is None or x > dl) and (hi is None or x < dh)]
+    if free:
+        head = f"[{free[0]}]" if len(free) == 1 else f"[{free[0]}-{free[-1]}]"
+        alts.append(_seq(head, repetition("[0-9]", 0, room - 1)))
+    for x in sorted({dl, dh} if lo is not None and hi is not None else {dl} if lo is not None else {dh}):
+        if (lo is not None and x < dl) or (hi is not None and x > dh):
+            continue
+        nlo = (lo[0][1:], lo[1]) if lo is not None and x == dl else None
+        nhi = (hi[0][1:], hi[1]) if hi is not None and x == dh else None
+        # may the digits end here? the rest of the number is then zeros
+        end = (nlo is None or (nlo[0] == "" and not nlo[1])) and (nhi is None or nhi[0] != "" or not nhi[1])
+        more = _fraction(nlo, nhi, room - 1) if room > 1 else None
+        if more is not None and end:
+            alts.append(f'"{x}" ({more})?')
+        elif more is not None:
+            alts.append(f'"{x}" {_group(more)}')
+        elif end:
+            alts.append(f'"{x}"')
+    return " | ".join(alts) if alts else None
+
+
+def _fraction_part(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None) -> str | None:
+    """The optional ``"." digits`` after an integer part, within fraction bounds; None if impossible."""
+    digits = _fraction(lo, hi, 24)
+    zero_ok = (lo is None or (lo[0] == "" and not lo[1])) and (hi is None or hi[0] != "" or not hi[1])
+    if digits is None:
+        return "" if zero_ok else None
+    return f'("." {_group(digits)})?' if zero_ok else f'"." {_group(digits)}'
+
+
+def _magnitudes(lo: tuple[Decimal, bool], hi: tuple[Decimal, bool] | None) -> list[str]:
+    """GBNF alternatives for the unsigned decimal spellings (no exponent) of magnitudes within
+    ``lo`` (>= 0) and ``hi`` (None: up to 19 integral digits); each bound is (value, exclusive)."""
+    out = []
+    ia, fa = int(lo[0]), (_digits_after_point(lo[0]), lo[1])
+    if hi is not None:
+        ib, fb = int(hi[0]), (_digits_after_point(hi[0]), hi[1])
+        if ia == ib:
+            part = _fraction_part(fa, fb)
+            return [] if part is None else [_seq(literal(str(ia)), part)]
+    part = _fraction_part(fa, None)
+    if part is not None:
+        out.append(_seq(literal(str(ia)), part))
+    top = None if hi is None else ib - 1
+    if top is None or top >= ia + 1:
+        out.append(f'({_natural_range(ia + 1, top)}) ("." {repetition("[0-9]", 1, 24)})?')
+    if hi is not None:
+        part = _fraction_part(None, fb)
+        if part is not None:
+            out.append(_seq(literal(str(ib)), part))
+    return out
 
 
 def integer_range(lo: int | None, hi: int | None) -> str:
@@ -1319,12 +1394,53 @@ class Compiler:
         return self._rule(name, f"({integer_range(lo, hi)}) space", path)
 
     def _build_number_rule(self, schema: dict, name: str, path: str) -> str:
-        bounds = [k for k in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum") if k in schema]
-        nonnegative = schema.get("minimum") == 0 and not isinstance(schema.get("minimum"), bool)
-        for key in bounds:
-            if not (key == "minimum" and nonnegative):
-                self._unenforced(f"{path}/{key}", key)
-        return self.primitive("nonnegative-number" if nonnegative else "number")
+        """A number within ``minimum`` / ``maximum`` / ``exclusive*``, enforced exactly.
+
+        Bounded numbers are written without an exponent (``0.00001``, never ``1e-05``) and with
+        at most 19 integral and 24 fractional digits, as every number of the grammar: narrower,
+        never wider. Bounds beyond 19 digits are open on that side (nothing the grammar writes
+        reaches them).
+        """
+        lo: tuple[Decimal, bool] | None = None  # (bound, exclusive)
+        hi: tuple[Decimal, bool] | None = None
+        for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+            v = schema.get(key)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise self._error(f"{path}/{key}", f"expected a number, got {v!r}")
+            d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+            strict = key.startswith("exclusive")
+            if "inimum" in key and (lo is None or d > lo[0] or (d == lo[0] and strict)):
+                lo = (d, strict)
+            if "aximum" in key and (hi is None or d < hi[0] or (d == hi[0] and strict)):
+                hi = (d, strict)
+        cap = Decimal(10) ** MAX_INT_DIGITS
+        if lo is not None and lo[0] <= -cap:
+            lo = None
+        if hi is not None and hi[0] >= cap:
+            hi = None
+        if lo is None and hi is None:
+            return self.primitive("number")
+        if lo == (Decimal(0), False) and hi is None:
+            return self.primitive("nonnegative-number")  # exact, and it keeps exponents
+        if lo is not None and lo[0] >= cap or hi is not None and hi[0] <= -cap:
+            raise self._unsat(path, "the bounds lie beyond the 19-digit numbers the grammar writes")
+        if lo is not None and hi is not None and (lo[0] > hi[0] or (lo[0] == hi[0] and (lo[1] or hi[1]))):
+            raise self._unsat(path, f"no number lies between the bounds ({lo[0]} and {hi[0]})")
+        alts = []
+        # values >= 0, spelt without a sign: magnitudes in [max(lo, 0), hi]
+        if hi is None or hi[0] > 0 or (hi[0] == 0 and not hi[1]):
+            low = lo if lo is not None and lo[0] >= 0 else (Decimal(0), False)
+            alts += _magnitudes(low, hi)
+        # values < 0, spelt "-" m: m in (max(0, -hi), -lo]
+        if lo is None or lo[0] < 0:
+            low = (-hi[0], hi[1]) if hi is not None and hi[0] < 0 else (Decimal(0), True)
+            top = None if lo is None else (-lo[0], lo[1])
+            alts += [f'"-" {_group(m)}' for m in _magnitudes(low, top)]
+        if not alts:  # pragma: no cover - the checks above leave at least one value
+            raise self._unsat(path, "no number lies between the bounds")
+        return self._rule(name, f"({' | '.join(alts)}) space", path)
 
     # -- output ------------------------------------------------------------------------------
     def format(self) -> str:
