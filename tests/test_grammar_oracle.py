@@ -582,3 +582,24 @@ def test_tool_rules_never_collide_with_envelope_or_builtin_rules(judge, name):
     assert not judge.accepts(g.text, '{"r": 5}')  # the bare arguments never become the start rule
     assert not judge.accepts(g.text, reply("call", [{"name": name, "arguments": {"r": "5"}}]))
     assert not judge.accepts(g.text, '"x"')
+
+
+# -- declared property names with grammar-special characters beside extra keys ----------------
+
+
+@pytest.mark.parametrize("special", ["]", "\\", "^", "-", '"', "\n", "[", "a-z", "^]", "\\u0041", "\t"])
+@pytest.mark.parametrize("additional", [{"type": "integer"}, True, {}])
+def test_declared_names_with_special_characters_beside_extra_keys(judge, special, additional):
+    name = f"k{special}x"
+    schema = {"type": "object", "properties": {name: {"type": "string"}, special: {"type": "boolean"}},
+              "additionalProperties": additional}
+    g = compile_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    texts = [{name: "v"}, {special: True}, {name: "v", special: False}, {name: "v", "other": 3}, {"other": 3},
+             {name: 5}, {special: "s"}, {name: "v", "k": 1}, {"k": 1, "kx": 2}]
+    for value in texts:
+        text = json.dumps(value, ensure_ascii=False)
+        assert judge.accepts(g.text, text) == validator.is_valid(value), (text, g.text)
+    # a declared key can never come back as an extra key (a duplicate under the extras' schema)
+    duplicate = f'{{{json.dumps(name)}: "v", {json.dumps(special)}: true, {json.dumps(name)}: 1}}'
+    assert not judge.accepts(g.text, duplicate), g.text
