@@ -603,3 +603,67 @@ def test_declared_names_with_special_characters_beside_extra_keys(judge, special
     # a declared key can never come back as an extra key (a duplicate under the extras' schema)
     duplicate = f'{{{json.dumps(name)}: "v", {json.dumps(special)}: true, {json.dumps(name)}: 1}}'
     assert not judge.accepts(g.text, duplicate), g.text
+
+
+# -- any-value spellings, not, maps: each judged by jsonschema ---------------------------------
+
+SDK_FORMS = [
+    ("not-empty-is-nothing", {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"not": {}}},
+                              "additionalProperties": False},
+     [{"a": 1}, {}], [{"b": 1}, {"b": None}, {"a": 1, "b": "x"}]),
+    ("not-false-is-anything", {"type": "object", "properties": {"a": {"not": False}}, "additionalProperties": {"not": {}}},
+     [{"a": [1, {"x": None}]}, {"a": "s"}, {}], [{"z": 1}]),
+    ("not-type", {"not": {"type": ["string", "null"]}}, [1, 2.5, True, [], {}], ["s", None]),
+    ("not-enum-beside-enum", {"enum": ["a", "b", "c"], "not": {"enum": ["b"]}}, ["a", "c"], ["b", "d"]),
+    ("description-only-and-true", {"type": "object", "properties": {"v": {"description": "anything"}, "w": True},
+                                   "required": ["v"], "additionalProperties": False},
+     [{"v": None}, {"v": {"a": [1]}, "w": "x"}, {"v": 1.5, "w": [None]}], [{}, {"w": 1}, {"v": 1, "x": 1}]),
+    ("additional-empty-object", {"type": "object", "additionalProperties": {}}, [{"a": 1, "b": [None]}, {}], [[], "x"]),
+    ("additional-not-empty", {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"not": {}}},
+     [{"a": "x"}, {}], [{"a": "x", "b": 1}, {"b": 1}]),
+    ("items-not-empty", {"type": "array", "prefixItems": [{"type": "integer"}], "items": {"not": {}}},
+     [[1], []], [[1, 2], ["x"]]),
+    ("zod-record-enum-keys", {"type": "object", "propertyNames": {"enum": ["x", "y"]},
+                              "additionalProperties": {"type": "integer"}},
+     [{"x": 1}, {"x": 1, "y": 2}, {}], [{"z": 1}, {"x": "1"}]),
+    ("zod-record-pattern-keys", {"type": "object", "propertyNames": {"pattern": "^[a-z]{1,3}$"},
+                                 "additionalProperties": {"type": "boolean"}},
+     [{"ab": True}, {"abc": False, "x": True}], [{"abcd": True}, {"A": True}, {"ab": 1}]),
+    ("property-names-beside-properties", {"type": "object", "properties": {"id": {"type": "integer"}},
+                                          "propertyNames": {"enum": ["id", "tag"]},
+                                          "additionalProperties": {"type": "string"}},
+     [{"id": 1}, {"id": 1, "tag": "t"}, {"tag": "t"}], [{"id": "1"}, {"tag": 1}, {"other": "x"}]),
+    ("pattern-properties-beside-properties", {"type": "object", "properties": {"name": {"type": "string"}},
+                                              "patternProperties": {"^x-[a-z]+$": {"type": "integer"}},
+                                              "required": ["name"], "additionalProperties": False},
+     [{"name": "n"}, {"name": "n", "x-a": 1}, {"name": "n", "x-a": 1, "x-bc": 2}],
+     [{"x-a": 1}, {"name": "n", "x-a": "1"}, {"name": "n", "y": 1}, {"name": "n", "x-": 1}]),
+    ("enum-with-null", {"enum": ["eu", "us", None]}, ["eu", None], ["null", "asia", 0]),
+    ("oneof-of-consts", {"oneOf": [{"const": "strict"}, {"const": "moderate"}]}, ["strict", "moderate"],
+     ["off", "Strict"]),
+    ("single-value-enum", {"type": "string", "enum": ["searxng"]}, ["searxng"], ["google", "SearXNG", ""]),
+]
+
+
+@pytest.mark.parametrize(("schema", "valid", "invalid"), [c[1:] for c in SDK_FORMS], ids=[c[0] for c in SDK_FORMS])
+def test_sdk_schema_forms_are_exact(judge, schema, valid, invalid):
+    g = compile_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    assert all(validator.is_valid(v) for v in valid) and not any(validator.is_valid(v) for v in invalid)
+    assert [v for v in valid if not judge.accepts(g.text, json.dumps(v))] == [], g.text
+    assert [v for v in invalid if judge.accepts(g.text, json.dumps(v))] == [], g.text
+
+
+@pytest.mark.parametrize(("schema", "where"), [
+    ({"type": "string", "not": {"pattern": "x"}}, "#/not"),
+    ({"type": "object", "patternProperties": {"^a": {}, "^b": {}}}, "#/patternProperties"),
+    ({"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {"type": "integer"}}}, "#/patternProperties"),
+    ({"type": "object", "properties": {"a": {}}, "propertyNames": {"maxLength": 3}, "additionalProperties": True},
+     "#/propertyNames"),
+])
+def test_forms_the_grammar_cannot_express_are_errors_not_widenings(schema, where):
+    from eris_lab.errors import SchemaError
+
+    with pytest.raises(SchemaError) as exc:
+        compile_schema(schema)
+    assert exc.value.where == where

@@ -5,14 +5,20 @@ STYLE.md section 1. What differs, on purpose:
 
 * nothing is skipped silently: a keyword the grammar cannot express is a :class:`SchemaError`
   naming its JSON path, or, with ``lenient=True``, a warning with that path; what the grammar
-  accepts but cannot fully check (``multipleOf``, ``uniqueItems``, bounds on non-integers,
-  overlapping ``oneOf`` branches, unknown formats) is listed in ``Grammar.not_enforced`` so the
-  caller validates with ``jsonschema`` after generation;
+  accepts but cannot fully check (``multipleOf``, ``uniqueItems``, overlapping ``oneOf``
+  branches, unknown formats) is listed in ``Grammar.not_enforced`` so the caller validates with
+  ``jsonschema`` after generation;
 * the grammar is never wider than the schema. It may be *narrower* where tool calling wants it:
-  keys appear in schema order; an object that declares ``properties`` but not
+  objects with up to ``ANY_ORDER_MAX_KEYS`` declared keys take them in any order, larger ones in
+  schema order (one rule per key, linear size; at most ``MAX_OBJECT_PROPERTIES`` keys), extra
+  keys come last and are spelt without escapes; an object that declares ``properties`` but not
   ``additionalProperties`` takes no extra keys (one without ``properties`` is a free-form dict);
-  a schema without ``type`` takes the types its keywords imply; numbers have bounded digits;
-  strings under ``pattern`` use canonical escapes;
+  a schema without ``type`` takes the types its keywords imply; numbers have bounded digits, and
+  bounded numbers no exponent; strings under ``pattern`` use canonical escapes;
+* the grammar is a safety barrier: every literal (tool names, keys, enum values) goes through
+  one JSON-then-GBNF escaper (``builtins.json_literal``); recursion (``$ref`` anywhere, through
+  ``anyOf`` / ``oneOf`` at any depth) becomes recursive rules; schemas nested deeper than
+  ``MAX_SCHEMA_DEPTH`` are one clear error, never a RecursionError;
 * every grammar is checked before it is returned: rules that can never finish (a recursive
   ``$ref`` with no base case) and left recursion are errors naming the path, and llama.cpp's own
   parser must accept the text (``oracle.check_parses``; fail closed).
