@@ -380,13 +380,22 @@ def _run_grammar(args) -> int:
     from .errors import SchemaError
     from .grammar import compile as compile_grammar
     from .grammar import compile_schema
+    from .grammar.compiler import MAX_SCHEMA_DEPTH, recursion_headroom
 
     if args.schema is not None:
+        text = _read_text(args.schema, "--schema")
         try:
-            schema = json.loads(_read_text(args.schema, "--schema"))
+            with recursion_headroom(where=args.schema):  # deep JSON gets the depth message below
+                schema = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SchemaError(f"not valid JSON (line {exc.lineno}: {exc.msg})", where=args.schema) from None
-        grammar = compile_schema(schema, lenient=args.lenient)
+        except SchemaError:  # [[[... 100,000 deep: json's scanner recursed past any sane limit
+            raise SchemaError(f"JSON nested too deeply to read; a schema may nest at most {MAX_SCHEMA_DEPTH} "
+                              "levels", where=args.schema) from None
+        try:
+            grammar = compile_schema(schema, lenient=args.lenient)
+        except SchemaError as exc:
+            raise exc.within(args.schema) from None  # name the file, then the JSON path
     else:
         catalog = _load_catalog(args.catalog)
         offer = _parse_offer(args.offer, catalog)
@@ -415,9 +424,17 @@ def _add_grammar_check(sub) -> None:
 
 
 def _run_grammar_check(args) -> int:
-    from .grammar.oracle import Oracle, oracle
+    from .grammar.oracle import Oracle, grammar_error, missing_root, oracle
 
     gbnf = _read_text(args.grammar, "--grammar")
+    # an empty or rootless file (what a failed `eris-lab grammar > g.gbnf` leaves) would accept
+    # anything: refuse it, and any grammar llama.cpp refuses, naming the file and the reason
+    reason = missing_root(gbnf)
+    if reason:
+        raise ErisLabError(reason, where=args.grammar)
+    message = grammar_error(gbnf)
+    if message:
+        raise ErisLabError(f"llama.cpp's grammar parser rejected it: {message}", where=args.grammar)
     text = args.text if args.text is not None else _read_text(args.text_file, "--text-file")
     judge = Oracle(args.model) if args.model else oracle()
     n_ok, accepted = judge.prefix_accepted(gbnf, text)

@@ -17,8 +17,8 @@ def test_rules_explain_envelope_calls_and_arguments():
     rows = {r["rule"]: r["explains"] for r in explain.rules(envelope.compile(offer, cat, check=False).text, offer.names)}
     assert rows["root"].startswith("the whole reply")
     assert rows["call-weather-current"] == "a call of weather:current: the name literal locks its argument shape"
-    assert rows["weather-current"] == "the arguments object of weather:current"
-    assert rows["weather-current-units-kv"] == "weather:current: argument 'units' (key and value)"
+    assert rows["tool-weather-current"] == "the arguments object of weather:current"
+    assert rows["tool-weather-current-units-kv"] == "weather:current: argument 'units' (key and value)"
     assert rows["char"].startswith("builtin")
 
 

@@ -87,8 +87,8 @@ CONSTRUCTS = [
         "allOf": [{"$ref": "#/$defs/base"}, {"properties": {"c": {"type": "integer"}}}],
         "$defs": {"base": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
                            "required": ["a"]}}},
-     ['{"a":"x"}', '{"a":"x","c":1}', '{"a":"x","b":2,"c":3}', '{"a":"x","b":2}'],
-     ['{"c":1}', '{"a":1}', '{"b":2,"a":"x"}', '{,"b":1}']),
+     ['{"a":"x"}', '{"a":"x","c":1}', '{"a":"x","b":2,"c":3}', '{"a":"x","b":2}', '{"b":2,"a":"x"}'],
+     ['{"c":1}', '{"a":1}', '{"a":"x","a":"y"}', '{,"b":1}', '{"a":"x","b":2,"b":3}']),
     ("definitions-ref", {"definitions": {"n": {"type": "integer", "maximum": 3}}, "type": "array",
                          "items": {"$ref": "#/definitions/n"}}, ["[1,2,3]", "[]", "[ 1, 2 ]"], ["[4]", "[1,]"]),
     ("exclusive-bounds", {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10}, ["1", "9"],
@@ -164,6 +164,29 @@ def test_integer_bounds_are_exact(judge, lo, hi):
     window = range(min(centre) - 25, max(centre) + 25)
     wrong = [v for v in window if judge.accepts(g.text, str(v)) != ((lo is None or v >= lo) and (hi is None or v <= hi))]
     assert wrong == []
+
+
+NUMBERS = ["0", "0.0", "1", "-1", "0.5", "0.25", "0.05", "-0.5", "2.5", "2.50", "2.49", "2.51", "3", "10", "9.99",
+           "10.01", "-2.5", "-3", "-2.49", "-2.51", "0.1", "0.09", "0.11", "0.1000001", "100", "-100", "0.001",
+           "12.345", "-12.345", "12.3449", "12.3451", "6.999999", "-0.0999999999", "123456.5"]
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(0.5, None), (None, 2.5), (-2.5, 2.5), (0.1, 0.11), (-12.345, -0.1),
+                                        (0, 10), (1, None), (None, -1), (-3, 12.345), (-0.1, 0)])
+@pytest.mark.parametrize(("lo_key", "hi_key"), [("minimum", "maximum"), ("exclusiveMinimum", "exclusiveMaximum"),
+                                                ("minimum", "exclusiveMaximum"), ("exclusiveMinimum", "maximum")])
+def test_number_bounds_are_exact(judge, lo, hi, lo_key, hi_key):
+    """Bounds on numbers (not only integers) are enforced by the grammar, judged by jsonschema."""
+    schema = {"type": "number"}
+    if lo is not None:
+        schema[lo_key] = lo
+    if hi is not None:
+        schema[hi_key] = hi
+    g = compile_schema(schema)
+    assert g.not_enforced == ()
+    validator = jsonschema.Draft202012Validator(schema)
+    wrong = [t for t in NUMBERS if judge.accepts(g.text, t) != validator.is_valid(json.loads(t))]
+    assert wrong == [], g.text
 
 
 def test_oneof_overlap_is_listed_not_enforced():
@@ -272,13 +295,14 @@ def _declared_only(value, rank: dict[str, int]):
 
 
 def _within_limits(value) -> bool:
-    """Integers the grammar bounds to 19 digits (narrower than JSON, documented)."""
+    """Integers the grammar bounds to 19 digits, and bounded numbers it writes without an exponent
+    (narrower than JSON, documented): an exponent float is out of scope."""
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return True
     if isinstance(value, int):
         return abs(value) < 10 ** 19
     if isinstance(value, float):
-        return True
+        return "e" not in repr(value) and abs(value) < 10 ** 19
     if isinstance(value, list):
         return all(_within_limits(v) for v in value)
     return all(_within_limits(v) for v in value.values())
@@ -503,7 +527,7 @@ def test_every_call_in_a_roster_locks_to_its_own_tool(judge):
     g = compile(offer_of(*catalog.names), catalog)
     rules = dict(line.split(" ::= ", 1) for line in g.text.splitlines())
     for i in range(40):
-        assert rules[f"call-t-{i}"].endswith(f'"\\"arguments\\"" space ":" space t-{i} "}}" space')
+        assert rules[f"call-t-{i}"].endswith(f'"\\"arguments\\"" space ":" space tool-t-{i} "}}" space')
     sample = [reply("call", [{"name": f"t:{i}", "arguments": {f"p{i}": i}}]) for i in (0, 17, 39)]
     wrong = [reply("call", [{"name": f"t:{i}", "arguments": {f"p{i + 1}": i}}]) for i in (0, 17, 38)]
     assert all(judge.accepts(g.text, s) for s in sample)
@@ -524,3 +548,122 @@ def test_demo_descriptor_roster_compiles_strictly(judge):
     catalog = load()
     g = compile(offer_of(*catalog.names), catalog)
     assert g.names == catalog.names and g.warnings == ()
+
+
+# -- the grammar never fails open: tool names (bad_inputs rows 2 and 3) ----------------------
+
+
+def _catalog_of(*names: str):
+    from eris_lab.catalog import Catalog, Tool
+
+    return Catalog([Tool(name=n, description="d", parameters={
+        "type": "object", "properties": {"r": {"type": "integer"}}, "required": ["r"],
+        "additionalProperties": False}) for n in names])
+
+
+@pytest.mark.parametrize("name", ['q"uote', "back\\slash", "nul\x00byte", "nl\nname", 'both\\"', "tab\tx", "ü:ñ"])
+def test_tool_name_literal_is_json_escaped_then_gbnf_escaped(judge, name):
+    g = compile(offer_of(name), _catalog_of(name))
+    valid = reply("call", [{"name": name, "arguments": {"r": 5}}])
+    assert judge.accepts(g.text, valid), g.text
+    raw_quote = valid.replace(json.dumps(name, ensure_ascii=False), '"' + name + '"')
+    if raw_quote != valid:  # the name spelt without JSON escapes is not a JSON string at all
+        assert not judge.accepts(g.text, raw_quote)
+
+
+@pytest.mark.parametrize("name", ["root", "root!", "space", "string", "value", "char", "integer", "null",
+                                  "envelope-call", "envelope-thought", "call-x", "tool-x"])
+def test_tool_rules_never_collide_with_envelope_or_builtin_rules(judge, name):
+    catalog = _catalog_of(name, "x")
+    g = compile(offer_of(name, "x"), catalog)
+    assert judge.accepts(g.text, reply("call", [{"name": name, "arguments": {"r": 5}}])), g.text
+    assert judge.accepts(g.text, reply("call", [{"name": "x", "arguments": {"r": 1}}, {"name": name, "arguments": {"r": 2}}]))
+    assert judge.accepts(g.text, reply("answer", [], message="hi"))
+    assert not judge.accepts(g.text, '{"r": 5}')  # the bare arguments never become the start rule
+    assert not judge.accepts(g.text, reply("call", [{"name": name, "arguments": {"r": "5"}}]))
+    assert not judge.accepts(g.text, '"x"')
+
+
+# -- declared property names with grammar-special characters beside extra keys ----------------
+
+
+@pytest.mark.parametrize("special", ["]", "\\", "^", "-", '"', "\n", "[", "a-z", "^]", "\\u0041", "\t"])
+@pytest.mark.parametrize("additional", [{"type": "integer"}, True, {}])
+def test_declared_names_with_special_characters_beside_extra_keys(judge, special, additional):
+    name = f"k{special}x"
+    schema = {"type": "object", "properties": {name: {"type": "string"}, special: {"type": "boolean"}},
+              "additionalProperties": additional}
+    g = compile_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    texts = [{name: "v"}, {special: True}, {name: "v", special: False}, {name: "v", "other": 3}, {"other": 3},
+             {name: 5}, {special: "s"}, {name: "v", "k": 1}, {"k": 1, "kx": 2}]
+    for value in texts:
+        text = json.dumps(value, ensure_ascii=False)
+        assert judge.accepts(g.text, text) == validator.is_valid(value), (text, g.text)
+    # a declared key can never come back as an extra key (a duplicate under the extras' schema)
+    duplicate = f'{{{json.dumps(name)}: "v", {json.dumps(special)}: true, {json.dumps(name)}: 1}}'
+    assert not judge.accepts(g.text, duplicate), g.text
+
+
+# -- any-value spellings, not, maps: each judged by jsonschema ---------------------------------
+
+SDK_FORMS = [
+    ("not-empty-is-nothing", {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"not": {}}},
+                              "additionalProperties": False},
+     [{"a": 1}, {}], [{"b": 1}, {"b": None}, {"a": 1, "b": "x"}]),
+    ("not-false-is-anything", {"type": "object", "properties": {"a": {"not": False}}, "additionalProperties": {"not": {}}},
+     [{"a": [1, {"x": None}]}, {"a": "s"}, {}], [{"z": 1}]),
+    ("not-type", {"not": {"type": ["string", "null"]}}, [1, 2.5, True, [], {}], ["s", None]),
+    ("not-enum-beside-enum", {"enum": ["a", "b", "c"], "not": {"enum": ["b"]}}, ["a", "c"], ["b", "d"]),
+    ("description-only-and-true", {"type": "object", "properties": {"v": {"description": "anything"}, "w": True},
+                                   "required": ["v"], "additionalProperties": False},
+     [{"v": None}, {"v": {"a": [1]}, "w": "x"}, {"v": 1.5, "w": [None]}], [{}, {"w": 1}, {"v": 1, "x": 1}]),
+    ("additional-empty-object", {"type": "object", "additionalProperties": {}}, [{"a": 1, "b": [None]}, {}], [[], "x"]),
+    ("additional-not-empty", {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"not": {}}},
+     [{"a": "x"}, {}], [{"a": "x", "b": 1}, {"b": 1}]),
+    ("items-not-empty", {"type": "array", "prefixItems": [{"type": "integer"}], "items": {"not": {}}},
+     [[1], []], [[1, 2], ["x"]]),
+    ("zod-record-enum-keys", {"type": "object", "propertyNames": {"enum": ["x", "y"]},
+                              "additionalProperties": {"type": "integer"}},
+     [{"x": 1}, {"x": 1, "y": 2}, {}], [{"z": 1}, {"x": "1"}]),
+    ("zod-record-pattern-keys", {"type": "object", "propertyNames": {"pattern": "^[a-z]{1,3}$"},
+                                 "additionalProperties": {"type": "boolean"}},
+     [{"ab": True}, {"abc": False, "x": True}], [{"abcd": True}, {"A": True}, {"ab": 1}]),
+    ("property-names-beside-properties", {"type": "object", "properties": {"id": {"type": "integer"}},
+                                          "propertyNames": {"enum": ["id", "tag"]},
+                                          "additionalProperties": {"type": "string"}},
+     [{"id": 1}, {"id": 1, "tag": "t"}, {"tag": "t"}], [{"id": "1"}, {"tag": 1}, {"other": "x"}]),
+    ("pattern-properties-beside-properties", {"type": "object", "properties": {"name": {"type": "string"}},
+                                              "patternProperties": {"^x-[a-z]+$": {"type": "integer"}},
+                                              "required": ["name"], "additionalProperties": False},
+     [{"name": "n"}, {"name": "n", "x-a": 1}, {"name": "n", "x-a": 1, "x-bc": 2}],
+     [{"x-a": 1}, {"name": "n", "x-a": "1"}, {"name": "n", "y": 1}, {"name": "n", "x-": 1}]),
+    ("enum-with-null", {"enum": ["eu", "us", None]}, ["eu", None], ["null", "asia", 0]),
+    ("oneof-of-consts", {"oneOf": [{"const": "strict"}, {"const": "moderate"}]}, ["strict", "moderate"],
+     ["off", "Strict"]),
+    ("single-value-enum", {"type": "string", "enum": ["searxng"]}, ["searxng"], ["google", "SearXNG", ""]),
+]
+
+
+@pytest.mark.parametrize(("schema", "valid", "invalid"), [c[1:] for c in SDK_FORMS], ids=[c[0] for c in SDK_FORMS])
+def test_sdk_schema_forms_are_exact(judge, schema, valid, invalid):
+    g = compile_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    assert all(validator.is_valid(v) for v in valid) and not any(validator.is_valid(v) for v in invalid)
+    assert [v for v in valid if not judge.accepts(g.text, json.dumps(v))] == [], g.text
+    assert [v for v in invalid if judge.accepts(g.text, json.dumps(v))] == [], g.text
+
+
+@pytest.mark.parametrize(("schema", "where"), [
+    ({"type": "string", "not": {"pattern": "x"}}, "#/not"),
+    ({"type": "object", "patternProperties": {"^a": {}, "^b": {}}}, "#/patternProperties"),
+    ({"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {"type": "integer"}}}, "#/patternProperties"),
+    ({"type": "object", "properties": {"a": {}}, "propertyNames": {"maxLength": 3}, "additionalProperties": True},
+     "#/propertyNames"),
+])
+def test_forms_the_grammar_cannot_express_are_errors_not_widenings(schema, where):
+    from eris_lab.errors import SchemaError
+
+    with pytest.raises(SchemaError) as exc:
+        compile_schema(schema)
+    assert exc.value.where == where

@@ -195,5 +195,5 @@ def test_cli_grammar_check_bad_grammar_exit_2(tmp_path, capsys):
     gbnf = tmp_path / "g.gbnf"
     gbnf.write_text("root ::= missing\n", encoding="utf-8")
     assert cli.main(["grammar-check", "--grammar", str(gbnf), "--text", "x"]) == 2
-    assert capsys.readouterr().err == ("eris-lab: error: grammar: llama.cpp's grammar parser rejected the grammar: "
+    assert capsys.readouterr().err == (f"eris-lab: error: {gbnf}: llama.cpp's grammar parser rejected it: "
                                        "parse: error parsing grammar: Undefined rule identifier 'missing'\n")

@@ -175,28 +175,27 @@ def left_recursive(ast: dict[str, list]) -> list[str]:
         return out
 
     graph = {name: first_refs(alts) for name, alts in ast.items()}
+    # depth-first search with an explicit stack: a chain of thousands of rules (an object with
+    # many optional keys) must not hit Python's recursion limit
     state: dict[str, int] = {}
-    path: list[str] = []
-
-    def dfs(name: str) -> list[str]:
-        state[name] = 1
-        path.append(name)
-        for nxt in sorted(graph.get(name, ())):
+    for start in sorted(graph):
+        if start in state:
+            continue
+        state[start] = 1
+        path = [start]
+        stack = [iter(sorted(graph[start]))]
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                stack.pop()
+                state[path.pop()] = 2
+                continue
             if state.get(nxt) == 1:
                 return path[path.index(nxt):] + [nxt]
             if nxt in graph and nxt not in state:
-                found = dfs(nxt)
-                if found:
-                    return found
-        path.pop()
-        state[name] = 2
-        return []
-
-    for name in sorted(graph):
-        if name not in state:
-            cycle = dfs(name)
-            if cycle:
-                return cycle
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(graph[nxt])))
     return []
 
 

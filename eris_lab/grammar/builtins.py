@@ -16,8 +16,10 @@ Every rule here is data: a :class:`BuiltinRule` of GBNF body plus the builtins i
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 __all__ = [
     "BuiltinRule",
@@ -27,6 +29,8 @@ __all__ = [
     "RESERVED_NAMES",
     "MAX_REPETITION",
     "literal",
+    "json_text",
+    "json_literal",
     "char_class",
     "repetition",
 ]
@@ -164,6 +168,24 @@ def _escape(cp: int, *, in_class: bool) -> str:
 def literal(text: str) -> str:
     """A GBNF string literal matching ``text`` exactly."""
     return '"' + "".join(_escape(ord(c), in_class=False) for c in text) + '"'
+
+
+def json_text(value: Any) -> str:
+    """The canonical JSON spelling of a constant: compact, UTF-8, lone surrogates escaped.
+
+    ``'q"uote'`` -> ``'"q\\"uote"'`` (with its quotes). The first half of the one escaper every
+    literal value of the grammar goes through (tool names, property keys, enum and const
+    values): first JSON, then GBNF (:func:`literal`).
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def json_literal(value: Any) -> str:
+    """A GBNF literal matching the canonical JSON spelling of ``value``, quotes included for a
+    string: for the tool name ``q"uote`` it matches the 9 characters ``"q\\"uote"``. Tool names,
+    envelope keys and property keys go through here."""
+    return literal(json_text(value))
 
 
 def char_class(ranges: Iterable[tuple[int, int]], *, negated: bool = False) -> str:

@@ -5,14 +5,20 @@ STYLE.md section 1. What differs, on purpose:
 
 * nothing is skipped silently: a keyword the grammar cannot express is a :class:`SchemaError`
   naming its JSON path, or, with ``lenient=True``, a warning with that path; what the grammar
-  accepts but cannot fully check (``multipleOf``, ``uniqueItems``, bounds on non-integers,
-  overlapping ``oneOf`` branches, unknown formats) is listed in ``Grammar.not_enforced`` so the
-  caller validates with ``jsonschema`` after generation;
+  accepts but cannot fully check (``multipleOf``, ``uniqueItems``, overlapping ``oneOf``
+  branches, unknown formats) is listed in ``Grammar.not_enforced`` so the caller validates with
+  ``jsonschema`` after generation;
 * the grammar is never wider than the schema. It may be *narrower* where tool calling wants it:
-  keys appear in schema order; an object that declares ``properties`` but not
+  objects with up to ``ANY_ORDER_MAX_KEYS`` declared keys take them in any order, larger ones in
+  schema order (one rule per key, linear size; at most ``MAX_OBJECT_PROPERTIES`` keys), extra
+  keys come last and are spelt without escapes; an object that declares ``properties`` but not
   ``additionalProperties`` takes no extra keys (one without ``properties`` is a free-form dict);
-  a schema without ``type`` takes the types its keywords imply; numbers have bounded digits;
-  strings under ``pattern`` use canonical escapes;
+  a schema without ``type`` takes the types its keywords imply; numbers have bounded digits, and
+  bounded numbers no exponent; strings under ``pattern`` use canonical escapes;
+* the grammar is a safety barrier: every literal (tool names, keys, enum values) goes through
+  one JSON-then-GBNF escaper (``builtins.json_literal``); recursion (``$ref`` anywhere, through
+  ``anyOf`` / ``oneOf`` at any depth) becomes recursive rules; schemas nested deeper than
+  ``MAX_SCHEMA_DEPTH`` are one clear error, never a RecursionError;
 * every grammar is checked before it is returned: rules that can never finish (a recursive
   ``$ref`` with no base case) and left recursion are errors naming the path, and llama.cpp's own
   parser must accept the text (``oracle.check_parses``; fail closed).
@@ -30,6 +36,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
 from ..errors import PatternError, SchemaError, Unsatisfiable
@@ -42,6 +49,8 @@ from .builtins import (
     SPACE_RULE,
     STRING_FORMAT_RULES,
     char_class,
+    json_literal,
+    json_text,
     literal,
     repetition,
 )
@@ -68,14 +77,14 @@ SUPPORTED_KEYWORDS = frozenset({
     "type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "nullable", "properties", "required",
     "additionalProperties", "items", "prefixItems", "additionalItems", "minItems", "maxItems",
     "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "minProperties", "maxProperties",
+    "exclusiveMaximum", "minProperties", "maxProperties", "not", "patternProperties", "propertyNames",
 })
 #: Keywords GBNF cannot express: accepted, listed in ``Grammar.not_enforced``.
 NOT_ENFORCED_KEYWORDS = frozenset({"multipleOf", "uniqueItems"})
 #: Validation keywords the compiler does not support: an error (or a lenient warning).
 UNSUPPORTED_KEYWORDS = frozenset({
-    "not", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies",
-    "patternProperties", "propertyNames", "contains", "minContains",
+    "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies",
+    "contains", "minContains",
     "maxContains", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$dynamicAnchor",
     "$recursiveRef", "$recursiveAnchor", "disallow", "extends", "divisibleBy",
 })
@@ -85,7 +94,8 @@ TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 #: object from ``properties``). The grammar then accepts only those types: narrower, never wider.
 TYPE_OF_KEYWORD = {
     "properties": "object", "required": "object", "additionalProperties": "object",
-    "minProperties": "object", "maxProperties": "object",
+    "minProperties": "object", "maxProperties": "object", "patternProperties": "object",
+    "propertyNames": "object",
     "items": "array", "prefixItems": "array", "additionalItems": "array", "minItems": "array",
     "maxItems": "array", "uniqueItems": "array",
     "minLength": "string", "maxLength": "string", "pattern": "string", "format": "string",
@@ -96,6 +106,16 @@ TYPE_OF_KEYWORD = {
 FORMAT_LENGTHS = {"date": (10, 10), "time": (9, 24), "date-time": (20, 35), "uuid": (36, 36)}
 #: Alternatives a composition may expand to (allOf over several anyOf/oneOf is a product).
 MAX_UNION_ALTERNATIVES = 256
+#: Objects with at most this many declared keys take them in any order (each at most once), with
+#: one rule per set of keys written (2 ** 5 = 32 rules at most); larger objects fix schema order.
+ANY_ORDER_MAX_KEYS = 5
+#: Declared keys per object: the ordered form grows linearly (one rule per key), and llama.cpp's
+#: per-token work grows with the keys that may come next, so past this the schema is refused.
+MAX_OBJECT_PROPERTIES = 1000
+#: Nesting of a schema's JSON (objects and arrays inside each other): 128 is 64 levels of
+#: ``properties`` or 128 of ``items``, far beyond any tool's arguments. Deeper schemas are refused
+#: up front with one clear line (never a RecursionError from the compiler, jsonschema or json).
+MAX_SCHEMA_DEPTH = 128
 
 _INVALID_RULE_CHARS_RE = re.compile(r"[^a-zA-Z0-9-]+")
 
@@ -125,10 +145,9 @@ class Grammar:
         return self.text
 
 
-def _json_text(value: Any) -> str:
-    """The canonical JSON spelling of a constant: compact, UTF-8, lone surrogates escaped."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group(0)):04x}", text)
+def rule_name(text: str) -> str:
+    """A GBNF rule name from any text (a tool name, a JSON path): runs of other characters -> ``-``."""
+    return _INVALID_RULE_CHARS_RE.sub("-", text).strip("-") or "r"
 
 
 def _json_key(value: Any) -> str:
@@ -217,6 +236,80 @@ def _natural_range(lo: int, hi: int | None) -> str:
     return " | ".join(alts)
 
 
+def _digits_after_point(d: Decimal) -> str:
+    """The fraction digits of ``d >= 0`` without trailing zeros (``Decimal("2.50")`` -> ``"5"``)."""
+    frac = d - int(d)
+    if frac == 0:
+        return ""
+    text = format(frac, "f")
+    return text.split(".", 1)[1].rstrip("0")
+
+
+def _fraction(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None, room: int) -> str | None:
+    """GBNF for 1 to ``room`` fraction digits whose value lies within the bounds, or None.
+
+    ``lo``/``hi``: the bound's remaining fraction digits (``""`` = zeros from here on) and
+    whether it is exclusive; None = no bound on that side. Digit by digit: a first digit strictly
+    between the bounds' digits frees the rest; one equal to a bound's digit keeps that bound.
+    """
+    if lo is None and hi is None:
+        return repetition("[0-9]", 1, room)
+    dl = int(lo[0][0]) if lo is not None and lo[0] else 0
+    dh = (int(hi[0][0]) if hi[0] else 0) if hi is not None else 9
+    alts = []
+    free = [x for x in range(10) if (lo is None or x > dl) and (hi is None or x < dh)]
+    if free:
+        head = f"[{free[0]}]" if len(free) == 1 else f"[{free[0]}-{free[-1]}]"
+        alts.append(_seq(head, repetition("[0-9]", 0, room - 1)))
+    for x in sorted({dl, dh} if lo is not None and hi is not None else {dl} if lo is not None else {dh}):
+        if (lo is not None and x < dl) or (hi is not None and x > dh):
+            continue
+        nlo = (lo[0][1:], lo[1]) if lo is not None and x == dl else None
+        nhi = (hi[0][1:], hi[1]) if hi is not None and x == dh else None
+        # may the digits end here? the rest of the number is then zeros
+        end = (nlo is None or (nlo[0] == "" and not nlo[1])) and (nhi is None or nhi[0] != "" or not nhi[1])
+        more = _fraction(nlo, nhi, room - 1) if room > 1 else None
+        if more is not None and end:
+            alts.append(f'"{x}" ({more})?')
+        elif more is not None:
+            alts.append(f'"{x}" {_group(more)}')
+        elif end:
+            alts.append(f'"{x}"')
+    return " | ".join(alts) if alts else None
+
+
+def _fraction_part(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None) -> str | None:
+    """The optional ``"." digits`` after an integer part, within fraction bounds; None if impossible."""
+    digits = _fraction(lo, hi, 24)
+    zero_ok = (lo is None or (lo[0] == "" and not lo[1])) and (hi is None or hi[0] != "" or not hi[1])
+    if digits is None:
+        return "" if zero_ok else None
+    return f'("." {_group(digits)})?' if zero_ok else f'"." {_group(digits)}'
+
+
+def _magnitudes(lo: tuple[Decimal, bool], hi: tuple[Decimal, bool] | None) -> list[str]:
+    """GBNF alternatives for the unsigned decimal spellings (no exponent) of magnitudes within
+    ``lo`` (>= 0) and ``hi`` (None: up to 19 integral digits); each bound is (value, exclusive)."""
+    out = []
+    ia, fa = int(lo[0]), (_digits_after_point(lo[0]), lo[1])
+    if hi is not None:
+        ib, fb = int(hi[0]), (_digits_after_point(hi[0]), hi[1])
+        if ia == ib:
+            part = _fraction_part(fa, fb)
+            return [] if part is None else [_seq(literal(str(ia)), part)]
+    part = _fraction_part(fa, None)
+    if part is not None:
+        out.append(_seq(literal(str(ia)), part))
+    top = None if hi is None else ib - 1
+    if top is None or top >= ia + 1:
+        out.append(f'({_natural_range(ia + 1, top)}) ("." {repetition("[0-9]", 1, 24)})?')
+    if hi is not None:
+        part = _fraction_part(None, fb)
+        if part is not None:
+            out.append(_seq(literal(str(ib)), part))
+    return out
+
+
 def integer_range(lo: int | None, hi: int | None) -> str:
     """GBNF for the integers in [lo, hi] (``None`` = unbounded), without ``space``; no ``-0``."""
     alts = []
@@ -298,6 +391,7 @@ class Compiler:
         self._warnings: list[tuple[str, str]] = []
         self._not_enforced: list[tuple[str, str]] = []
         self._refs: dict[tuple[int, str], str] = {}
+        self._composed: dict[tuple[int, str], str] = {}
         self._doc: Any = None
         self._doc_key = 0  # one number per document: $ref caches are per document (never id())
         self._doc_name = "root"
@@ -337,7 +431,7 @@ class Compiler:
 
     def _rule(self, name: str, body: str, path: str = "") -> str:
         """Add a rule; the only place rules are named. Same name and body: reuse it."""
-        name = _INVALID_RULE_CHARS_RE.sub("-", name).strip("-") or "r"
+        name = rule_name(name)
         if name in RESERVED_NAMES and name != "root":
             name += "-"
         key = name
@@ -352,7 +446,7 @@ class Compiler:
 
     def _reserve(self, name: str, path: str) -> str:
         """Reserve a rule name (a ``$ref`` target being built) so recursion can refer to it."""
-        name = _INVALID_RULE_CHARS_RE.sub("-", name).strip("-") or "r"
+        name = rule_name(name)
         if name in RESERVED_NAMES and name != "root":
             name += "-"
         key, i = name, 0
@@ -377,6 +471,17 @@ class Compiler:
     def add_rule(self, name: str, body: str) -> str:
         """Add a hand-written rule (used by the envelope); returns the name used."""
         return self._rule(name, body)
+
+    def reserve(self, name: str) -> str:
+        """Reserve a rule name before its body is known (the envelope's ``root``, taken first so
+        no schema rule can ever hold it); give the body with :meth:`define`. Returns the name."""
+        return self._reserve(name, name)
+
+    def define(self, name: str, body: str) -> None:
+        """The body of a name :meth:`reserve` returned."""
+        if self._rules.get(name, "") is not None:
+            raise ValueError(f"rule {name!r} was not reserved or already has a body")
+        self._rules[name] = body
 
     # -- documents and refs ------------------------------------------------------------------
     def document(self, schema: Any, name: str, *, where: str = "") -> str:
@@ -489,13 +594,17 @@ class Compiler:
             raise self._error(path, f"expected a schema object, got {type(schema).__name__}")
         self._check_keywords(schema, path)
         schema = self._normalize(schema, path)
+        if "not" in schema:
+            schema = self._resolve_not(schema, path)
+            if schema is False:
+                raise self._unsat(f"{path}/not", "'not' excludes every value here")
         validating = {k for k in schema if k not in ANNOTATION_KEYWORDS and not k.startswith("x-")}
         # 1. $ref alone
         if "$ref" in schema and validating <= {"$ref"}:
             return self._ref(schema["$ref"], f"{path}/$ref")
         # 2. composition: $ref with siblings, allOf, anyOf, oneOf
         if validating & {"$ref", "allOf", "anyOf", "oneOf"}:
-            return self._visit_composition(schema, name, path)
+            return self._composition_rule(schema, name, path)
         # 3. several types
         types = self._types(schema, path)
         if types is None and "enum" not in schema and "const" not in schema:
@@ -542,6 +651,48 @@ class Compiler:
             out.pop("additionalItems")  # ignored when items is not a list (draft 2019 and older)
         return out
 
+    def _resolve_not(self, schema: dict, path: str) -> dict | bool:
+        """``schema`` with its ``not`` folded into the other keywords, or False (no value).
+
+        The forms SDKs emit: ``{"not": {}}`` (zod's never: nothing), ``{"not": false}`` (anything),
+        ``{"not": {"type": ...}}`` (the other types), and ``{"not": {"enum"/"const": ...}}`` beside
+        an ``enum``. Anything else is unsupported (lenient: dropped, listed as not enforced).
+        """
+        target = schema["not"]
+        rest = {k: v for k, v in schema.items() if k != "not"}
+        trivial = _trivial(target)
+        if trivial is True:
+            return False
+        if trivial is False:
+            return rest
+        npath = f"{path}/not"
+        keys = {k for k in target if k not in ANNOTATION_KEYWORDS and not k.startswith("x-")} \
+            if isinstance(target, dict) else set()
+        if keys == {"type"}:
+            excluded = _type_set(self._types(target, npath) or ())
+            allowed = [t for t in TYPES if t not in excluded]
+            if "integer" in excluded and "number" in allowed:
+                allowed.remove("number")  # "a number but not an integer" has no grammar: narrower
+                self._warn(npath, "not integer: non-integral numbers are left out of the grammar")
+            if rest.get("type") is not None:
+                own = _type_set(self._types(rest, path) or ())
+                allowed = [t for t in allowed if t in own]
+            if not allowed:
+                return False
+            return {**rest, "type": allowed}
+        if keys and keys <= {"enum", "const"} and ("enum" in rest or "const" in rest):
+            banned = {_json_key(v) for v in target.get("enum", [])} | (
+                {_json_key(target["const"])} if "const" in target else set())
+            values = rest["enum"] if "enum" in rest else [rest["const"]]
+            kept = [v for v in values if _json_key(v) not in banned]
+            if not kept:
+                return False
+            rest.pop("const", None)
+            return {**rest, "enum": kept}
+        self._unsupported(npath, "unsupported form of 'not' (supported: {}, false, a type, or an enum "
+                                 "beside an enum)", "not")
+        return rest
+
     # -- composition -------------------------------------------------------------------------
     def _flatten(self, schema: Any, path: str, stack: tuple) -> list[tuple[dict, str]]:
         """The conjunction ``schema`` stands for: $ref and allOf expanded, as (member, path)."""
@@ -553,6 +704,10 @@ class Compiler:
             raise self._error(path, f"expected a schema object, got {type(schema).__name__}")
         self._check_keywords(schema, path)
         schema = self._normalize(schema, path)
+        if "not" in schema:
+            schema = self._resolve_not(schema, path)
+            if schema is False:
+                raise self._unsat(f"{path}/not", "'not' excludes every value here")
         out: list[tuple[dict, str]] = []
         if "$ref" in schema:
             ref = schema["$ref"]
@@ -595,6 +750,7 @@ class Compiler:
                     continue
                 if key == "additionalProperties":
                     props = set(member.get("properties", {}))
+                    value = value if _trivial(value) is None else _trivial(value)
                     if value is False:
                         closed.append(props)
                     elif value is True:
@@ -657,14 +813,45 @@ class Compiler:
             return a  # not enforced either way; listed by the keyword check
         if a == b:
             return a
-        if key in ("pattern", "format", "prefixItems"):
-            raise self._error(path, f"allOf: two different {key!r} values cannot be combined in one grammar")
-        return a
+        # pattern, format, prefixItems, patternProperties, propertyNames, ...: never keep one of
+        # two different values silently (that would widen the grammar)
+        raise self._error(path, f"allOf: two different {key!r} values cannot be combined in one grammar")
+
+    def _composition_rule(self, schema: dict, name: str, path: str) -> str:
+        """A composition compiled once per document: met again (recursion through ``anyOf``,
+        ``oneOf`` or a ``$ref`` with siblings, at any depth), it is a reference to its own rule,
+        so every recursive schema becomes recursive rules, never a recursion of this compiler.
+        Rules that can never finish or recurse without input are then caught by :meth:`format`."""
+        try:
+            key = (self._doc_key, json.dumps(schema, sort_keys=True))
+        except (TypeError, ValueError):  # pragma: no cover - schemas are JSON
+            return self._visit_composition(schema, name, path)
+        if key in self._composed:
+            return self._composed[key]
+        placeholder = self._reserve(name, path)
+        self._composed[key] = placeholder
+        try:
+            got = self._visit_composition(schema, placeholder, path)
+        except SchemaError:
+            del self._composed[key]
+            if self._rules.get(placeholder) is None:
+                self._rules.pop(placeholder, None)
+            raise
+        if self._rules.get(placeholder) is None:
+            self._rules[placeholder] = got  # an alias: the composition compiled to another rule
+        return placeholder
 
     def _visit_composition(self, schema: dict, name: str, path: str) -> str:
         base, groups = self._merge(self._flatten(schema, path, ()), path)
         if not groups:
             return self.visit(base, name, path)
+        if len(groups) == 1 and not base:  # a plain union: each branch on its own (a $ref stays a rule)
+            kind, members, gpath = groups[0]
+            if kind == "oneOf" and len(members) > 1 and not self._pairwise_disjoint(
+                    [(m, f"{gpath}/{i}") for i, m in enumerate(members)]):
+                self._unenforced(gpath, "oneOf")
+            names = [self.visit(m, f"{name}-{i}", f"{gpath}/{i}") for i, m in enumerate(members)]
+            return self._rule(name, " | ".join(dict.fromkeys(names)), path)
         combos = list(itertools.product(*(range(len(alts)) for _, alts, _ in groups)))
         if len(combos) > MAX_UNION_ALTERNATIVES:
             raise self._error(path, f"anyOf/oneOf expand to {len(combos)} alternatives; at most "
@@ -770,7 +957,7 @@ class Compiler:
                 return self.visit(repaired, name, path)
             hint = " (lenient mode applies it to the array's items)" if bfcl_style else ""
             raise self._unsat(f"{path}/enum", f"no enum/const value is valid under the rest of the schema{hint}")
-        return self._rule(name, f"{_trie([_json_text(v) for v in kept])} space", path)
+        return self._rule(name, f"{_trie([json_text(v) for v in kept])} space", path)
 
     # -- objects -----------------------------------------------------------------------------
     def _build_object_rule(self, schema: dict, name: str, path: str) -> str:
@@ -781,20 +968,33 @@ class Compiler:
         if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
             raise self._error(f"{path}/required", f"expected a list of property names, got {required!r}")
         additional = schema.get("additionalProperties")
-        if additional is None and "properties" not in schema:
+        trivial = _trivial(additional) if additional is not None else None
+        if trivial is not None:
+            additional = trivial  # {} means true, {"not": {}} means false (what MCP SDKs emit)
+        patterns = schema.get("patternProperties")
+        names_schema = schema.get("propertyNames")
+        if additional is None and "properties" not in schema and patterns is None:
             additional = True  # a free-form dict ({"type": "dict"} in BFCL): any keys, any values
-        items: list[tuple[str, bool]] = []  # (kv rule, required)
         declared = list(props)
         for key in required:
             if key not in props:
-                if additional is False:
+                if additional is False and not self._pattern_matches(patterns, key):
                     raise self._unsat(f"{path}/required", f"required property {key!r} is forbidden by "
                                                           "additionalProperties: false")
                 declared.append(key)
+        if len(declared) > MAX_OBJECT_PROPERTIES:
+            raise self._error(f"{path}/properties", f"{len(declared)} properties; at most "
+                                                    f"{MAX_OBJECT_PROPERTIES} per object are supported")
+        items: list[tuple[str, bool]] = []  # (kv rule, required)
         for key in declared:
-            sub = props.get(key, additional if isinstance(additional, dict) else True)
+            sub = props.get(key, self._undeclared_schema(key, patterns, additional))
+            for pattern, psub in (patterns or {}).items():
+                if key in props and _search(pattern, key):
+                    sub = {"allOf": [sub, psub]}  # a declared key that a pattern matches obeys both
+            if names_schema is not None and not self._valid(key, names_schema):
+                sub = False  # propertyNames forbids this key
             ppath = path + pointer(("properties", key))[1:]
-            if sub is False:
+            if _trivial(sub) is False:
                 if key in required:
                     raise self._unsat(ppath, "required property has schema false: no value is valid")
                 continue
@@ -805,31 +1005,209 @@ class Compiler:
                     raise
                 self._warn(ppath, f"optional property can never be valid ({exc.message}); left out")
                 continue
-            kv = self._rule(f"{name}-{key}-kv", f'{literal(_json_text(key))} space ":" space {value}', ppath)
+            kv = self._rule(f"{name}-{key}-kv", f'{json_literal(key)} space ":" space {value}', ppath)
             items.append((kv, key in required))
-        extra = ""
-        if additional is not None and additional is not False:
-            apath = f"{path}/additionalProperties"
-            value = self.visit(additional, f"{name}-additional", apath)
-            key_rule = self._rule(f"{name}-additional-key", _not_strings([_json_text(k) for k in declared]), apath)
-            extra = self._rule(f"{name}-additional-kv", f'{key_rule} ":" space {value}', apath)
+        extra = self._extra_properties(schema, name, path, declared, additional, patterns, names_schema)
         n_required = sum(1 for _, req in items if req)
         min_p, max_p = schema.get("minProperties", 0), schema.get("maxProperties")
         if max_p is not None and max_p < max(n_required, min_p):
             raise self._unsat(path, f"maxProperties {max_p} is below the keys the object must have")
-        if min_p > max(n_required, 1) or (min_p > n_required and not items and not extra):
-            self._unsupported(f"{path}/minProperties", f"minProperties {min_p} beyond the required keys "
-                                                       "(only 'at least one key' is expressible)", "minProperties")
-        if max_p is not None and (extra or len(items) > max_p):
-            self._unsupported(f"{path}/maxProperties", f"maxProperties {max_p} below the keys that may appear",
-                              "maxProperties")
-        body = _object_body(items, extra, nonempty=min_p >= 1)
+        counted = not extra and len(items) <= ANY_ORDER_MAX_KEYS  # the key-set rules count keys exactly
+        if not counted:
+            if min_p > max(n_required, 1) or (min_p > n_required and not items and not extra):
+                self._unsupported(f"{path}/minProperties", f"minProperties {min_p} beyond the required keys "
+                                                           "(only 'at least one key' is expressible)", "minProperties")
+            if max_p is not None and (extra or len(items) > max_p):
+                self._unsupported(f"{path}/maxProperties", f"maxProperties {max_p} below the keys that may appear",
+                                  "maxProperties")
+        elif min_p > len(items):
+            raise self._unsat(path, f"minProperties {min_p} exceeds the {len(items)} keys that may appear")
+        if len(items) <= ANY_ORDER_MAX_KEYS:
+            body = self._keys_any_order(items, extra, name, path, min_p if counted else min(min_p, 1),
+                                        max_p if counted else None)
+        else:
+            body = self._keys_in_order(items, extra, name, path, nonempty=min_p >= 1)
         return self._rule(name, _seq('"{" space', body, '"}" space'), path)
+
+    def _pattern_matches(self, patterns: Any, key: str) -> bool:
+        return any(_search(p, key) for p in (patterns or {}))
+
+    def _undeclared_schema(self, key: str, patterns: Any, additional: Any) -> Any:
+        """The schema a required-but-undeclared key's value must meet (its pattern's, or additional)."""
+        for pattern, psub in (patterns or {}).items():
+            if _search(pattern, key):
+                return psub
+        return additional if isinstance(additional, dict) else True
+
+    def _extra_properties(self, schema: dict, name: str, path: str, declared: list[str], additional: Any,
+                          patterns: Any, names_schema: Any) -> str:
+        """The rule for one key-value pair beyond the declared keys, or ``""`` when none may appear.
+
+        Extra keys never spell a declared key (so no declared key can repeat under another
+        schema). ``patternProperties``: one pattern, whose key language must not contain a
+        declared key; keys outside the pattern are then left out (narrower, with a warning)
+        unless ``additionalProperties`` is false. ``propertyNames``: a string schema for the
+        extra keys; the declared keys must lie outside its language (checked with jsonschema on
+        the declared names only when it is an enum, else refused beside declared keys).
+        """
+        if patterns is not None:
+            ppath = f"{path}/patternProperties"
+            if not isinstance(patterns, dict):
+                raise self._error(ppath, f"expected an object of schemas, got {patterns!r}")
+            if not patterns:
+                patterns = None
+        if patterns is not None:
+            if len(patterns) > 1:
+                self._unsupported(ppath, "patternProperties with more than one pattern", "patternProperties")
+                return ""
+            (pattern, psub), = patterns.items()
+            if names_schema is not None:
+                self._unsupported(f"{path}/propertyNames", "propertyNames together with patternProperties",
+                                  "propertyNames")
+                return ""
+            clash = [k for k in declared if _search(pattern, k)]
+            if clash:
+                self._unsupported(ppath, f"pattern {pattern!r} also matches the declared key {clash[0]!r}; "
+                                         "extra keys cannot be told apart from it", "patternProperties")
+                return ""
+            if additional is not None and additional is not False:
+                self._warn(f"{path}/additionalProperties", "keys outside patternProperties are left out "
+                                                           "(a grammar cannot take the complement of a pattern)")
+            if _trivial(psub) is False:
+                return ""
+            key_rule = self._visit_pattern(pattern, f"{name}-pattern-key", f"{ppath}/{pointer((pattern,))[2:]}",
+                                           0, None)
+            value = self.visit(psub, f"{name}-pattern-value", f"{ppath}/{pointer((pattern,))[2:]}")
+            return self._rule(f"{name}-pattern-kv", f'{key_rule} ":" space {value}', ppath)
+        if additional is None or additional is False:
+            return ""
+        apath = f"{path}/additionalProperties"
+        value = self.visit(additional, f"{name}-additional", apath)
+        if names_schema is not None and _trivial(names_schema) is not True:
+            npath = f"{path}/propertyNames"
+            if _trivial(names_schema) is False:
+                return ""
+            key_schema = names_schema
+            if isinstance(names_schema, dict):
+                words = names_schema.get("enum", [names_schema["const"]] if "const" in names_schema else None)
+                if isinstance(words, list):
+                    key_schema = {**names_schema, "enum": [w for w in words if w not in declared]}
+                    key_schema.pop("const", None)
+                    if not key_schema["enum"]:
+                        return ""
+                elif declared:
+                    self._unsupported(npath, "propertyNames (other than an enum) beside declared properties",
+                                      "propertyNames")
+                    return ""
+            key_schema = {"type": "string", **key_schema} if isinstance(key_schema, dict) else key_schema
+            key_rule = self.visit(key_schema, f"{name}-key", npath)
+        else:
+            key_rule = self._rule(f"{name}-additional-key", _not_strings([json_text(k) for k in declared]), apath)
+        return self._rule(f"{name}-additional-kv", f'{key_rule} ":" space {value}', apath)
+
+    def _keys_in_order(self, items: list[tuple[str, bool]], extra: str, name: str, path: str, *,
+                       nonempty: bool) -> str:
+        """Keys in schema order, each optional one present or not, in size linear in the keys.
+
+        One rule per position, ``<name>-after-<i>``: what may follow once something was written
+        and keys before ``i`` were decided; so ``{"b":1}`` is valid when ``a`` and ``b`` are
+        optional, ``{,"b":1}`` never. The idea of llama.cpp's ``json-schema-to-grammar``
+        (a chain of optional-key rules per position) instead of spelling every suffix out,
+        which grew quadratically.
+        """
+        n = len(items)
+        rest = f'("," space {extra})*' if extra else ""
+        after: dict[int, str] = {}
+
+        def tail(i: int) -> str:
+            """What may follow once something was written and keys before i are decided."""
+            if i == n:
+                return rest
+            if i not in after:
+                kv, req = items[i]
+                step = f'"," space {kv}'
+                head = step if req else f"({step})?"
+                after[i] = self._rule(f"{name}-after-{i}", _seq(head, tail(i + 1)) or '""', path)
+            return after[i]
+
+        for i in range(n - 1, 0, -1):  # build from the end: no deep recursion for long chains
+            tail(i)
+        alts = []
+        for i, (kv, req) in enumerate(items):
+            alts.append(_seq(kv, tail(i + 1)))
+            if req:
+                break
+        else:
+            if extra:
+                alts.append(f"{extra} {rest}")
+            if not nonempty:
+                alts.append("")
+        return _alternatives(alts)
+
+    def _keys_any_order(self, items: list[tuple[str, bool]], extra: str, name: str, path: str,
+                        min_keys: int, max_keys: int | None) -> str:
+        """Declared keys in any order, each at most once, then extra keys; exact key counts.
+
+        One rule per set of keys already written (``<name>-has-<bits>``): at most
+        ``2 ** ANY_ORDER_MAX_KEYS`` rules, so only small objects get it. The object may close when
+        every required key is in the set and ``min_keys <= |set| <= max_keys`` (extra keys count
+        only when ``extra`` is empty, which the caller guarantees when it passes bounds).
+        """
+        n = len(items)
+        needed = sum(1 << i for i, (_, req) in enumerate(items) if req)
+        rest = f'("," space {extra})*' if extra else ""
+        states: dict[int, str] = {}
+
+        def viable(written: int) -> bool:
+            """Can the object still close: the missing required keys fit under max_keys."""
+            count = bin(written).count("1")
+            return max_keys is None or count + bin(needed & ~written).count("1") <= max_keys
+
+        def state(written: int) -> str:
+            """GBNF for what may follow once the keys in ``written`` (a bit set, non-empty) were."""
+            alts = [_seq(f'"," space {kv}', ref(written | 1 << i)) for i, (kv, _) in enumerate(items)
+                    if not written >> i & 1 and viable(written | 1 << i)]
+            if written & needed == needed and bin(written).count("1") >= min_keys:
+                alts.append(rest)
+            return _alternatives(alts)
+
+        def ref(written: int) -> str:
+            if written not in states:
+                body = state(written)
+                states[written] = self._rule(f"{name}-has-{written:x}", body, path) if body else ""
+            return states[written]
+
+        alts = [_seq(kv, ref(1 << i)) for i, (kv, _) in enumerate(items) if viable(1 << i)]
+        if not needed:
+            if extra:
+                alts.append(f"{extra} {rest}")
+            if min_keys <= 0:
+                alts.append("")
+        if n == 0 and not extra:
+            return ""
+        return _alternatives(alts)
+
+        def ref(written: int) -> str:
+            if written not in states:
+                body = state(written)
+                states[written] = self._rule(f"{name}-has-{written:x}", body, path) if body else ""
+            return states[written]
+
+        alts = [_seq(kv, ref(1 << i)) for i, (kv, _) in enumerate(items) if max_keys is None or max_keys >= 1]
+        if not needed and min_keys <= 0:
+            alts.append(f"{extra} {rest}" if extra else "")
+        elif not needed and extra and min_keys <= 1:
+            alts.append(f"{extra} {rest}")
+        if n == 0 and not extra:
+            return ""
+        return _alternatives(alts)
 
     # -- arrays ------------------------------------------------------------------------------
     def _build_array_rule(self, schema: dict, name: str, path: str) -> str:
         prefix = schema.get("prefixItems", [])
         items = schema.get("items", True)
+        if _trivial(items) is not None:
+            items = _trivial(items)  # {"not": {}}: no more items, {}: any
         lo = int(schema.get("minItems", 0))
         hi = schema.get("maxItems")
         hi = None if hi is None else int(hi)
@@ -1022,12 +1400,53 @@ class Compiler:
         return self._rule(name, f"({integer_range(lo, hi)}) space", path)
 
     def _build_number_rule(self, schema: dict, name: str, path: str) -> str:
-        bounds = [k for k in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum") if k in schema]
-        nonnegative = schema.get("minimum") == 0 and not isinstance(schema.get("minimum"), bool)
-        for key in bounds:
-            if not (key == "minimum" and nonnegative):
-                self._unenforced(f"{path}/{key}", key)
-        return self.primitive("nonnegative-number" if nonnegative else "number")
+        """A number within ``minimum`` / ``maximum`` / ``exclusive*``, enforced exactly.
+
+        Bounded numbers are written without an exponent (``0.00001``, never ``1e-05``) and with
+        at most 19 integral and 24 fractional digits, as every number of the grammar: narrower,
+        never wider. Bounds beyond 19 digits are open on that side (nothing the grammar writes
+        reaches them).
+        """
+        lo: tuple[Decimal, bool] | None = None  # (bound, exclusive)
+        hi: tuple[Decimal, bool] | None = None
+        for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+            v = schema.get(key)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise self._error(f"{path}/{key}", f"expected a number, got {v!r}")
+            d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+            strict = key.startswith("exclusive")
+            if "inimum" in key and (lo is None or d > lo[0] or (d == lo[0] and strict)):
+                lo = (d, strict)
+            if "aximum" in key and (hi is None or d < hi[0] or (d == hi[0] and strict)):
+                hi = (d, strict)
+        cap = Decimal(10) ** MAX_INT_DIGITS
+        if lo is not None and lo[0] <= -cap:
+            lo = None
+        if hi is not None and hi[0] >= cap:
+            hi = None
+        if lo is None and hi is None:
+            return self.primitive("number")
+        if lo == (Decimal(0), False) and hi is None:
+            return self.primitive("nonnegative-number")  # exact, and it keeps exponents
+        if lo is not None and lo[0] >= cap or hi is not None and hi[0] <= -cap:
+            raise self._unsat(path, "the bounds lie beyond the 19-digit numbers the grammar writes")
+        if lo is not None and hi is not None and (lo[0] > hi[0] or (lo[0] == hi[0] and (lo[1] or hi[1]))):
+            raise self._unsat(path, f"no number lies between the bounds ({lo[0]} and {hi[0]})")
+        alts = []
+        # values >= 0, spelt without a sign: magnitudes in [max(lo, 0), hi]
+        if hi is None or hi[0] > 0 or (hi[0] == 0 and not hi[1]):
+            low = lo if lo is not None and lo[0] >= 0 else (Decimal(0), False)
+            alts += _magnitudes(low, hi)
+        # values < 0, spelt "-" m: m in (max(0, -hi), -lo]
+        if lo is None or lo[0] < 0:
+            low = (-hi[0], hi[1]) if hi is not None and hi[0] < 0 else (Decimal(0), True)
+            top = None if lo is None else (-lo[0], lo[1])
+            alts += [f'"-" {_group(m)}' for m in _magnitudes(low, top)]
+        if not alts:  # pragma: no cover - the checks above leave at least one value
+            raise self._unsat(path, "no number lies between the bounds")
+        return self._rule(name, f"({' | '.join(alts)}) space", path)
 
     # -- output ------------------------------------------------------------------------------
     def format(self) -> str:
@@ -1099,7 +1518,7 @@ def _fixed_char(node: _pattern.Node) -> str | None:
     cp = node.ranges[0][0]
     if 0xD800 <= cp <= 0xDFFF:
         return None
-    return _json_text(chr(cp))[1:-1]
+    return json_text(chr(cp))[1:-1]
 
 
 def _trie(words: list[str]) -> str:
@@ -1180,41 +1599,101 @@ def _not_strings(words: list[str]) -> str:
     return f'"\\"" ({build(trie)}) "\\"" space'
 
 
-def _object_body(items: list[tuple[str, bool]], extra: str, *, nonempty: bool = False) -> str:
-    """Keys in order, each optional one present or not, commas only between present keys.
-
-    ``head(i)``: nothing written yet; ``tail(i)``: something written, so every later key brings
-    its comma. ``{"b":1}`` is valid when ``a`` and ``b`` are optional; ``{,"b":1}`` never.
-    ``nonempty`` (minProperties 1) drops the empty object.
-    """
-    n = len(items)
-    rest = f'("," space {extra})*' if extra else ""
-
-    def tail(i: int) -> str:
-        parts = []
-        for kv, req in items[i:]:
-            parts.append(f'"," space {kv}' if req else f'("," space {kv})?')
-        if rest:
-            parts.append(rest)
-        return " ".join(parts)
-
-    alts = []
-    for i, (kv, req) in enumerate(items):
-        alts.append(f"{kv} {tail(i + 1)}".strip())
-        if req:
-            break
-    else:
-        if extra:
-            alts.append(f"{extra} {rest}")
-        if not nonempty:
-            alts.append("")
-    if n == 0 and not extra:
+def _alternatives(alts: list[str]) -> str:
+    """GBNF choice of ``alts``; an empty string among them makes the whole choice optional."""
+    nonempty = list(dict.fromkeys(a for a in alts if a))
+    if not nonempty:
         return ""
-    nonempty = [a for a in alts if a]
     body = " | ".join(nonempty)
-    if "" in alts:
+    if len(nonempty) < len(alts) and "" in alts:
         return f"({body})?" if len(nonempty) > 1 or " " in body else f"{body}?"
     return f"({body})" if len(nonempty) > 1 else body
+
+
+def _trivial(schema: Any) -> bool | None:
+    """True when ``schema`` accepts every value (``true``, ``{}``, only annotations), False when
+    none (``false``, ``{"not": {}}``, as MCP SDKs and zod emit), None otherwise."""
+    if isinstance(schema, bool):
+        return schema
+    if not isinstance(schema, dict):
+        return None
+    validating = {k for k in schema if k not in ANNOTATION_KEYWORDS and not k.startswith("x-")}
+    if not validating:
+        return True
+    if validating == {"not"}:
+        inner = _trivial(schema["not"])
+        return None if inner is None else not inner
+    return None
+
+
+def _search(pattern: Any, key: str) -> bool:
+    """Whether ``pattern`` (JSON Schema: unanchored search) matches ``key``; an unreadable pattern
+    counts as matching (the caller then refuses rather than guesses)."""
+    try:
+        return re.search(pattern, key) is not None
+    except (re.error, TypeError):
+        return True
+
+
+def json_depth(value: Any) -> int:
+    """How deeply objects and arrays nest in ``value`` (a scalar is 0, ``[]`` and ``{}`` are 1).
+
+    Iterative, so it can measure what would overflow Python's stack.
+    """
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def check_depth(schema: Any, *, where: str = "") -> None:
+    """Raise :class:`SchemaError` when ``schema`` nests deeper than :data:`MAX_SCHEMA_DEPTH`.
+
+    Raises
+    ------
+    SchemaError
+        ``<where>#: schema nested N levels deep; at most 128 are supported``.
+    """
+    depth = json_depth(schema)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise SchemaError(f"schema nested {depth} levels deep; at most {MAX_SCHEMA_DEPTH} are supported",
+                          where=f"{where}#")
+
+
+class recursion_headroom:
+    """Context: Python's recursion limit at least ``limit`` inside, restored after; a
+    RecursionError that still happens becomes a :class:`SchemaError` (one line, never a traceback).
+
+    The compiler recurses once per schema level, a few frames each; :data:`MAX_SCHEMA_DEPTH`
+    levels fit with room for a deep caller (a notebook, a test runner).
+    """
+
+    def __init__(self, limit: int = 6000, *, where: str = "#") -> None:
+        self.limit, self.where = limit, where
+
+    def __enter__(self) -> "recursion_headroom":
+        import sys
+
+        self._saved = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self._saved, self.limit))
+        return self
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        import sys
+
+        sys.setrecursionlimit(self._saved)
+        if kind is not None and issubclass(kind, RecursionError):
+            raise SchemaError("schema too deeply nested or recursive for the compiler", where=self.where) from None
+        return False
 
 
 def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) -> Grammar:
@@ -1239,15 +1718,18 @@ def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) ->
     ------
     SchemaError
         Not a JSON Schema, an unsupported keyword or pattern, an unsatisfiable or infinitely
-        recursive schema, or a grammar llama.cpp rejects; ``where`` is the JSON path.
+        recursive schema, one nested deeper than :data:`MAX_SCHEMA_DEPTH`, or a grammar
+        llama.cpp rejects; ``where`` is the JSON path.
     """
-    schema = normalize_types(schema)
-    check_schema(schema)
-    compiler = Compiler(lenient=lenient)
-    got = compiler.document(schema, "root")
-    if got != "root":  # pragma: no cover - document() always returns the reserved root
-        compiler.add_rule("root", got)
-    text = compiler.format()
+    check_depth(schema)
+    with recursion_headroom():
+        schema = normalize_types(schema)
+        check_schema(schema)
+        compiler = Compiler(lenient=lenient)
+        got = compiler.document(schema, "root")
+        if got != "root":  # pragma: no cover - document() always returns the reserved root
+            compiler.add_rule("root", got)
+        text = compiler.format()
     if check:
         from .oracle import check_parses
 

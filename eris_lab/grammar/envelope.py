@@ -21,14 +21,14 @@ from ..errors import CatalogError
 from ..knobs import Knobs
 from ..schema import check as check_schema
 from ..schema import normalize_types
-from .builtins import literal, repetition
-from .compiler import Compiler, Grammar
+from .builtins import json_literal, repetition
+from .compiler import Compiler, Grammar, check_depth, recursion_headroom, rule_name
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..offer import Offer
 
-__all__ = ["compile", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS"]
+__all__ = ["compile", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS", "tool_rule", "call_rule"]
 
 #: The one definition of the reply envelope's vocabulary: this grammar, the parser
 #: (``parse.calls`` reads the same keys) and the prompt's description of it (``prompt.REPLY_FORMAT``).
@@ -41,7 +41,22 @@ CALL_KEYS = ("name", "arguments")
 
 
 def _key(name: str) -> str:
-    return f'{literal(chr(34) + name + chr(34))} space ":" space'
+    return f'{json_literal(name)} space ":" space'
+
+
+def tool_rule(name: str) -> str:
+    """The rule name of a tool's arguments object: ``tool-<name>``, its own namespace.
+
+    Tool rules never share a name with the envelope's (``root``, ``envelope-*``), the calls
+    (``call-*``) or the builtins (``space``, ``string``, ...): a tool named ``root`` or
+    ``string`` gets ``tool-root`` / ``tool-string``.
+    """
+    return f"tool-{rule_name(name)}"
+
+
+def call_rule(name: str) -> str:
+    """The rule name of one call of a tool (name literal, then its arguments): ``call-<name>``."""
+    return f"call-{rule_name(name)}"
 
 
 def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None, lenient: bool = False,
@@ -81,14 +96,17 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
     names = tuple(offer.names)
     catalog.require(names, where="offer")
     compiler = Compiler(lenient=lenient)
+    root = compiler.reserve("root")  # first: no schema rule can take the start symbol
     calls = []
     for name in names if max_calls else ():
-        schema = normalize_types(catalog.tool(name).parameters)
-        check_schema(schema, where=f"{name}: ")
-        args = compiler.document(schema, name.replace(":", "-"), where=f"{name}: ")
+        check_depth(catalog.tool(name).parameters, where=f"{name}: ")
+        with recursion_headroom(where=f"{name}: #"):
+            schema = normalize_types(catalog.tool(name).parameters)
+            check_schema(schema, where=f"{name}: ")
+            args = compiler.document(schema, tool_rule(name), where=f"{name}: ")
         calls.append(compiler.add_rule(
-            f"call-{name}",
-            f'"{{" space {_key(CALL_KEYS[0])} {literal(chr(34) + name + chr(34))} space "," space '
+            call_rule(name),
+            f'"{{" space {_key(CALL_KEYS[0])} {json_literal(name)} space "," space '
             f'{_key(CALL_KEYS[1])} {args} "}}" space'))
     char = compiler.primitive("char")
     thought = compiler.add_rule(
@@ -103,13 +121,14 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
         call = compiler.add_rule("envelope-call", " | ".join(calls))
         more = compiler.add_rule("envelope-more-calls", f'"," space {call}')
         calls_list = f'"[" space {call} {repetition(more, 0, max_calls - 1)} "]" space'.replace("  ", " ")
-        branches.append(compiler.add_rule("envelope-status-call", f'{literal(chr(34) + STATUSES[0] + chr(34))} space {tail} {calls_list}'))
-    quiet = " | ".join(literal(f'"{s}"') for s in STATUSES[1:])
+        branches.append(compiler.add_rule("envelope-status-call", f'{json_literal(STATUSES[0])} space {tail} {calls_list}'))
+    quiet = " | ".join(json_literal(s) for s in STATUSES[1:])
     branches.append(compiler.add_rule("envelope-status-other", f'({quiet}) space {tail} "[" space "]" space'))
-    compiler.add_rule(
-        "root",
+    compiler.define(
+        root,
         f'"{{" space {_key(thought_key)} {thought} "," space {_key(status_key)} ({" | ".join(branches)}) "}}" space')
-    text = compiler.format()
+    with recursion_headroom(where="grammar"):
+        text = compiler.format()
     if check:
         from .oracle import check_parses
 

@@ -17,6 +17,7 @@ from ..catalog import Catalog
 from ..knobs import Knobs
 from ..schema import normalize_types
 from .builtins import PRIMITIVE_RULES, STRING_FORMAT_RULES
+from .compiler import rule_name
 from .envelope import ENVELOPE_KEYS, STATUSES
 
 __all__ = ["rules", "example_value", "examples", "judge", "compile_cost", "costs"]
@@ -36,7 +37,7 @@ _ENVELOPE_NOTES = {
 
 def rules(gbnf: str, tools: Sequence[str] = ()) -> list[dict[str, Any]]:
     """One row per rule: ``rule``, ``body`` (cut at 160 characters), ``chars``, ``explains``."""
-    keys = {t.replace(":", "-"): t for t in tools}
+    keys = {rule_name(t): t for t in tools}
     rows = []
     for line in gbnf.splitlines():
         m = _RULE_RE.match(line.strip())
@@ -55,6 +56,8 @@ def _explain(name: str, keys: Mapping[str, str]) -> str:
         return f"a call of {keys[name[5:]]}: the name literal locks its argument shape"
     if name in PRIMITIVE_RULES or name in STRING_FORMAT_RULES or name.startswith(("char", "hex-")):
         return "builtin JSON primitive (grammar/builtins.py)"
+    if name.startswith("tool-"):
+        name = name[len("tool-"):]
     for key in sorted(keys, key=len, reverse=True):
         if name == key:
             return f"the arguments object of {keys[key]}"

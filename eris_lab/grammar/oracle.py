@@ -23,6 +23,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from ..errors import LLMError, OracleError, SchemaError
 
-__all__ = ["Oracle", "check_parses", "grammar_error", "oracle"]
+__all__ = ["Oracle", "check_parses", "grammar_error", "missing_root", "oracle"]
 
 _LOCK = threading.Lock()
 
@@ -46,18 +47,22 @@ def _llama():
     return llama_cpp
 
 
-_LOG_MESSAGES: list[str] = []
+#: Where llama.cpp's log lines go while a grammar is being parsed (under ``_LOCK``); None: dropped.
+#: A fresh list per parse: a shared, trimmed list lost the message after a model load had filled
+#: it ("rejected the grammar: no message").
+_LOG_CAPTURE: list[list[str] | None] = [None]
 
 
 @functools.cache
 def _quiet_logs(llama_cpp) -> None:
-    """Route llama.cpp's log lines into a list (read for error messages) instead of stderr."""
+    """Route llama.cpp's log lines into the current capture (read for error messages), never stderr."""
 
     @llama_cpp.llama_log_callback
     def _callback(level, text, user_data):  # pragma: no cover - called from C
         try:
-            _LOG_MESSAGES.append(text.decode("utf-8", "replace"))
-            del _LOG_MESSAGES[:-50]
+            capture = _LOG_CAPTURE[0]
+            if capture is not None:
+                capture.append(text.decode("utf-8", "replace"))
         except Exception:
             pass
 
@@ -85,26 +90,47 @@ class _CapturedStderr:
 
 
 def _first_error_line(text: str) -> str:
-    for line in text.splitlines():
-        if "error" in line.lower() or "left recursion" in line or "Undefined" in line:
-            return line.strip()
-    return text.strip().splitlines()[0] if text.strip() else "no message"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:  # the specific reason first, then llama.cpp's generic "failed to parse"
+        if line != "failed to parse grammar" and (
+                "error" in line.lower() or "left recursion" in line or "Undefined" in line or "symbol" in line):
+            return line
+    return lines[0] if lines else "no reason given by llama.cpp"
+
+
+def missing_root(gbnf: str, root: str = "root") -> str:
+    """Why ``gbnf`` has no start rule (``""`` when it has one): empty, comments only, or no ``root``.
+
+    llama.cpp's parser accepts an empty grammar, and a sampler built from it constrains nothing:
+    a failed ``eris-lab grammar > g.gbnf`` leaves exactly such a file. Fail closed instead.
+    """
+    body = "\n".join(line for line in gbnf.splitlines() if not line.lstrip().startswith("#"))
+    if not body.strip():
+        return "the grammar is empty (no rules)"
+    if not re.search(rf"(?m)^[ \t]*{re.escape(root)}[ \t]*::=", gbnf):
+        return f"the grammar has no {root!r} rule (its start symbol)"
+    return ""
 
 
 def _init_grammar(llama_cpp, vocab, gbnf: str, root: str = "root"):
-    """Build a grammar sampler; returns (sampler or None, llama.cpp's message)."""
+    """Build a grammar sampler; returns (sampler or None, llama.cpp's reason for refusing it)."""
     with _LOCK:
-        start = len(_LOG_MESSAGES)
-        with _CapturedStderr() as err:
-            sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), root.encode("utf-8"))
-        logs = "".join(_LOG_MESSAGES[start:])
+        _LOG_CAPTURE[0] = logs = []
+        try:
+            with _CapturedStderr() as err:
+                sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), root.encode("utf-8"))
+        finally:
+            _LOG_CAPTURE[0] = None
     if not sampler:
-        return None, _first_error_line(err.text + "\n" + logs)
+        return None, _first_error_line(err.text + "\n" + "".join(logs))
     return sampler, ""
 
 
 def grammar_error(gbnf: str, *, root: str = "root", vocab=None) -> str:
     """llama.cpp's own verdict on ``gbnf``: ``""`` when its grammar parser accepts it, else its message.
+
+    An empty, comment-only or rootless grammar is refused first (:func:`missing_root`): llama.cpp
+    would accept the empty one and constrain nothing.
 
     The one grammar-parse check of the lab: the compiler and the envelope call it through
     :func:`check_parses` (fail closed), the runner before it samples a token. llama.cpp's
@@ -126,6 +152,9 @@ def grammar_error(gbnf: str, *, root: str = "root", vocab=None) -> str:
     key = (hashlib.sha256(gbnf.encode("utf-8")).hexdigest(), root, vocab is None)
     if key in _PARSED:
         return ""
+    reason = missing_root(gbnf, root)
+    if reason:
+        return reason
     llama_cpp = _llama()
     sampler, message = _init_grammar(llama_cpp, vocab, gbnf, root)
     if sampler is None:
@@ -253,8 +282,11 @@ class Oracle:
         Raises
         ------
         SchemaError
-            llama.cpp's parser refused the grammar.
+            The grammar is empty or has no start rule, or llama.cpp's parser refused it.
         """
+        reason = missing_root(gbnf, root)
+        if reason:
+            raise SchemaError(reason, where="grammar")
         sampler, message = _init_grammar(self._llama, self.vocab, gbnf, root)
         if sampler is None:
             raise SchemaError(f"llama.cpp's grammar parser rejected the grammar: {message}", where="grammar")
