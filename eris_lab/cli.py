@@ -506,8 +506,8 @@ def _add_eval(sub) -> None:
                         "bfcl-pooled-all, demo, demo-train, demo-test, or a JSONL file of {query, gold, history}")
     p.add_argument("--catalog", help="catalogue for demo suites and files (default descriptors/)")
     p.add_argument("--strategy", default="policy", metavar="S",
-                   help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-cluster, policy-abstain, "
-                        "toolkit, meta; parameters as NAME:k=v,... (default policy)")
+                   help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-reference, policy-cluster, "
+                        "policy-abstain, toolkit, meta; parameters as NAME:k=v,... (default policy: calibrated knobs)")
     p.add_argument("--knobs", metavar="FILE|reference",
                    help="knobs for the embedding + policy strategies: a TOML file or 'reference' "
                         "(default: policy calibrates on the suite's catalogue without labels)")

@@ -264,7 +264,7 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
     if not failed or decision.rule == Rule.CONVERSATIONAL:
         return decision
     unsure = decision.kind in ("full_roster", "conversational") or decision.rule in (
-        Rule.UNSURE_FULL_ROSTER, Rule.UNSURE_DOMAIN_CLUSTER, Rule.EMPTY_AFTER_POLICY)
+        Rule.UNSURE_FULL_ROSTER, Rule.UNSURE_DOMAIN_CLUSTER, Rule.UNSURE_RANKED, Rule.EMPTY_AFTER_POLICY)
     if unsure:
         names = failed + tuple(n for n in dict.fromkeys(h.name for h in hits) if n in catalog and n not in failed)
         return Decision(rule=Rule.FAILED_TOOL_RETRY, kind="subset", names=names,

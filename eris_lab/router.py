@@ -458,9 +458,11 @@ class Router:
         raw = q @ self.tool_vectors.T
         rows = self.calibrate(raw)
         scores = rows[:own].max(axis=0)
+        used = own  # rows the hits come from; the gate judges the same rows
         if context and (not (scores >= self.knobs.single_hit_floor).any() or (short and cue)):
             scores = np.maximum(scores, rows[own:].max(axis=0))
             notes.append(context)
+            used = len(queries)
         if unread_script(text):
             scores = np.maximum(scores, self._lexical_scores(text))
             notes.append("lexical terms (script the embedder cannot read)")
@@ -468,9 +470,11 @@ class Router:
         if not unread_script(text) and not names_duration(text):
             for name in countdown_tools(self.catalog):
                 scores[self.catalog.position(name)] = min(scores[self.catalog.position(name)], -1.0)
-        if self.knobs.relevance_floor > 0:  # the gate reads raw cosines, as calibration fitted it
-            best_row = int(raw[:own].max(axis=1).argmax())
-            self.last_features = self.gate().features(q[best_row:best_row + 1], [queries[best_row]])[0]
+        if self.knobs.relevance_floor > 0 and not unread_script(text):
+            # the gate reads raw cosines, as calibration fitted it; text the embedder cannot read
+            # is not judged by it (its cosines are noise): lexical scores and the policy decide
+            best_row = int(raw[:used].max(axis=1).argmax())
+            self.last_features = self.gate().features(q[best_row:best_row + 1])[0]
         idx, values = top_scores(scores, RANKED_HITS)
         self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
         keep = np.flatnonzero(scores >= self.knobs.threshold)

@@ -45,10 +45,19 @@ def fake_embedder():
     return FakeEmbedder()
 
 
+@pytest.fixture(scope="session")
+def _calibration_cache(tmp_path_factory):
+    """One calibration cache for the session: a catalogue's label-free calibration is a pure
+    function of its fingerprint and the model, and fitting the demo catalogue costs ~10 s."""
+    return tmp_path_factory.mktemp("calibration")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path, monkeypatch):
-    """Every test gets its own vector cache folder (never the user's ~/.cache)."""
+def _isolated_cache(tmp_path, monkeypatch, _calibration_cache):
+    """Every test gets its own cache folder (never the user's ~/.cache); calibrations are shared
+    within the session (tests of the calibration cache itself unset ERIS_LAB_CALIBRATION_CACHE)."""
     monkeypatch.setenv("ERIS_LAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ERIS_LAB_CALIBRATION_CACHE", str(_calibration_cache))
 
 
 def load_cases(name: str) -> dict:

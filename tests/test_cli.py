@@ -184,3 +184,49 @@ def test_route_requests_in_other_scripts_are_never_conversation(capsys, catalog_
 def test_route_greetings_in_other_scripts_stay_conversation(capsys, catalog_file, text):
     status, out, _ = run(capsys, "route", text, "--catalog", catalog_file, "--json")
     assert status == 0 and json.loads(out)["decision"]["rule"] == "CONVERSATIONAL"
+
+
+# -- calibrated knobs by default, --knobs reference, eris-lab calibrate (issue 18) -----------------
+
+
+def test_calibrate_prints_fitted_knobs_and_writes_a_loadable_file(capsys, tmp_path):
+    from eris_lab.knobs import Knobs
+
+    out_file = tmp_path / "knobs.toml"
+    status, out, _ = run(capsys, "calibrate", "--out", str(out_file), "--json")
+    record = json.loads(out)
+    assert status == 0 and record["out"] == str(out_file)
+    prov = record["provenance"]
+    assert prov["n_tools"] == 56 and prov["promised_coverage"] == 0.95 and prov["n_pseudo_queries"] >= 100
+    knobs = Knobs.load(out_file)
+    assert knobs.unsure_fallback == "ranked" and knobs.widen_k == record["knobs"]["widen_k"]
+    assert knobs.notes["calibration"]["catalog_fingerprint"] == prov["catalog_fingerprint"]
+
+
+@pytest.mark.parametrize("argv, where", [
+    (["--alpha", "1.5"], "--alpha"), (["--alpha", "0"], "--alpha"), (["--out", "."], "--out"),
+])
+def test_calibrate_bad_flags_are_one_line(capsys, argv, where):
+    status, out, err = run(capsys, "calibrate", *argv)
+    assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and where in err
+
+
+def test_route_defaults_to_calibrated_knobs_and_reference_is_a_flag_away(capsys):
+    text = "please read notes/today.md"  # bad input row 29: the README's own example
+    _, out, _ = run(capsys, "route", text, "--json")
+    calibrated = json.loads(out)
+    _, out, _ = run(capsys, "route", text, "--knobs", "reference", "--json")
+    reference = json.loads(out)
+    assert "vault:read" in calibrated["offered"] and len(calibrated["offered"]) <= 16
+    assert calibrated["decision"]["kind"] != "full_roster"
+    assert reference["decision"]["rule"] == "EMPTY_AFTER_POLICY" and len(reference["offered"]) == 56
+
+
+def test_decide_judges_with_reference_knobs_unless_given(capsys, catalog_file, tmp_path):
+    hits = json.dumps([["weather:current", 0.52]])
+    _, out, _ = run(capsys, "decide", "--text", "is it cold outside", "--hits", hits, "--catalog", catalog_file,
+                    "--json")
+    assert json.loads(out)["decision"]["rule"] == "UNSURE_FULL_ROSTER"
+    _, out, _ = run(capsys, "decide", "--text", "is it cold outside", "--hits", hits, "--catalog", catalog_file,
+                    "--fallback", "ranked", "--json")
+    assert json.loads(out)["decision"]["rule"] in ("UNSURE_RANKED",)

@@ -173,3 +173,15 @@ def test_the_metrics_table_names_every_number_of_the_record_once():
     assert set(LOWER_IS_BETTER) == {m.name for m in METRICS if m.better == "lower"} and "lock_in" in LOWER_IS_BETTER
     assert (format_value(None, "recall"), format_value(0.5, "recall"), format_value(123.4, "offer_tokens"),
             format_value(7, "n")) == ("-", "0.500", "123", "7")
+
+
+def test_name_recall_counts_any_schema_variant_and_appears_only_on_pooled_names():
+    from eris_lab.eval.metrics import QueryResult, evaluate
+
+    pooled = [QueryResult(id="a", query="q", gold=("f",), expect="all", offered=("f~2", "g"), kind="subset"),
+              QueryResult(id="b", query="q", gold=("g~3",), expect="all", offered=("g~3",), kind="subset"),
+              QueryResult(id="c", query="q", gold=("h",), expect="all", offered=("k",), kind="subset")]
+    record = evaluate(pooled)
+    assert record["recall"] == round(1 / 3, 6) and record["name_recall"] == round(2 / 3, 6)
+    plain = [QueryResult(id="a", query="q", gold=("f",), expect="all", offered=("f",), kind="subset")]
+    assert "name_recall" not in evaluate(plain)

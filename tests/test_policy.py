@@ -250,3 +250,72 @@ def test_decision_keys_determine_decide_on_a_grid_of_knobs():
             assert seen.setdefault(key, outcome) == outcome, (key, knobs)
             distinct.add(outcome)
     assert len(seen) > 200 and len(distinct) > 50  # the grid really moves the decisions
+
+
+# -- bounded widening, subset margin, the relevance gate (issue 18) ----------------------------------
+
+RANKED = Knobs(unsure_fallback="ranked", empty_fallback="ranked", widen_k=4, max_whole_roster=3)
+WIDE = Catalog.from_names(["clock:now", "clock:timer", "clock:alarm", "mail:check", "mail:write",
+                           "web:search", "wiki:summary", "calc:evaluate", "media:play", "media:pause"])
+
+
+def test_unsure_ranked_widens_to_the_best_scored_tools_with_whole_domains():
+    ranked = hits(("web:search", 0.45), ("mail:check", 0.40), ("calc:evaluate", 0.2), ("clock:now", 0.1))
+    decision = decide("look something up for me please", hits(("web:search", 0.55)), WIDE, knobs=RANKED,
+                      ranked=ranked)
+    assert decision.rule == Rule.UNSURE_RANKED and decision.kind == "subset"
+    # web:search seats its domain (1 tool), then mail seats both verbs; 3 < 4 so calc is seated too
+    assert decision.names == ("web:search", "mail:check", "mail:write", "calc:evaluate")
+
+
+def test_empty_ranked_never_amputates_a_domain_and_never_offers_the_roster():
+    ranked = hits(("clock:alarm", 0.3), ("web:search", 0.29), ("mail:check", 0.28))
+    decision = decide("something about the morning routine", [], WIDE, knobs=RANKED, ranked=ranked)
+    assert decision.rule == Rule.UNSURE_RANKED and decision.kind == "subset"
+    assert set(decision.names) == {"clock:alarm", "clock:now", "clock:timer", "web:search"}
+    assert len(decision.names) < len(WIDE)
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_ranked_widening_on_a_small_catalogue_is_the_whole_roster_honestly(size):
+    small = Catalog.from_names(WIDE.names[:size])
+    decision = decide("something about the morning routine", [], small, knobs=RANKED)
+    assert decision.kind == "full_roster" and decision.names == small.names
+
+
+def test_subset_margin_keeps_only_hits_near_the_top():
+    knobs = Knobs(subset_margin=0.05)
+    got = decide("send a mail and check the news", hits(("mail:write", 0.7), ("mail:check", 0.67),
+                                                        ("web:search", 0.6)), WIDE, knobs=knobs)
+    assert got.names == ("mail:write", "mail:check") and got.rule == Rule.RANKED_SUBSET
+    assert decide("send a mail and check the news", hits(("mail:write", 0.7), ("mail:check", 0.67),
+                                                         ("web:search", 0.6)), WIDE).names[-1] == "web:search"
+
+
+GATED = Knobs(relevance_floor=0.5, relevance_weights=(0.0, 1.0, 0.0, 0.0))
+
+
+def test_relevance_below_the_floor_offers_nothing_even_with_hits():
+    decision = decide("time flies when you're having fun", hits(("clock:timer", 0.7)), WIDE, knobs=GATED,
+                      relevance=0.2)
+    assert decision.rule == Rule.NO_TOOL_FITS and decision.kind == "conversational" and decision.names == ()
+    assert build(decision, WIDE, knobs=GATED).names == ()
+
+
+def test_relevance_at_the_floor_or_unknown_leaves_the_policy_alone():
+    for relevance in (0.5, 0.9, None):
+        decision = decide("set a timer for ten minutes", hits(("clock:timer", 0.7)), WIDE, knobs=GATED,
+                          relevance=relevance)
+        assert decision.rule == Rule.SINGLE_STRONG_HIT
+
+
+def test_a_forced_hit_overrides_the_relevance_gate():
+    decision = decide("open https://example.org", hits(("web:search", 1.0)), WIDE, knobs=GATED, relevance=0.01)
+    assert decision.rule == Rule.LEXICAL_FORCED_ONLY and decision.names == ("web:search",)
+
+
+def test_gate_floor_without_weights_is_refused():
+    from eris_lab.errors import KnobsError
+
+    with pytest.raises(KnobsError, match="relevance_weights"):
+        Knobs(relevance_floor=0.3)

@@ -28,8 +28,8 @@ __all__ = ["main", "bench", "DEFAULT_SUITES", "DEFAULT_STRATEGIES", "GOALS"]
 
 DEFAULT_SUITES = ("demo", "multiple", "live_multiple", "irrelevance", "live_irrelevance", "live_relevance",
                   "bfcl-pooled")
-DEFAULT_STRATEGIES = ("keyword", "bm25", "dense", "dense:query_prefix=query: ", "hybrid-rrf", "hybrid-weighted",
-                      "policy", "policy-abstain", "toolkit")
+DEFAULT_STRATEGIES = ("keyword", "bm25", "dense", "dense:k=8", "dense:query_prefix=query: ", "hybrid-rrf",
+                      "hybrid-weighted", "policy", "policy-reference", "policy-abstain", "toolkit")
 #: Numbers measured before this work (issue 4, "Goals to report against").
 GOALS = {
     "live_multiple top1, plain MiniLM cosine": 0.891,
@@ -138,6 +138,10 @@ def _run_suite(suite, built, memo, progress: bool, errors: list[dict[str, str]])
         record["n_misrouted"] = len(record["misrouted"])
         record["misrouted"] = record["misrouted"][:MISROUTED_KEPT]
         record["notes"] = suite.notes
+        promised = (getattr(strategy, "knobs_", None) and strategy.knobs_.notes.get("calibration", {})
+                    .get("promised_coverage"))
+        if promised and suite.catalog is not None:  # one calibration for the suite: its promise is stated
+            record["promised_coverage"] = promised
         rows.append(record)
         if progress:
             print(_row_line(record), file=sys.stderr)
@@ -168,6 +172,13 @@ def format_table(report: dict[str, Any]) -> str:
         lines.append(f"  {k:<50} {format_value(v['reference']):>7} {format_value(v['measured']):>9}")
     for k, v in report.get("pooled_by_name", {}).items():
         lines.append(f"  {k:<50} {'':>7} {format_value(v):>9}")
+    promised = [r for r in report["rows"] if r.get("promised_coverage") and r.get("recall") is not None]
+    if promised:
+        lines += ["", "coverage of the calibrated offers (label-free; promised for messages like the pseudo-queries)"]
+        for r in promised:
+            gap = r["recall"] - r["promised_coverage"]
+            lines.append(f"  {r['suite']:<16} {r['strategy']:<26} promised {r['promised_coverage']:.3f}  "
+                         f"observed {r['recall']:.3f}  ({gap:+.3f})")
     for name, reason in report["skipped"].items():
         lines.append(f"skipped {name}: {reason}")
     for e in report["errors"]:

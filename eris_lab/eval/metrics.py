@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..catalog import Catalog, base_name
+from ..catalog import VARIANT_MARK, Catalog, base_name
 from ..policy import Hit
 
 __all__ = ["QueryResult", "evaluate", "approx_tokens", "ToolTokens", "Metric", "METRICS", "HEADLINE", "DESIGN_KEYS",
@@ -205,6 +205,17 @@ class QueryResult:
         return False
 
     @property
+    def name_recalled(self) -> bool:
+        """:attr:`recalled`, with any pooled schema variant of a gold name counting (``f~2`` for ``f``)."""
+        offered = {base_name(n) for n in self.offered}
+        gold = [base_name(g) for g in self.gold]
+        if self.expect == "all":
+            return bool(gold) and all(g in offered for g in gold)
+        if self.expect == "any":
+            return any(g in offered for g in gold)
+        return False
+
+    @property
     def top(self) -> str:
         """The best-scored tool (first hit), else the first offered name, else ``""``."""
         if self.hits:
@@ -319,6 +330,9 @@ def evaluate(results: Sequence[QueryResult], *, suite: str = "", strategy: str =
         "offer_tokens": round(float(np.mean([r.offer_tokens for r in results])), 2) if results else None,
         "catalog_tokens": round(float(np.mean([r.catalog_tokens for r in results])), 2) if results else None,
         "misrouted": [misrouted_row(r) for r in results if not r.correct],
+        # BFCL's pooled catalogue holds several schemas under one name (catalog.VARIANT_MARK)
+        **({"name_recall": rate([r.name_recalled for r in needing])}
+           if any(VARIANT_MARK in n for r in results for n in (*r.gold, *r.offered)) else {}),
         "recall_at": {str(k): rate([r.recalled_at(k) for r in single]) for k in recall_at},
         "name_recall_at": {str(k): rate([r.recalled_at(k, by_name=True) for r in single]) for k in recall_at},
         "relevance_recall": rate([bool(r.offered) for r in needing]),

@@ -46,7 +46,10 @@ __all__ = ["Workbench", "View", "view", "tune_and_save", "panel", "Debouncer", "
 #: Strategies of the registry (``strategies.STRATEGIES``) the picker offers, all re-decided from the
 #: same cached scores: each policy variant with its ``knob_overrides``, and ``dense`` as
 #: ``DenseTopK`` with the threshold slider as its ``min_score`` (the best ``DENSE_K`` tools at or
-#: above it; the picker re-decides from the policy's cached scores, guards included).
+#: above it; the picker re-decides from the policy's cached scores, guards included). The view's
+#: ``policy`` slides the three knobs of the reference policy (``policy-reference`` in the registry);
+#: the calibrated ``policy`` strategy fits its knobs per catalogue (``calibration``) and is marked
+#: as one point on the curve by the notebook.
 VARIANTS: dict[str, dict[str, Any]] = {name: knob_overrides(name)
                                        for name in ("policy", "policy-cluster", "policy-abstain", "dense")}
 DENSE_K = DenseTopK().k  # tools the ``dense`` variant offers at most: the registered strategy's default

@@ -83,7 +83,8 @@ class _Routed:
                 if self._router is None:
                     from ..router import Router
 
-                    self._router = Router(self.meta.catalog, self.embedder)
+                    # knobs calibrated for this catalogue without labels (cached), as eris-lab route
+                    self._router = Router.with_calibrated_knobs(self.meta.catalog, self.embedder)
                 routed = self._router.route(text)
                 names, rule, how = routed.offer.names, str(routed.decision.rule), "router"
             except EmbedError:

@@ -1,0 +1,218 @@
+"""Label-free calibration (issue 18): pseudo-queries, negatives, conformal sizes, the gate, the cache."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from eris_lab import calibration
+from eris_lab.calibration import (
+    GATE_FEATURES,
+    MIN_PSEUDO_QUERIES,
+    RelevanceGate,
+    calibrate,
+    calibrated_knobs,
+    conformal_quantile,
+    load_negatives,
+    pseudo_queries,
+)
+from eris_lab.catalog import Catalog, Example, Tool, tools_from_json
+from eris_lab.errors import DataError
+from eris_lab.knobs import Knobs
+
+
+def _tool(name, description, params=None, examples=()):
+    parameters = {"type": "object", "properties": params or {}}
+    return Tool(name=name, description=description, parameters=parameters,
+                examples_good=tuple(Example(text=e) for e in examples))
+
+
+# -- pseudo-queries ------------------------------------------------------------------------------
+
+
+def test_pseudo_queries_prefer_examples_then_parameter_descriptions():
+    catalog = Catalog([
+        _tool("a:one", "Does one thing.", {"city": {"type": "string", "description": "the city to look up"}},
+              examples=("what is it like in Paris",)),
+        _tool("b:two", "Does two things.", {"n": {"type": "integer", "description": "how many items to show"},
+                                            "x": {"type": "string", "description": "ab"}}),
+    ])
+    got = [(p.text, p.tool) for p in pseudo_queries(catalog)]
+    assert got[0] == ("what is it like in Paris", 0)
+    assert ("the city to look up", 0) in got
+    assert ("how many items to show", 1) in got
+    assert not any(text == "ab" for text, _ in got)  # under three words: no pseudo-query
+
+
+def test_pseudo_queries_of_a_bare_tool_come_from_its_text_held_out_and_are_capped():
+    catalog = Catalog([
+        _tool("get_weather", "The weather service for you. Tells you if it rains in a city."),
+        _tool("set_timer", "Timer."),
+        _tool("many", "Many.", {f"p{i}": {"type": "string", "description": f"parameter number {i} here"}
+                                for i in range(9)}),
+    ])
+    got = pseudo_queries(catalog, per_tool=3)
+    weather = [p for p in got if p.tool == 0]
+    assert [p.text for p in weather] == ["The weather service for you.", "Tells you if it rains in a city.",
+                                         "get weather"]
+    for p in weather:  # leave-one-out: the tool is scored without the pseudo-query's own text
+        assert p.held_out and not any(p.text in phrase for phrase in p.held_out)
+    assert [p.text for p in got if p.tool == 1] == ["set timer"]
+    assert len([p for p in got if p.tool == 2]) == 3 and all(p.held_out is None for p in got if p.tool == 2)
+
+
+# -- conformal quantile ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [19, 50, 200])
+def test_conformal_quantile_covers_a_fresh_draw_at_the_promised_rate(n):
+    # exchangeable scores: the quantile of n draws covers a new draw with probability >= 1 - alpha
+    rng = np.random.default_rng(n)
+    alpha = 0.1
+    hits = []
+    for _ in range(2000):
+        draw = rng.normal(size=n + 1)
+        hits.append(draw[-1] <= conformal_quantile(draw[:-1], alpha))
+    assert np.mean(hits) >= 1 - alpha - 0.02
+
+
+def test_conformal_quantile_with_too_few_scores_is_their_maximum_and_empty_is_infinite():
+    assert conformal_quantile(np.array([0.1, 0.3, 0.2]), 0.05) == 0.3
+    assert math.isinf(conformal_quantile(np.array([]), 0.05))
+
+
+# -- negatives -------------------------------------------------------------------------------------
+
+
+def test_shipped_negatives_hold_english_and_german_without_comments():
+    negatives = load_negatives()
+    assert len(negatives) >= 100 and len(set(negatives)) == len(negatives)
+    assert not any(n.startswith("#") for n in negatives)
+    assert "tell me a joke" in negatives and "erzähl mir einen Witz" in negatives
+
+
+def test_negatives_file_that_cannot_be_read_is_a_data_error(tmp_path):
+    with pytest.raises(DataError, match="negatives"):
+        load_negatives(tmp_path / "missing.txt")
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\xff\xfe hello")
+    with pytest.raises(DataError):
+        load_negatives(bad)
+
+
+# -- the gate ----------------------------------------------------------------------------------------
+
+
+def test_gate_features_shape_and_self_exclusion(fake_embedder):
+    catalog = Catalog([_tool("w:now", "weather now in a city"), _tool("t:set", "start a timer")])
+    vectors = fake_embedder.embed(["weather now in a city", "start a timer"])
+    negatives = fake_embedder.embed(["tell me a joke", "how are you"])
+    gate = RelevanceGate(catalog, vectors, negatives)
+    feats = gate.features(negatives)
+    assert feats.shape == (2, len(GATE_FEATURES))
+    assert np.allclose(feats[:, 2], 1.0)  # each negative is its own nearest chit-chat ...
+    assert (gate.features(negatives, exclude_negative=[0, 1])[:, 2] < 1.0).all()  # ... unless excluded
+    p = RelevanceGate.probability(feats, (0.0, 1.0, 0.0, -1.0))
+    assert p.shape == (2,) and ((0 < p) & (p < 1)).all()
+
+
+# -- calibrate -------------------------------------------------------------------------------------
+
+
+def _catalog_with_params(n_tools: int) -> Catalog:
+    topics = ["weather", "timer", "music", "email", "calendar", "news", "map", "note", "photo", "bank",
+              "train", "recipe", "stock", "light", "door", "shop", "translate", "book", "movie", "game"]
+    tools = []
+    for i in range(n_tools):
+        topic = topics[i % len(topics)]
+        tools.append(_tool(f"{topic}_{i}", f"Handle {topic} requests, variant {i}.",
+                           {"q": {"type": "string", "description": f"the {topic} question to answer {i}"},
+                            "r": {"type": "string", "description": f"extra {topic} detail for case {i}"}}))
+    return Catalog(tools)
+
+
+def test_calibrate_fits_ordered_knobs_with_provenance(fake_embedder):
+    catalog = _catalog_with_params(30)  # 2 parameter descriptions + 1 held-out sentence per tool
+    knobs = calibrate(catalog, fake_embedder, alpha=0.1)
+    prov = knobs.notes["calibration"]
+    assert prov["n_pseudo_queries"] == 90 >= MIN_PSEUDO_QUERIES and prov["promised_coverage"] == 0.9
+    assert prov["embedding_model"] == fake_embedder.model_id == knobs.embedding_model
+    assert knobs.threshold <= knobs.single_hit_floor <= knobs.forced_floor
+    assert 3 <= knobs.widen_k <= calibration.WIDEN_BOUNDS[1] and knobs.offer_cap == knobs.widen_k
+    assert knobs.unsure_fallback == knobs.empty_fallback == "ranked"
+    assert len(knobs.relevance_weights) == 1 + len(GATE_FEATURES) and 0 < knobs.relevance_floor < 1
+    # the gate keeps about 1 - alpha of the pseudo-queries it was fitted on
+    assert prov["pseudo_recall_at_threshold"] >= 0.9
+
+
+def test_calibrate_a_tiny_catalogue_keeps_reference_knobs_with_bounded_widening(fake_embedder, monkeypatch):
+    monkeypatch.setattr(calibration, "_prior_gate", lambda embedder, alpha: None)
+    catalog = Catalog([_tool("a", "first tool"), _tool("b", "second tool")])
+    knobs = calibrate(catalog, fake_embedder)
+    reference = Knobs()
+    assert (knobs.threshold, knobs.single_hit_floor, knobs.margin) == (
+        reference.threshold, reference.single_hit_floor, reference.margin)
+    assert knobs.unsure_fallback == "ranked" and knobs.relevance_floor == 0
+    assert "too few pseudo-queries" in knobs.notes["calibration"]["method"]
+
+
+def test_calibrate_rejects_alpha_outside_the_open_interval(fake_embedder):
+    with pytest.raises(ValueError, match="alpha"):
+        calibrate(_catalog_with_params(2), fake_embedder, alpha=1.0)
+
+
+def test_calibrated_knobs_round_trip_and_come_from_the_cache(fake_embedder, tmp_path, monkeypatch):
+    monkeypatch.setenv("ERIS_LAB_CACHE", str(tmp_path / "own-cache"))
+    monkeypatch.delenv("ERIS_LAB_CALIBRATION_CACHE")
+    catalog = _catalog_with_params(25)
+    first = calibrated_knobs(catalog, fake_embedder)
+    files = list((tmp_path / "own-cache" / "calibration").glob("*.toml"))
+    assert len(files) == 1 and Knobs.load(files[0]) == first
+    monkeypatch.setattr(calibration, "calibrate", lambda *a, **k: pytest.fail("refitted despite the cache"))
+    assert calibrated_knobs(catalog, fake_embedder) == first
+    # a changed catalogue is another fingerprint: refitted
+    with pytest.raises(pytest.fail.Exception):
+        calibrated_knobs(Catalog(list(catalog)[:-1]), fake_embedder)
+
+
+def test_a_damaged_cache_entry_is_refitted_not_trusted(fake_embedder, tmp_path, monkeypatch):
+    monkeypatch.setenv("ERIS_LAB_CALIBRATION_CACHE", str(tmp_path / "c" / "calibration"))
+    catalog = _catalog_with_params(25)
+    first = calibrated_knobs(catalog, fake_embedder)
+    (path,) = (tmp_path / "c" / "calibration").glob("*.toml")
+    path.write_text("threshold = 'broken", encoding="utf-8")
+    refit = calibrated_knobs(catalog, fake_embedder)
+    assert refit.replace(notes={}) == first.replace(notes={})  # only the timing in the provenance differs
+    assert Knobs.load(path) == refit
+
+
+# -- with the real embedder: an unseen, hint-less catalogue is narrowed -----------------------------
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from eris_lab.embed import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()
+
+
+def test_defaults_narrow_an_unseen_hintless_catalogue(minilm):
+    """Issue 18 item 5: BFCL functions stripped to name and description, never seen by any
+    hand-tuning; the calibrated defaults must not fall back to the whole roster."""
+    from eris_lab.eval.datasets import load_suite
+    from eris_lab.strategies import Context, make
+
+    suite = load_suite("bfcl-pooled")
+    stripped = Catalog(tools_from_json([{"name": t.name, "description": t.description} for t in suite.catalog]))
+    queries = suite.queries[::10]  # 106 messages, a fixed sample
+    memo_policy = make("policy", embedder=minilm).fit(stripped)
+    dense = make("dense:k=8", embedder=minilm).fit(stripped)
+    offers = [memo_policy.offer(q.query, Context(history=q.history)) for q in queries]
+    full = np.mean([o.kind == "full_roster" for o in offers])
+    mean_offer = np.mean([len(o.names) for o in offers])
+    recall = np.mean([all(g in o.names for g in q.gold) for o, q in zip(offers, queries)])
+    dense_recall = np.mean([all(g in dense.offer(q.query).names for g in q.gold) for q in queries])
+    assert full <= 0.05 and mean_offer <= 16
+    assert recall >= dense_recall - 0.05, (recall, dense_recall, mean_offer)
