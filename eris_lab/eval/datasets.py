@@ -15,6 +15,11 @@ Suites (``load_suite(name)``)
     the ``live_multiple`` file (1,041 tools; see "Pooling" below).
 ``bfcl-pooled-all``
     The same queries against the pool of all five files above (2,000+ tools, more distractors).
+``parallel_multiple``, ``live_parallel_multiple``
+    BFCL messages with several requests ("the area of a rectangle ... Also, of a circle"), each
+    against its own candidates; every gold function must be offered.
+``parallel_multiple-pooled``
+    The ``parallel_multiple`` messages against the pool of its functions (482 tools).
 ``demo``, ``demo-train``, ``demo-test``
     ``data/demo_queries.jsonl`` against the demo catalogue (``descriptors/``), all or one split.
 ``FILE.jsonl``
@@ -103,11 +108,18 @@ BFCL_SUITES: dict[str, Literal["all", "any", "none"]] = {
     "irrelevance": "none",
     "live_irrelevance": "none",
     "live_relevance": "any",
+    # several intents in one message: every gold function must be offered (issue 18 item 8)
+    "parallel_multiple": "all",
+    "live_parallel_multiple": "all",
 }
 POOLED_SUITES: dict[str, tuple[str, ...]] = {
     "bfcl-pooled": ("live_multiple",),
-    "bfcl-pooled-all": tuple(BFCL_SUITES),
+    "bfcl-pooled-all": ("multiple", "live_multiple", "irrelevance", "live_irrelevance", "live_relevance"),
+    "parallel_multiple-pooled": ("parallel_multiple",),
 }
+#: Whose queries a pooled suite asks against its pooled catalogue.
+POOLED_QUERIES: dict[str, str] = {"bfcl-pooled": "live_multiple", "bfcl-pooled-all": "live_multiple",
+                                  "parallel_multiple-pooled": "parallel_multiple"}
 DEMO_SUITES = ("demo", "demo-train", "demo-test")
 SUITES = tuple(BFCL_SUITES) + tuple(POOLED_SUITES) + DEMO_SUITES
 DEMO_QUERIES = repo_root() / "data" / "demo_queries.jsonl"
@@ -409,8 +421,9 @@ def _load_pooled_from(name: str, data: Path) -> Suite:
                 ids[key] = pooled_name
                 tools.append(tool if n == 1 else replace(tool, name=pooled_name))
     catalog = Catalog(tools, source=name)
-    base = _load_bfcl_from("live_multiple", data)
-    raw = {row["id"]: row for row in read_lines(data / "BFCL_v4_live_multiple.json")}
+    asked = POOLED_QUERIES[name]
+    base = _load_bfcl_from(asked, data)
+    raw = {row["id"]: row for row in read_lines(data / f"BFCL_v4_{asked}.json")}
     queries = []
     for q in base.queries:
         functions = {f["name"]: f for f in raw[q.id]["function"]}
@@ -418,7 +431,7 @@ def _load_pooled_from(name: str, data: Path) -> Suite:
         queries.append(replace(q, gold=gold, catalog=None, tags=(name,)))
     collisions = sum(1 for n in variants.values() if n > 1)
     return Suite(name=name, queries=tuple(queries), catalog=catalog, source=", ".join(files),
-                 notes=(f"live_multiple queries against {len(catalog)} pooled functions from {', '.join(files)}; "
+                 notes=(f"{asked} queries against {len(catalog)} pooled functions from {', '.join(files)}; "
                         f"{collisions} names with several schemas (variants named name~k)"))
 
 
