@@ -67,7 +67,10 @@ GATE_FEATURES = ("top_cosine", "top_z", "chitchat_cosine")
 #: reference knobs stay (with bounded widening); measured on the reported routing cases, a gate fitted
 #: on a dozen pseudo-queries of a 4-tool catalogue refused 10 of 15 real requests.
 MIN_PSEUDO_QUERIES = 40
-CACHE_VERSION = 7  # bump when the fit changes, so stale cached knobs are not reused
+#: At most this many pseudo-queries are embedded (a seeded sample beyond it): split conformal needs
+#: hundreds, and embedding is the cost of a first calibration (1,041 tools give 3,113 pseudo-queries).
+MAX_PSEUDO_QUERIES = 1200
+CACHE_VERSION = 8  # bump when the fit changes, so stale cached knobs are not reused
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _MIN_STD = 0.03  # guards a z-score against a tool the negatives never move
@@ -333,6 +336,9 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
     vectors = normalize_rows(tool_vectors) if tool_vectors is not None else embed_tools(catalog, embedder.embed)
     negatives = tuple(negatives) if negatives is not None else load_negatives()
     pseudo = pseudo_queries(catalog)
+    if len(pseudo) > MAX_PSEUDO_QUERIES:  # a fixed seeded sample: the fit needs hundreds, not thousands
+        keep = np.sort(np.random.default_rng(0).choice(len(pseudo), MAX_PSEUDO_QUERIES, replace=False))
+        pseudo = tuple(pseudo[i] for i in keep)
     q = normalize_rows(embedder.embed([p.text for p in pseudo])) if pseudo else np.zeros((0, vectors.shape[1]), np.float32)
     neg = normalize_rows(embedder.embed(list(negatives)))
     n_tools = len(catalog)

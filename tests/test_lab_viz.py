@@ -29,10 +29,19 @@ def test_nightly_table_marks_regressions_red():
     assert len(viz.nightly_figure(rows).data) == 1 and len(viz.tradeoff_figure(rows).data) == 1
 
 
-def test_curve_figure_marks_current_threshold():
-    curve = [{"threshold": 0.3, "mean_offer": 5.0, "recall": 0.9}, {"threshold": 0.5, "mean_offer": 2.0, "recall": 0.7}]
-    fig = viz.curve_figure(curve, 0.5)
-    assert fig.data[1].x == (2.0,) and fig.data[1].y == (0.7,)
+def test_curve_figure_draws_points_the_pareto_front_and_marks_current_threshold():
+    curve = [{"threshold": 0.3, "mean_offer": 5.0, "recall": 0.9}, {"threshold": 0.5, "mean_offer": 2.0, "recall": 0.7},
+             {"threshold": 0.4, "mean_offer": 6.0, "recall": 0.8}]  # dominated: more tools, less recall
+    fig = viz.curve_figure(curve, 0.5, marked={"calibrated": {"mean_offer": 3.0, "recall": 0.85}})
+    points, front, current, marked = fig.data
+    assert points.mode == "markers" and list(points.marker.color) == [0.3, 0.5, 0.4]
+    assert front.x == (2.0, 5.0) and front.y == (0.7, 0.9)  # the dominated point is off the front
+    assert current.x == (2.0,) and current.y == (0.7,) and marked.name == "calibrated"
+
+
+def test_pareto_front_keeps_only_undominated_points():
+    pts = [{"mean_offer": m, "recall": r} for m, r in ((1, 0.5), (2, 0.5), (3, 0.9), (2.5, 0.95), (4, None))]
+    assert [(p["mean_offer"], p["recall"]) for p in viz.pareto_front(pts)] == [(1, 0.5), (2.5, 0.95)]
 
 
 def test_width_cases_put_gold_in_every_offer():

@@ -19,4 +19,5 @@ BENCHES: dict[str, str] = {
     "grammar": "grammar compile time, size, prompt tokens, sampling speed, differential checks",
     "llm": "generation speed with and without a grammar; offer width vs accuracy",
     "meta": "routed offer vs search/describe/execute meta-tools on the same tasks",
+    "calibration": "label-free calibration per catalogue: first fit vs a warm start from the cache",
 }

@@ -90,19 +90,46 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = Non
 # ---------------------------------------------------------------------------------------------
 
 
-def curve_figure(curve: Sequence[Mapping[str, float]], current: float | None = None, *, title: str = ""):
-    """Recall against mean offer size along a threshold sweep; the current threshold marked."""
+def pareto_front(points: Sequence[Mapping[str, float]]) -> list[Mapping[str, float]]:
+    """The points no other point beats on both axes (smaller ``mean_offer``, higher ``recall``),
+    sorted by ``mean_offer``; points without a recall are skipped."""
+    ranked = sorted((p for p in points if p.get("recall") is not None), key=lambda p: (p["mean_offer"], -p["recall"]))
+    front: list[Mapping[str, float]] = []
+    for p in ranked:
+        if not front or p["recall"] > front[-1]["recall"]:
+            front.append(p)
+    return front
+
+
+def curve_figure(curve: Sequence[Mapping[str, float]], current: float | None = None, *, title: str = "",
+                 marked: Mapping[str, Mapping[str, float]] | None = None):
+    """Recall against mean offer size, one point per threshold (coloured by it), the Pareto front
+    drawn through the points no other beats, the current threshold starred.
+
+    Points, not a line in threshold order: that line zig-zags (issue 18), the front does not.
+    ``marked``: further named points, e.g. ``{"calibrated": {"mean_offer": 6.6, "recall": 0.88}}``.
+    """
     import plotly.graph_objects as go
 
-    xs = [p["mean_offer"] for p in curve]
-    ys = [p["recall"] for p in curve]
+    points = [p for p in curve if p.get("recall") is not None]
     text = [f"threshold {p['threshold']:.2f}<br>mean offer {p['mean_offer']:.2f}<br>recall {p['recall']:.3f}"
-            f"<br>lock-in {p.get('lock_in', 0):.3f}" for p in curve]
-    fig = go.Figure(go.Scatter(x=xs, y=ys, mode="lines+markers", text=text, hoverinfo="text", name="threshold sweep"))
-    if current is not None and curve:
-        best = min(curve, key=lambda p: abs(p["threshold"] - current))
+            f"<br>lock-in {p.get('lock_in', 0):.3f}" for p in points]
+    fig = go.Figure(go.Scatter(
+        x=[p["mean_offer"] for p in points], y=[p["recall"] for p in points], mode="markers", text=text,
+        hoverinfo="text", name="one threshold",
+        marker={"color": [p["threshold"] for p in points], "colorscale": "Viridis", "size": 8,
+                "colorbar": {"title": "threshold"}, "showscale": True}))
+    front = pareto_front(points)
+    if len(front) > 1:
+        fig.add_trace(go.Scatter(x=[p["mean_offer"] for p in front], y=[p["recall"] for p in front],
+                                 mode="lines", name="Pareto front", line={"color": "grey", "dash": "dot"}))
+    if current is not None and points:
+        best = min(points, key=lambda p: abs(p["threshold"] - current))
         fig.add_trace(go.Scatter(x=[best["mean_offer"]], y=[best["recall"]], mode="markers", name="current",
                                  marker={"size": 14, "color": BAD, "symbol": "star"}))
+    for name, p in (marked or {}).items():
+        fig.add_trace(go.Scatter(x=[p["mean_offer"]], y=[p["recall"]], mode="markers", name=name,
+                                 marker={"size": 13, "symbol": "diamond"}))
     fig.update_layout(title=title or "offer size vs recall", xaxis_title="mean offered tools per query",
                       yaxis_title="recall", height=380, margin={"t": 40, "b": 40})
     return fig
