@@ -13,7 +13,8 @@ messages). :func:`calibrate` derives the knobs from the catalogue itself:
 3. **Fit**, for a miscoverage ``alpha`` (target recall ``1 - alpha``): split conformal prediction
    over tools (Angelopoulos & Bates, "A Gentle Introduction to Conformal Prediction", 2021,
    section 1) with nonconformity ``top cosine - gold cosine`` gives ``subset_margin``; with the
-   gold tool's rank it gives the widening size ``widen_k`` (also the offer cap); ``threshold`` is
+   tools seated until the gold one is (whole domains) it gives the widening size ``widen_k``
+   (also the most hits a ranked subset keeps); ``threshold`` is
    the ``alpha / 2`` quantile of gold cosines; ``single_hit_floor`` the lowest top cosine above
    which a lone top hit is right for ``1 - alpha`` of pseudo-queries.
 4. **Relevance gate** (:class:`RelevanceGate`): a logistic regression (scikit-learn) on
@@ -70,7 +71,7 @@ MIN_PSEUDO_QUERIES = 40
 #: At most this many pseudo-queries are embedded (a seeded sample beyond it): split conformal needs
 #: hundreds, and embedding is the cost of a first calibration (1,041 tools give 3,113 pseudo-queries).
 MAX_PSEUDO_QUERIES = 1200
-CACHE_VERSION = 8  # bump when the fit changes, so stale cached knobs are not reused
+CACHE_VERSION = 9  # bump when the fit changes, so stale cached knobs are not reused
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _MIN_STD = 0.03  # guards a z-score against a tool the negatives never move
@@ -318,7 +319,8 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
     Returns
     -------
     Knobs
-        ``threshold``, ``single_hit_floor``, ``subset_margin``, ``widen_k``, ``offer_cap``,
+        ``threshold``, ``single_hit_floor``, ``subset_margin``, ``widen_k`` (also the most hits a
+        ranked subset keeps; the offer cap stays off, so a single strong hit stays one tool),
         ``unsure_fallback = empty_fallback = "ranked"``, ``relevance_floor``,
         ``relevance_weights``, and ``notes["calibration"]`` (provenance and promised coverage).
 
@@ -415,7 +417,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         threshold=round(max(min(threshold, 0.98), -1.0), 6),
         single_hit_floor=round(single_hit_floor, 6),
         subset_margin=round(min(subset_margin, 2.0), 6) if math.isfinite(subset_margin) else 2.0,
-        widen_k=widen_k, offer_cap=widen_k, max_whole_roster=max(base.max_whole_roster, 0),
+        widen_k=widen_k, max_whole_roster=max(base.max_whole_roster, 0),
         unsure_fallback="ranked", empty_fallback="ranked",
         relevance_floor=round(relevance_floor, 6), relevance_weights=tuple(round(w, 6) for w in weights),
         calibration="none", embedding_model=embedder.model_id, notes=notes,
@@ -472,6 +474,6 @@ def calibrated_knobs(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.n
 
 def describe(knobs: Knobs) -> dict[str, Any]:
     """The fitted knobs and provenance of a calibration, for ``eris-lab calibrate --json``."""
-    fitted = ("threshold", "single_hit_floor", "subset_margin", "widen_k", "offer_cap", "unsure_fallback",
+    fitted = ("threshold", "single_hit_floor", "subset_margin", "widen_k", "unsure_fallback",
               "empty_fallback", "relevance_floor", "relevance_weights")
     return {"knobs": {k: getattr(knobs, k) for k in fitted}, "provenance": knobs.notes.get("calibration", {})}

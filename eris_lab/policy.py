@@ -385,8 +385,8 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     forced_hits = [Hit(name=n, score=s) for n, s in best.items() if s >= knobs.forced_floor]
     embed_hits = sorted((Hit(name=n, score=s) for n, s in best.items() if s < knobs.forced_floor),
                         key=lambda h: -h.score)
-    if embed_hits and knobs.subset_margin < 2.0:  # calibrated offers keep hits near the top only
-        embed_hits = [h for h in embed_hits if embed_hits[0].score - h.score <= knobs.subset_margin]
+    if embed_hits and knobs.subset_margin < 2.0:  # calibrated offers: hits near the top, at most widen_k
+        embed_hits = [h for h in embed_hits if embed_hits[0].score - h.score <= knobs.subset_margin][:knobs.widen_k]
 
     # 3. demote a lone weak embedding hit
     demoted = ""

@@ -140,7 +140,7 @@ def test_calibrate_fits_ordered_knobs_with_provenance(fake_embedder):
     assert prov["n_pseudo_queries"] == 90 >= MIN_PSEUDO_QUERIES and prov["promised_coverage"] == 0.9
     assert prov["embedding_model"] == fake_embedder.model_id == knobs.embedding_model
     assert knobs.threshold <= knobs.single_hit_floor <= knobs.forced_floor
-    assert 3 <= knobs.widen_k <= calibration.WIDEN_BOUNDS[1] and knobs.offer_cap == knobs.widen_k
+    assert 3 <= knobs.widen_k <= calibration.WIDEN_BOUNDS[1] and knobs.offer_cap == 0
     assert knobs.unsure_fallback == knobs.empty_fallback == "ranked"
     assert len(knobs.relevance_weights) == 1 + len(GATE_FEATURES) and 0 < knobs.relevance_floor < 1
     # the gate keeps about 1 - alpha of the pseudo-queries it was fitted on
