@@ -341,8 +341,6 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
     if len(pseudo) > MAX_PSEUDO_QUERIES:  # a fixed seeded sample: the fit needs hundreds, not thousands
         keep = np.sort(np.random.default_rng(0).choice(len(pseudo), MAX_PSEUDO_QUERIES, replace=False))
         pseudo = tuple(pseudo[i] for i in keep)
-    q = normalize_rows(embedder.embed([p.text for p in pseudo])) if pseudo else np.zeros((0, vectors.shape[1]), np.float32)
-    neg = normalize_rows(embedder.embed(list(negatives)))
     n_tools = len(catalog)
 
     if len(pseudo) < MIN_PSEUDO_QUERIES:
@@ -362,6 +360,8 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         weights, floor = prior if prior else ((), 0.0)
         return base.replace(unsure_fallback="ranked", empty_fallback="ranked", embedding_model=embedder.model_id,
                             relevance_floor=floor, relevance_weights=weights, notes=notes)
+    q = normalize_rows(embedder.embed([p.text for p in pseudo]))
+    neg = normalize_rows(embedder.embed(list(negatives)))
     scores = q @ vectors.T
     gold_rows = np.array([p.tool for p in pseudo], dtype=int)
     held = [i for i, p in enumerate(pseudo) if p.held_out]
@@ -373,17 +373,17 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
             centroid = normalize_rows(phrase_vectors[a:b].mean(axis=0, keepdims=True))[0]
             scores[i, gold_rows[i]] = float(q[i] @ centroid)
     gold = scores[np.arange(len(pseudo)), gold_rows]
-    top = scores.max(axis=1) if len(pseudo) else np.zeros(0)
+    top = scores.max(axis=1)
     gap = top - gold
     seated = _seated_rank(catalog, scores, gold_rows)
 
-    threshold = float(np.quantile(gold, alpha / 2)) if len(pseudo) else base.threshold
+    threshold = float(np.quantile(gold, alpha / 2))
     subset_margin = conformal_quantile(gap, alpha)
     widen = conformal_quantile(seated, alpha)
     widen_k = int(min(max(widen if math.isfinite(widen) else n_tools, WIDEN_BOUNDS[0]), WIDEN_BOUNDS[1]))
     # lone top hit: lowest top cosine above which top-1 is the gold tool for 1 - alpha of them
     floor = 1.0
-    right = scores.argmax(axis=1) == gold_rows if len(pseudo) else np.zeros(0, bool)
+    right = scores.argmax(axis=1) == gold_rows
     for cut in np.sort(top)[::-1]:
         chosen = top >= cut
         if right[chosen].mean() >= 1 - alpha:
@@ -393,11 +393,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
     gate = RelevanceGate(catalog, vectors, neg)
     pos_features = gate.features(q, scores=scores)
     neg_features = gate.features(neg, exclude_negative=range(len(negatives)))
-    weights: tuple[float, ...] = ()
-    relevance_floor = 0.0
-    p_neg = np.ones(len(negatives))
-    if len(pseudo) >= 2:
-        weights, relevance_floor, p_neg = _fit_gate(pos_features, neg_features, alpha)
+    weights, relevance_floor, p_neg = _fit_gate(pos_features, neg_features, alpha)
 
     guaranteed = len(pseudo) >= math.ceil(1 / alpha) - 1
     notes = dict(base.notes)
@@ -408,16 +404,16 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         "embedding_model": embedder.model_id, "alpha": alpha, "promised_coverage": round(1 - alpha, 4),
         "n_pseudo_queries": len(pseudo), "n_negatives": len(negatives),
         "finite_sample_guarantee": guaranteed,
-        "pseudo_recall_at_threshold": round(float((gold >= threshold).mean()), 4) if len(pseudo) else None,
+        "pseudo_recall_at_threshold": round(float((gold >= threshold).mean()), 4),
         # out-of-fold: each negative judged by a gate fitted without it
-        "negatives_kept_empty": round(float((p_neg < relevance_floor).mean()), 4) if weights else None,
+        "negatives_kept_empty": round(float((p_neg < relevance_floor).mean()), 4),
         "seconds": round(time.perf_counter() - start, 3), "version": CACHE_VERSION,
     }
     return base.replace(
         threshold=round(max(min(threshold, 0.98), -1.0), 6),
         single_hit_floor=round(single_hit_floor, 6),
         subset_margin=round(min(subset_margin, 2.0), 6) if math.isfinite(subset_margin) else 2.0,
-        widen_k=widen_k, max_whole_roster=max(base.max_whole_roster, 0),
+        widen_k=widen_k,
         unsure_fallback="ranked", empty_fallback="ranked",
         relevance_floor=round(relevance_floor, 6), relevance_weights=tuple(round(w, 6) for w in weights),
         calibration="none", embedding_model=embedder.model_id, notes=notes,
