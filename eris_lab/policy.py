@@ -41,6 +41,7 @@ __all__ = [
     "embedding_mask",
     "decision_keys",
     "retry_failed",
+    "with_intents",
 ]
 
 
@@ -231,6 +232,40 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Deci
     names = first + tuple(n for n in cluster if n not in first)
     return Decision(rule=pairing.rule, kind="cluster", names=names,
                     reason=f"continuation cue right after {recent[-1]}: offering {pairing.domain} verbs, {names[0]} first")
+
+
+def with_intents(decision: Decision, intents: Sequence[Hit], catalog: Catalog, knobs: Knobs) -> Decision:
+    """Add the best tool of each request of a message that joins several, beside ``decision``.
+
+    Parameters
+    ----------
+    decision : Decision
+    intents : sequence of Hit
+        Each clause's best tool and its score (``Router.last_intents``; ``guard.clauses`` splits).
+    catalog : Catalog
+    knobs : Knobs
+        A clause's best tool counts from ``threshold`` on.
+
+    Returns
+    -------
+    Decision
+        Unchanged for a full roster, nothing to offer, or no missing intent; else the same rule
+        and kind with the missing tools appended, the reason saying so.
+
+    Notes
+    -----
+    Issue 18 item 8 and bad input row 30: one message with six requests was locked onto three
+    tools of one domain; per-clause scores alone are drowned when the policy keeps hits near the
+    overall top only.
+    """
+    if decision.kind in ("full_roster", "conversational") or len(intents) < 2:
+        return decision
+    extra = tuple(dict.fromkeys(h.name for h in intents if h.name in catalog and h.score >= knobs.threshold
+                                and h.name not in decision.names))
+    if not extra:
+        return decision
+    return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + extra,
+                    reason=f"{decision.reason}; plus the best tool of each further request: {', '.join(extra)}")
 
 
 def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog) -> Decision:

@@ -38,7 +38,7 @@ from .guard import (
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, GERMAN_GLOSSES
 from .offer import Offer, build
-from .policy import SIBLING_OFFSET, Decision, Hit, decide, retry_failed
+from .policy import SIBLING_OFFSET, Decision, Hit, decide, retry_failed, with_intents
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
            "dialog_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
@@ -237,6 +237,8 @@ class Router:
         #: tool's score, best ``RANKED_HITS``), for :meth:`route`'s relevance gate and widening.
         self.last_features: np.ndarray | None = None
         self.last_ranked: tuple[Hit, ...] = ()
+        #: The best tool of each clause of the last message, when it joins several requests.
+        self.last_intents: tuple[Hit, ...] = ()
 
     @classmethod
     def with_calibrated_knobs(cls, catalog: Catalog, embedder: Embedder | None = None, *,
@@ -418,7 +420,7 @@ class Router:
         down (:func:`rank_catch_all_last`; cases route-26, route-27).
         """
         timings = {} if timings is None else timings
-        self.last_features, self.last_ranked = None, ()
+        self.last_features, self.last_ranked, self.last_intents = None, (), ()
         start = time.perf_counter()
         forced, guard = self._forced(text)
         follow_up = self.is_follow_up(text, previous, recent=recent, failed=failed)
@@ -436,6 +438,7 @@ class Router:
             queries.append(f"{text} ({gloss})")
             notes.append("german gloss")
         parts = clauses(text)
+        first_clause = len(queries)
         if parts:
             queries.extend(parts)
             notes.append(f"{len(parts)} clauses")
@@ -477,6 +480,11 @@ class Router:
             self.last_features = self.gate().features(q[best_row:best_row + 1])[0]
         idx, values = top_scores(scores, RANKED_HITS)
         self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
+        # each request of a message with several gets its own best tool (issue 18 item 8)
+        self.last_intents = tuple(
+            Hit(name=names[int(row.argmax())], score=float(row.max())) for row in rows[first_clause:own]
+            if not (countdown_tools(self.catalog) and names[int(row.argmax())] in countdown_tools(self.catalog)
+                    and not names_duration(text)))
         keep = np.flatnonzero(scores >= self.knobs.threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
         found = {h.name: h for h in forced}  # a forced tool keeps its forced score
@@ -525,6 +533,7 @@ class Router:
                           follow_up=self.is_follow_up(clean, previous, recent=recent, failed=failed),
                           ranked=self.last_ranked, relevance=self.relevance())
         decision = retry_failed(decision, failed, hits, self.catalog)
+        decision = with_intents(decision, self.last_intents, self.catalog, self.knobs)
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         offer = build(decision, self.catalog, knobs=self.knobs)

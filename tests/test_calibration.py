@@ -205,8 +205,12 @@ def test_defaults_narrow_an_unseen_hintless_catalogue(minilm):
     from eris_lab.strategies import Context, make
 
     suite = load_suite("bfcl-pooled")
-    stripped = Catalog(tools_from_json([{"name": t.name, "description": t.description} for t in suite.catalog]))
-    queries = suite.queries[::10]  # 106 messages, a fixed sample
+    queries = suite.queries[::12]  # 88 messages, a fixed sample
+    gold = {g for q in queries for g in q.gold}
+    # a few hundred tools: every gold tool of the sample, then the pool's first tools as distractors
+    tools = [t for t in suite.catalog if t.name in gold]
+    tools += [t for t in suite.catalog if t.name not in gold][:300 - len(tools)]
+    stripped = Catalog(tools_from_json([{"name": t.name, "description": t.description} for t in tools]))
     memo_policy = make("policy", embedder=minilm).fit(stripped)
     dense = make("dense:k=8", embedder=minilm).fit(stripped)
     offers = [memo_policy.offer(q.query, Context(history=q.history)) for q in queries]

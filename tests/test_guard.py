@@ -142,3 +142,15 @@ def test_countdown_and_catch_all_tools_are_read_from_names_and_descriptions():
     assert catch_all_tools(catalog) == {"execute_python", "shell"}
     only = Catalog([Tool(name="run", description="Run any code")])
     assert catch_all_tools(only) == frozenset()  # nothing dedicated to prefer
+
+
+@pytest.mark.parametrize("phrase", ["set an alarm for seven ", "wie wird das Wetter in Berlin? ", "ok "])
+def test_a_cut_message_keeps_a_phrase_repeated_in_a_row_once(phrase):
+    # bad input row 31: 115 kB repeating one request embedded as noise and got no tool
+    text = clean_text(phrase * 5000, 4000)
+    assert text.startswith(phrase.strip()) and len(text) < 3 * len(phrase) + 10
+
+
+def test_a_message_under_the_limit_is_not_rewritten():
+    text = "ha ha ha, set an alarm for seven"
+    assert clean_text(text, 4000) == text

@@ -20,7 +20,7 @@ from ..errors import ErisLabError
 from ..guard import clean_text
 from ..knobs import Knobs
 from ..offer import build
-from ..policy import Hit, decide, retry_failed
+from ..policy import Hit, decide, retry_failed, with_intents
 from ..router import (
     RANKED_HITS,
     Routed,
@@ -123,6 +123,7 @@ class Scored:
     follow_up: bool = False
     failed: tuple[str, ...] = ()
     features: np.ndarray | None = None  # relevance-gate features (calibration.GATE_FEATURES), or None
+    intents: tuple[Hit, ...] = ()  # each clause's best tool, for a message with several requests
 
 
 class EmbeddingPolicy(Strategy):
@@ -182,7 +183,7 @@ class EmbeddingPolicy(Strategy):
         hits, guard = self.router_.guarded_hits(clean, previous, recent=recent, failed=failed)
         return Scored(text=clean, hits=hits, guard=guard, recent=recent,
                       follow_up=self.router_.is_follow_up(clean, previous, recent=recent, failed=failed),
-                      failed=failed, features=self.router_.last_features)
+                      failed=failed, features=self.router_.last_features, intents=self.router_.last_intents)
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -195,6 +196,7 @@ class EmbeddingPolicy(Strategy):
         decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs, follow_up=scored.follow_up,
                           ranked=scored.hits[:RANKED_HITS], relevance=relevance)
         decision = retry_failed(decision, scored.failed, kept, catalog)
+        decision = with_intents(decision, scored.intents, catalog, knobs)
         offer = build(decision, catalog, knobs=knobs)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
 
