@@ -37,7 +37,7 @@ import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import PatternError, SchemaError, Unsatisfiable
 from ..schema import check as check_schema
@@ -529,16 +529,22 @@ class Compiler:
         else:
             name = ref.rstrip("/").split("/")[-1]
             name = f"{self._doc_name}-{name}" if self._doc_name != "root" else name
-        placeholder = self._reserve(name, ref)
-        self._refs[key] = placeholder
+        return self._compile_once(self._refs, key, name, ref, lambda rule: self.visit(target, rule, ref))
+
+    def _compile_once(self, memo: dict, key: Any, name: str, path: str, visit: Callable[[str], str]) -> str:
+        """Reserve a rule for ``key`` in ``memo`` before compiling into it, so recursion meets the
+        reserved name; a failed compile takes the reservation back. ``visit(rule)`` returns the rule
+        it compiled to; when that is another rule, the reserved one becomes its alias."""
+        placeholder = self._reserve(name, path)
+        memo[key] = placeholder
         try:
-            got = self.visit(target, placeholder, ref)
+            got = visit(placeholder)
         except SchemaError:
-            del self._refs[key]
+            del memo[key]
             if self._rules.get(placeholder) is None:
                 self._rules.pop(placeholder, None)
             raise
-        if self._rules[placeholder] is None:
+        if self._rules.get(placeholder) is None:
             self._rules[placeholder] = got  # an alias: the target compiled to another rule
         return placeholder
 
@@ -828,18 +834,8 @@ class Compiler:
             return self._visit_composition(schema, name, path)
         if key in self._composed:
             return self._composed[key]
-        placeholder = self._reserve(name, path)
-        self._composed[key] = placeholder
-        try:
-            got = self._visit_composition(schema, placeholder, path)
-        except SchemaError:
-            del self._composed[key]
-            if self._rules.get(placeholder) is None:
-                self._rules.pop(placeholder, None)
-            raise
-        if self._rules.get(placeholder) is None:
-            self._rules[placeholder] = got  # an alias: the composition compiled to another rule
-        return placeholder
+        return self._compile_once(self._composed, key, name, path,
+                                  lambda rule: self._visit_composition(schema, rule, path))
 
     def _visit_composition(self, schema: dict, name: str, path: str) -> str:
         base, groups = self._merge(self._flatten(schema, path, ()), path)
