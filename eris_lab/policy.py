@@ -4,15 +4,21 @@
 
 1. dialog pairing from the session's recent successful tools ("delete that email" after
    ``mail:check``) -> that domain's verbs, the cue's verb first; agenda > mail > calendar > doc;
-   then conversation (the short-input guard) -> nothing offered;
-2. split forced hits (>= ``forced_floor``) from embedding hits;
+   then conversation (the short-input guard) -> nothing offered; then the relevance gate (knob
+   ``relevance_floor``, off in the reference knobs): "no tool fits" -> nothing offered;
+2. split forced hits (>= ``forced_floor``) from embedding hits (with ``subset_margin`` below 2,
+   only hits near the top, at most ``widen_k``);
 3. a lone embedding hit below ``single_hit_floor`` is demoted (never GBNF-lock onto a coin flip);
-   with nothing left, fall back to the full roster or (knob) that tool's domain cluster;
+   with nothing left, fall back to the full roster, (knob) that tool's domain cluster, or the
+   ``widen_k`` best-scored tools (``ranked``: bounded widening);
 4. near-tie within ``margin`` of the top: widen to the union of domain clusters only when the
    tied hits sharing an affinity group with the top span two or more domains; otherwise keep
    the ranked subset (an unrelated near-tie never dumps clusters);
 5. append forced hits; 6. re-rank by the original cosine (cluster siblings inherit their domain's
-   best score minus 1e-4); 7. empty -> full roster (knob ``empty_fallback``).
+   best score minus 1e-4); 7. empty -> full roster, nothing, or ``ranked`` (knob ``empty_fallback``).
+
+After ``decide``, the router applies :func:`retry_failed` (a failed tool offered again) and
+:func:`with_intents` (each request of a joined message keeps its best tool).
 """
 
 from __future__ import annotations
