@@ -250,7 +250,8 @@ def with_intents(decision: Decision, intents: Sequence[Hit], catalog: Catalog, k
         Each clause's best tool and its score (``Router.last_intents``; ``guard.clauses`` splits).
     catalog : Catalog
     knobs : Knobs
-        A clause's best tool counts from ``threshold`` on.
+        Only calibrated knobs (``subset_margin`` below 2) add intents; DESIGN.md's reference rules
+        stay as they are. A clause's best tool counts from ``threshold`` on.
 
     Returns
     -------
@@ -262,9 +263,10 @@ def with_intents(decision: Decision, intents: Sequence[Hit], catalog: Catalog, k
     -----
     Issue 18 item 8 and bad input row 30: one message with six requests was locked onto three
     tools of one domain; per-clause scores alone are drowned when the policy keeps hits near the
-    overall top only.
+    overall top only. Under the reference knobs a clause that is no request ("they're going to
+    ruin my weekend with this rain, what's it doing tomorrow?", case route-01) would add its tool.
     """
-    if decision.kind in ("full_roster", "conversational") or len(intents) < 2:
+    if decision.kind in ("full_roster", "conversational") or len(intents) < 2 or knobs.subset_margin >= 2.0:
         return decision
     extra = tuple(dict.fromkeys(h.name for h in intents if h.name in catalog and h.score >= knobs.threshold
                                 and h.name not in decision.names))

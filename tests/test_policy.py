@@ -324,12 +324,14 @@ def test_gate_floor_without_weights_is_refused():
 def test_each_request_of_a_joined_message_gets_its_best_tool():
     from eris_lab.policy import with_intents
 
-    decision = decide("set a timer and email bob", hits(("clock:timer", 0.8)), WIDE)
+    calibrated = Knobs(subset_margin=0.2)
+    decision = decide("set a timer and email bob", hits(("clock:timer", 0.8)), WIDE, knobs=calibrated)
     assert decision.rule == Rule.SINGLE_STRONG_HIT and decision.names == ("clock:timer",)
     intents = hits(("clock:timer", 0.8), ("mail:write", 0.55), ("web:search", 0.2))
-    joined = with_intents(decision, intents, WIDE, Knobs())
+    joined = with_intents(decision, intents, WIDE, calibrated)
     assert joined.names == ("clock:timer", "mail:write") and joined.rule == decision.rule  # 0.2 < threshold
     assert "mail:write" in joined.reason
-    assert with_intents(decision, intents[:1], WIDE, Knobs()) == decision  # one request: unchanged
+    assert with_intents(decision, intents[:1], WIDE, calibrated) == decision  # one request: unchanged
+    assert with_intents(decision, intents, WIDE, Knobs()) == decision  # reference knobs: DESIGN's rules
     roster = decide("hm", [], WIDE)
-    assert with_intents(roster, intents, WIDE, Knobs()) == roster
+    assert with_intents(roster, intents, WIDE, calibrated) == roster
