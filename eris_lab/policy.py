@@ -344,6 +344,16 @@ def _ranked_widening(rule: Rule, ranked: Sequence[Hit], catalog: Catalog, knobs:
                     reason=f"{note}: offering the {len(names)} best-scored tools (widen_k {knobs.widen_k})")
 
 
+def _tie_words(top: Hit, tied: Sequence[Hit]) -> str:
+    """"same-domain a, b; unrelated c" for the reason sentence (bad input row 32: tools of the top
+    hit's own domain were called unrelated)."""
+    domain = domain_of(top.name)
+    same = [h.name for h in tied if domain and domain_of(h.name) == domain]
+    other = [h.name for h in tied if h.name not in same]
+    return "; ".join(filter(None, [f"same-domain {', '.join(same)}" if same else "",
+                                   f"unrelated {', '.join(other)}" if other else ""]))
+
+
 def _rank(scores: dict[str, float], catalog: Catalog) -> tuple[str, ...]:
     return tuple(sorted(scores, key=lambda n: (-scores[n], catalog.position(n))))
 
@@ -471,7 +481,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         else:
             rule = Rule.RANKED_SUBSET
             reason = (f"{len(embed_hits)} hits >= {knobs.threshold:.2f}, top {top.name} at {top.score:.3f}"
-                      + (f"; near-tie with unrelated {', '.join(h.name for h in tied)} kept ranked" if tied else ""))
+                      + (f"; near-tie with {_tie_words(top, tied)} kept ranked" if tied else ""))
 
     # 5. append forced hits, 6. re-rank
     if forced_hits:

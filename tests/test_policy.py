@@ -335,3 +335,12 @@ def test_each_request_of_a_joined_message_gets_its_best_tool():
     assert with_intents(decision, intents, WIDE, Knobs()) == decision  # reference knobs: DESIGN's rules
     roster = decide("hm", [], WIDE)
     assert with_intents(roster, intents, WIDE, calibrated) == roster
+
+
+def test_near_tie_reason_calls_same_domain_tools_same_domain_not_unrelated():
+    # bad input row 32: "weather?" -> "near-tie with unrelated weather:forecast"
+    catalog = Catalog.from_names(["weather:current", "weather:forecast", "news:today"])
+    got = decide("weather?", hits(("weather:current", 0.62), ("weather:forecast", 0.58)), catalog)
+    assert "same-domain weather:forecast" in got.reason and "unrelated" not in got.reason
+    got = decide("weather news", hits(("weather:current", 0.62), ("news:today", 0.6)), catalog)
+    assert "unrelated news:today" in got.reason
