@@ -229,6 +229,15 @@ class RelevanceGate:
         return np.column_stack([top, z, chat]).astype(np.float64)
 
     @staticmethod
+    def relevance(features: np.ndarray | None, knobs: Knobs) -> float | None:
+        """P(some tool fits) of one message's ``(len(GATE_FEATURES),)`` features under ``knobs``;
+        None when the gate is off (``relevance_floor`` 0, no weights) or there are no features
+        (the message was not judged: conversation, a script the embedder cannot read)."""
+        if knobs.relevance_floor <= 0 or features is None or not knobs.relevance_weights:
+            return None
+        return float(RelevanceGate.probability(features[None, :], knobs.relevance_weights)[0])
+
+    @staticmethod
     def probability(features: np.ndarray, weights: Sequence[float]) -> np.ndarray:
         """P(some tool fits) of each row: ``sigmoid(w0 + features @ w[1:])``, ``(n,)``."""
         w = np.asarray(weights, dtype=np.float64)

@@ -338,7 +338,9 @@ def _ranked_widening(rule: Rule, ranked: Sequence[Hit], catalog: Catalog, knobs:
     if len(catalog) <= max(knobs.max_whole_roster, knobs.widen_k):
         return _full_roster(rule, catalog, f"{note}: offering the whole roster of {len(catalog)}")
     order = [h.name for h in sorted(ranked, key=lambda h: -h.score) if h.name in catalog]
-    order += [n for n in catalog.names if n not in set(order)] if len(order) < knobs.widen_k else []
+    if len(order) < knobs.widen_k:  # too few scored tools: fill up in catalogue order
+        seen = set(order)
+        order += [n for n in catalog.names if n not in seen]
     names, _ = catalog.seat_domains(order, max(knobs.widen_k, 1))
     return Decision(rule=rule, kind="subset", names=names,
                     reason=f"{note}: offering the {len(names)} best-scored tools (widen_k {knobs.widen_k})")

@@ -320,12 +320,9 @@ class Router:
     def relevance(self, knobs: Knobs | None = None) -> float | None:
         """P(some tool fits) of the last scored message under ``knobs`` (default the router's); None
         when the gate is off (``relevance_floor`` 0) or the message was not embedded."""
-        knobs = knobs if knobs is not None else self.knobs
-        if knobs.relevance_floor <= 0 or self.last_features is None or not knobs.relevance_weights:
-            return None
         from .calibration import RelevanceGate
 
-        return float(RelevanceGate.probability(self.last_features[None, :], knobs.relevance_weights)[0])
+        return RelevanceGate.relevance(self.last_features, knobs if knobs is not None else self.knobs)
 
     # -- scoring ---------------------------------------------------------------------------
     def scores(self, texts: Sequence[str]) -> np.ndarray:
@@ -460,31 +457,32 @@ class Router:
         score_start = time.perf_counter()
         raw = q @ self.tool_vectors.T
         rows = self.calibrate(raw)
+        unread = unread_script(text)
+        names = self.catalog.names
+        clause_best = rows[first_clause:own].argmax(axis=1)  # each request's best tool (issue 18 item 8)
+        # a countdown needs a duration in the message (case route-27)
+        countdowns = set() if names_duration(text) else {self.catalog.position(n) for n in countdown_tools(self.catalog)}
+        for i in () if unread else countdowns:
+            rows[:, i] = np.minimum(rows[:, i], -1.0)
         scores = rows[:own].max(axis=0)
         used = own  # rows the hits come from; the gate judges the same rows
         if context and (not (scores >= self.knobs.single_hit_floor).any() or (short and cue)):
             scores = np.maximum(scores, rows[own:].max(axis=0))
             notes.append(context)
             used = len(queries)
-        if unread_script(text):
+        if unread:
             scores = np.maximum(scores, self._lexical_scores(text))
             notes.append("lexical terms (script the embedder cannot read)")
-        names = self.catalog.names
-        if not unread_script(text) and not names_duration(text):
-            for name in countdown_tools(self.catalog):
-                scores[self.catalog.position(name)] = min(scores[self.catalog.position(name)], -1.0)
-        if self.knobs.relevance_floor > 0 and not unread_script(text):
+        if self.knobs.relevance_floor > 0 and not unread:
             # the gate reads raw cosines, as calibration fitted it; text the embedder cannot read
             # is not judged by it (its cosines are noise): lexical scores and the policy decide
             best_row = int(raw[:used].max(axis=1).argmax())
             self.last_features = self.gate().features(q[best_row:best_row + 1])[0]
         idx, values = top_scores(scores, RANKED_HITS)
         self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
-        # each request of a message with several gets its own best tool (issue 18 item 8)
-        self.last_intents = tuple(
-            Hit(name=names[int(row.argmax())], score=float(row.max())) for row in rows[first_clause:own]
-            if not (countdown_tools(self.catalog) and names[int(row.argmax())] in countdown_tools(self.catalog)
-                    and not names_duration(text)))
+        # a clause whose best tool is a countdown without a duration names no intent
+        self.last_intents = tuple(Hit(name=names[int(i)], score=float(row[i]))
+                                  for i, row in zip(clause_best, rows[first_clause:own]) if int(i) not in countdowns)
         keep = np.flatnonzero(scores >= self.knobs.threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
         found = {h.name: h for h in forced}  # a forced tool keeps its forced score

@@ -190,11 +190,8 @@ class EmbeddingPolicy(Strategy):
         knobs = knobs if knobs is not None else self.knobs_
         catalog = self.catalog_
         kept = kept_hits(scored.hits, scored.text, knobs)
-        relevance = None
-        if knobs.relevance_floor > 0 and scored.features is not None and knobs.relevance_weights:
-            relevance = float(RelevanceGate.probability(scored.features[None, :], knobs.relevance_weights)[0])
         decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs, follow_up=scored.follow_up,
-                          ranked=scored.hits[:RANKED_HITS], relevance=relevance)
+                          ranked=scored.hits[:RANKED_HITS], relevance=RelevanceGate.relevance(scored.features, knobs))
         decision = retry_failed(decision, scored.failed, kept, catalog)
         decision = with_intents(decision, scored.intents, catalog, knobs)
         offer = build(decision, catalog, knobs=knobs)
