@@ -51,7 +51,7 @@ from .lexicon import BACKGROUND_QUERIES
 
 __all__ = [
     "GATE_FEATURES", "RelevanceGate", "PseudoQuery", "pseudo_queries", "load_negatives", "conformal_quantile",
-    "calibrate", "calibrated_knobs", "catalog_fingerprint", "NEGATIVES_PATH", "DEFAULT_ALPHA",
+    "calibrate", "calibrated_knobs", "fit_offer_knobs", "catalog_fingerprint", "NEGATIVES_PATH", "DEFAULT_ALPHA",
 ]
 
 #: The shipped negatives (see data/README.md).
@@ -254,19 +254,20 @@ def catalog_fingerprint(catalog: Catalog) -> str:
     return digest.hexdigest()[:16]
 
 
-def _seated_rank(catalog: Catalog, scores: np.ndarray, gold_rows: np.ndarray) -> np.ndarray:
-    """``(n,) int``: tools offered once the gold tool is seated, whole domains seated in rank order.
+def _seated_rank(catalog: Catalog, scores: np.ndarray, gold_sets: Sequence[Sequence[int]]) -> np.ndarray:
+    """``(n,) int``: tools offered once every gold tool is seated, whole domains seated in rank order.
 
     The widening and the offer cap seat whole domains (``Catalog.seat_domains``), so the size that
     covers a message is counted in seated tools, not in the gold tool's rank (equal without domains).
+    ``gold_sets[i]``: the catalogue rows that message ``i`` needs (one for a pseudo-query).
     """
     from .catalog import domain_of
 
     names = catalog.names
     size = {d: len(catalog.cluster(d)) for d in {domain_of(n) for n in names} if d}
-    out = np.zeros(len(gold_rows), dtype=np.int64)
-    for i, (row, gold) in enumerate(zip(scores, gold_rows)):
-        gold_key = domain_of(names[gold]) or names[gold]
+    out = np.zeros(len(gold_sets), dtype=np.int64)
+    for i, (row, gold) in enumerate(zip(scores, gold_sets)):
+        missing = {domain_of(names[g]) or names[g] for g in gold}
         seen: set[str] = set()
         total = 0
         for j in np.argsort(-row, kind="stable"):
@@ -275,10 +276,61 @@ def _seated_rank(catalog: Catalog, scores: np.ndarray, gold_rows: np.ndarray) ->
                 continue
             seen.add(key)
             total += size.get(key, 1)
-            if key == gold_key:
+            missing.discard(key)
+            if not missing:
                 break
         out[i] = total
     return out
+
+
+def fit_offer_knobs(catalog: Catalog, scores: np.ndarray, gold_sets: Sequence[Sequence[int]],
+                    alpha: float) -> dict[str, Any]:
+    """The offer-size knobs from scored messages whose needed tools are known (split conformal).
+
+    Parameters
+    ----------
+    catalog : Catalog
+    scores : ndarray, ``(n, n_tools)``
+        Cosines of ``n`` calibration messages (pseudo-queries or labelled queries) with every tool.
+    gold_sets : sequence of sequence of int
+        ``gold_sets[i]``: the rows message ``i`` needs, all of them (``n`` non-empty sets).
+    alpha : float
+        Miscoverage in (0, 1).
+
+    Returns
+    -------
+    dict
+        ``threshold`` (the ``alpha / 2`` quantile of the lowest gold cosine), ``single_hit_floor``
+        (lowest top cosine above which a lone top hit is the whole need for ``1 - alpha`` of
+        messages), ``subset_margin`` (conformal quantile of ``top - lowest gold cosine``; 2.0 when
+        infinite), ``widen_k`` (conformal quantile of the seated size, within
+        :data:`WIDEN_BOUNDS`) and ``pseudo_recall_at_threshold``.
+
+    Notes
+    -----
+    Nonconformity ``top cosine - lowest gold cosine``: the prediction set ``{tools within the
+    quantile of the top}`` then holds *every* needed tool with probability ``>= 1 - alpha`` for
+    messages exchangeable with the calibration ones (Angelopoulos & Bates 2021, section 1).
+    """
+    n_tools = scores.shape[1]
+    lowest = np.array([scores[i, list(g)].min() for i, g in enumerate(gold_sets)])
+    top = scores.max(axis=1)
+    threshold = float(np.quantile(lowest, alpha / 2))
+    subset_margin = conformal_quantile(top - lowest, alpha)
+    widen = conformal_quantile(_seated_rank(catalog, scores, gold_sets), alpha)
+    widen_k = int(min(max(widen if math.isfinite(widen) else n_tools, WIDEN_BOUNDS[0]), WIDEN_BOUNDS[1]))
+    floor = 1.0
+    right = np.array([len(g) == 1 and int(scores[i].argmax()) == g[0] for i, g in enumerate(gold_sets)])
+    for cut in np.sort(top)[::-1]:
+        if right[top >= cut].mean() >= 1 - alpha:
+            floor = float(cut)
+    return {
+        "threshold": threshold,
+        "single_hit_floor": float(min(max(floor, threshold), 0.98)),
+        "subset_margin": min(subset_margin, 2.0) if math.isfinite(subset_margin) else 2.0,
+        "widen_k": widen_k,
+        "pseudo_recall_at_threshold": float((lowest >= threshold).mean()),
+    }
 
 
 def _fit_gate(pos: np.ndarray, neg: np.ndarray, alpha: float) -> tuple[tuple[float, ...], float, np.ndarray]:
@@ -309,7 +361,8 @@ def _fit_gate(pos: np.ndarray, neg: np.ndarray, alpha: float) -> tuple[tuple[flo
 
 def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray | None = None,
               alpha: float = DEFAULT_ALPHA, base: Knobs | None = None,
-              negatives: Sequence[str] | None = None) -> Knobs:
+              negatives: Sequence[str] | None = None,
+              labelled: Sequence[tuple[str, Sequence[str]]] | None = None, labelled_source: str = "") -> Knobs:
     """Fit knobs for ``catalog`` and ``embedder`` without labelled queries (module docstring).
 
     Parameters
@@ -324,6 +377,13 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         Knobs the fit starts from (default the reference ``Knobs()``); fitted knobs replace theirs.
     negatives : sequence of str, optional
         Default :func:`load_negatives`.
+    labelled : sequence of (message, gold tool names), optional
+        Labelled queries for this catalogue: the offer-size knobs (threshold, floor, margin,
+        widening) are then fitted on them instead of the pseudo-queries, and the coverage promise
+        holds for messages exchangeable with them (``eris-lab calibrate --suite``). Queries that
+        need no tool are skipped. The relevance gate stays label-free.
+    labelled_source : str
+        Where ``labelled`` came from, for the provenance.
 
     Returns
     -------
@@ -337,6 +397,8 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
     ------
     ValueError
         ``alpha`` outside (0, 1).
+    DataError
+        A labelled query names a tool the catalogue lacks, or none needs a tool.
     """
     from .router import embed_tools
 
@@ -367,8 +429,18 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
             "seconds": round(time.perf_counter() - start, 3), "version": CACHE_VERSION,
         }
         weights, floor = prior if prior else ((), 0.0)
-        return base.replace(unsure_fallback="ranked", empty_fallback="ranked", embedding_model=embedder.model_id,
-                            relevance_floor=floor, relevance_weights=weights, notes=notes)
+        knobs = base.replace(unsure_fallback="ranked", empty_fallback="ranked", embedding_model=embedder.model_id,
+                             relevance_floor=floor, relevance_weights=weights, notes=notes)
+        if labelled is None:
+            return knobs
+        gate = RelevanceGate(catalog, vectors, normalize_rows(embedder.embed(list(negatives))))
+        fitted, floor = _fit_labelled(catalog, embedder, vectors, labelled, alpha, gate, weights, floor)
+        notes["calibration"].update(method=notes["calibration"]["method"].replace(
+            "reference knobs", f"offer-size knobs by split conformal on labelled queries{f' of {labelled_source}' if labelled_source else ''}"),
+            promised_coverage=round(1 - alpha, 4), n_labelled_queries=fitted["n"], labelled_source=labelled_source)
+        return knobs.replace(**{k: round(v, 6) if isinstance(v, float) else v for k, v in fitted.items()
+                                if k in ("threshold", "single_hit_floor", "subset_margin", "widen_k")},
+                             relevance_floor=_round_down(floor), notes=notes)
     q = normalize_rows(embedder.embed([p.text for p in pseudo]))
     neg = normalize_rows(embedder.embed(list(negatives)))
     scores = q @ vectors.T
@@ -381,52 +453,86 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         for i, a, b in zip(held, bounds[:-1], bounds[1:]):
             centroid = normalize_rows(phrase_vectors[a:b].mean(axis=0, keepdims=True))[0]
             scores[i, gold_rows[i]] = float(q[i] @ centroid)
-    gold = scores[np.arange(len(pseudo)), gold_rows]
-    top = scores.max(axis=1)
-    gap = top - gold
-    seated = _seated_rank(catalog, scores, gold_rows)
-
-    threshold = float(np.quantile(gold, alpha / 2))
-    subset_margin = conformal_quantile(gap, alpha)
-    widen = conformal_quantile(seated, alpha)
-    widen_k = int(min(max(widen if math.isfinite(widen) else n_tools, WIDEN_BOUNDS[0]), WIDEN_BOUNDS[1]))
-    # lone top hit: lowest top cosine above which top-1 is the gold tool for 1 - alpha of them
-    floor = 1.0
-    right = scores.argmax(axis=1) == gold_rows
-    for cut in np.sort(top)[::-1]:
-        chosen = top >= cut
-        if right[chosen].mean() >= 1 - alpha:
-            floor = float(cut)
-    single_hit_floor = float(min(max(floor, threshold), 0.98))
-
     gate = RelevanceGate(catalog, vectors, neg)
     pos_features = gate.features(q, scores=scores)
     neg_features = gate.features(neg, exclude_negative=range(len(negatives)))
     weights, relevance_floor, p_neg = _fit_gate(pos_features, neg_features, alpha)
+    if labelled is None:
+        fitted = fit_offer_knobs(catalog, scores, [(int(g),) for g in gold_rows], alpha)
+        n_cal = len(pseudo)
+    else:
+        fitted, relevance_floor = _fit_labelled(catalog, embedder, vectors, labelled, alpha, gate, weights,
+                                                relevance_floor)
+        n_cal = fitted["n"]
 
-    guaranteed = len(pseudo) >= math.ceil(1 / alpha) - 1
     notes = dict(base.notes)
     notes["calibration"] = {
-        "method": "label-free: pseudo-queries from tool text, negatives from data/negatives.txt; "
-                  "split conformal (Angelopoulos & Bates 2021) for subset_margin and widen_k",
+        "method": ("labelled: the offer-size knobs by split conformal (Angelopoulos & Bates 2021) on "
+                   f"{n_cal} labelled queries{f' of {labelled_source}' if labelled_source else ''} at alpha/2; relevance "
+                   "gate fitted label-free (pseudo-queries against data/negatives.txt), its floor lowered to "
+                   "refuse at most alpha/2 of the labelled queries" if labelled is not None else
+                   "label-free: pseudo-queries from tool text, negatives from data/negatives.txt; "
+                   "split conformal (Angelopoulos & Bates 2021) for subset_margin and widen_k"),
         "catalog": catalog.source, "catalog_fingerprint": catalog_fingerprint(catalog), "n_tools": n_tools,
         "embedding_model": embedder.model_id, "alpha": alpha, "promised_coverage": round(1 - alpha, 4),
         "n_pseudo_queries": len(pseudo), "n_negatives": len(negatives),
-        "finite_sample_guarantee": guaranteed,
-        "pseudo_recall_at_threshold": round(float((gold >= threshold).mean()), 4),
+        **({"n_labelled_queries": n_cal, "labelled_source": labelled_source} if labelled is not None else {}),
+        "finite_sample_guarantee": n_cal >= math.ceil(1 / alpha) - 1,
+        "pseudo_recall_at_threshold": round(fitted["pseudo_recall_at_threshold"], 4),
         # out-of-fold: each negative judged by a gate fitted without it
         "negatives_kept_empty": round(float((p_neg < relevance_floor).mean()), 4),
         "seconds": round(time.perf_counter() - start, 3), "version": CACHE_VERSION,
     }
     return base.replace(
-        threshold=round(max(min(threshold, 0.98), -1.0), 6),
-        single_hit_floor=round(single_hit_floor, 6),
-        subset_margin=round(min(subset_margin, 2.0), 6) if math.isfinite(subset_margin) else 2.0,
-        widen_k=widen_k,
+        threshold=round(max(min(fitted["threshold"], 0.98), -1.0), 6),
+        single_hit_floor=round(fitted["single_hit_floor"], 6),
+        subset_margin=round(fitted["subset_margin"], 6),
+        widen_k=fitted["widen_k"],
         unsure_fallback="ranked", empty_fallback="ranked",
-        relevance_floor=round(relevance_floor, 6), relevance_weights=tuple(round(w, 6) for w in weights),
+        relevance_floor=_round_down(relevance_floor), relevance_weights=tuple(round(w, 6) for w in weights),
         calibration="none", embedding_model=embedder.model_id, notes=notes,
     )
+
+
+def _fit_labelled(catalog: Catalog, embedder: Embedder, vectors: np.ndarray,
+                  labelled: Sequence[tuple[str, Sequence[str]]], alpha: float, gate: RelevanceGate,
+                  weights: Sequence[float], floor: float) -> tuple[dict[str, Any], float]:
+    """Offer-size knobs and gate floor fitted on labelled queries: ``(fit_offer_knobs(...) | {"n"}, floor)``.
+
+    A message is covered when the gate lets it through *and* the offer holds its tools, so the
+    miscoverage is split (Bonferroni): the offer knobs at ``alpha / 2``, and the gate's floor
+    lowered, when needed, until it refuses at most ``alpha / 2`` of the labelled queries (the lower
+    split-conformal quantile of their relevance probabilities). Measured on demo-test with knobs
+    from demo-train: the label-free gate alone (floor 0.26) refused 6 of the 86 messages that needed a tool.
+
+    Raises
+    ------
+    DataError
+        A gold name is not in the catalogue, or no message needs a tool.
+    """
+    row_of = {name: i for i, name in enumerate(catalog.names)}
+    texts, gold_sets = [], []
+    for text, gold in labelled:
+        unknown = [g for g in gold if g not in row_of]
+        if unknown:
+            raise DataError(f"gold tool {unknown[0]!r} is not in the catalogue", where=f"labelled query {text[:60]!r}")
+        if gold:
+            texts.append(text)
+            gold_sets.append(tuple(row_of[g] for g in gold))
+    if not texts:
+        raise DataError("no labelled query needs a tool; nothing to calibrate the offer on", where="labelled queries")
+    query_vectors = normalize_rows(embedder.embed(texts))
+    scores = query_vectors @ vectors.T
+    fitted = fit_offer_knobs(catalog, scores, gold_sets, alpha / 2) | {"n": len(texts)}
+    if weights:
+        relevance = RelevanceGate.probability(gate.features(query_vectors, scores=scores), weights)
+        floor = min(floor, -conformal_quantile(-relevance, alpha / 2))
+    return fitted, float(max(floor, 0.0))
+
+
+def _round_down(floor: float) -> float:
+    """A floor kept to 6 decimals, rounded down: rounding up would refuse the message it was set at."""
+    return math.floor(floor * 1e6) / 1e6
 
 
 def _prior_gate(embedder: Embedder, alpha: float) -> tuple[tuple[float, ...], float] | None:

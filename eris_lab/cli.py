@@ -168,14 +168,29 @@ def _add_calibrate(sub) -> None:
     p.add_argument("--out", metavar="FILE", help="knobs TOML to write (atomically); default: print the fitted knobs")
     p.add_argument("--alpha", type=float, default=None, metavar="A",
                    help="miscoverage: offers aim to hold the right tool for 1 - A of messages (default 0.05)")
+    p.add_argument("--suite", metavar="NAME|FILE.jsonl",
+                   help="labelled queries with one shared catalogue (demo-train, bfcl-pooled, a JSONL file): the "
+                        "offer-size knobs are fitted on them (split conformal), so the coverage promise holds for "
+                        "messages like them; the relevance gate stays label-free")
     p.add_argument("--no-cache", action="store_true", help="refit even when a cached calibration exists")
     p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _labelled_suite(name: str, catalog_arg: str | None):
+    """(catalogue, [(message, gold names)], suite name) of ``calibrate --suite``."""
+    from .eval.datasets import load_suite
+
+    suite = load_suite(name, catalog=catalog_arg)  # a BFCL suite refuses --catalog (it brings its own)
+    if suite.catalog is None:
+        raise ErisLabError(f"suite {suite.name!r} gives each case its own functions; calibrate needs one shared "
+                           "catalogue (try bfcl-pooled, demo-train or a JSONL file)", where="--suite")
+    return suite.catalog, [(q.query, q.gold) for q in suite.queries if q.gold], suite.name
 
 
 def _run_calibrate(args) -> int:
     import time
 
-    from .calibration import DEFAULT_ALPHA, calibrated_knobs, describe
+    from .calibration import DEFAULT_ALPHA, calibrate, calibrated_knobs, describe
     from .embed import default_embedder
 
     alpha = DEFAULT_ALPHA if args.alpha is None else args.alpha
@@ -183,9 +198,13 @@ def _run_calibrate(args) -> int:
         raise ErisLabError(f"expected a number in (0, 1), got {args.alpha!r}", where="--alpha")
     if args.out and Path(args.out).is_dir():
         raise ErisLabError("is a folder; expected a knobs TOML file path", where=f"--out {args.out}")
-    catalog = _load_catalog(args.catalog)
     start = time.perf_counter()
-    knobs = calibrated_knobs(catalog, default_embedder(), alpha=alpha, cache=not args.no_cache)
+    if args.suite:  # labelled: fitted each time (the cache holds label-free calibrations only)
+        catalog, labelled, source = _labelled_suite(args.suite, args.catalog)
+        knobs = calibrate(catalog, default_embedder(), alpha=alpha, labelled=labelled, labelled_source=source)
+    else:
+        catalog = _load_catalog(args.catalog)
+        knobs = calibrated_knobs(catalog, default_embedder(), alpha=alpha, cache=not args.no_cache)
     record = describe(knobs) | {"seconds": round(time.perf_counter() - start, 3)}
     if args.out:
         knobs.save(args.out)
@@ -194,8 +213,9 @@ def _run_calibrate(args) -> int:
         _print_json(record)
     else:
         prov = record["provenance"]
+        labelled = f", {prov['n_labelled_queries']} labelled queries" if prov.get("n_labelled_queries") else ""
         print(f"calibrated {prov.get('n_tools')} tools of {prov.get('catalog')} for {prov.get('embedding_model')} "
-              f"in {record['seconds']:.1f} s ({prov.get('n_pseudo_queries')} pseudo-queries)")
+              f"in {record['seconds']:.1f} s ({prov.get('n_pseudo_queries')} pseudo-queries{labelled})")
         print(f"method: {prov.get('method')}")
         print(_table([(k, json.dumps(v)) for k, v in record["knobs"].items()], ("knob", "value")))
         if args.out:

@@ -15,6 +15,7 @@ from eris_lab.calibration import (
     calibrate,
     calibrated_knobs,
     conformal_quantile,
+    fit_offer_knobs,
     load_negatives,
     pseudo_queries,
 )
@@ -186,6 +187,63 @@ def test_a_damaged_cache_entry_is_refitted_not_trusted(fake_embedder, tmp_path, 
     refit = calibrated_knobs(catalog, fake_embedder)
     assert refit.replace(notes={}) == first.replace(notes={})  # only the timing in the provenance differs
     assert Knobs.load(path) == refit
+
+
+def test_fit_offer_knobs_covers_every_gold_tool_of_exchangeable_messages():
+    """Split conformal on ``top - lowest gold cosine``: the set of tools within ``subset_margin`` of
+    the top holds every gold tool for about ``1 - alpha`` of fresh messages from the same source."""
+    rng = np.random.default_rng(7)
+    catalog = Catalog([_tool(f"t{i}", f"tool {i}") for i in range(40)])
+
+    def draw(n):
+        scores = rng.normal(0.3, 0.1, size=(n, 40))
+        gold = [tuple(rng.choice(40, size=rng.integers(1, 3), replace=False)) for _ in range(n)]
+        for row, g in zip(scores, gold):
+            row[list(g)] += rng.uniform(0.0, 0.3, size=len(g))  # gold tools score higher, not always top
+        return scores, gold
+
+    alpha = 0.1
+    fitted = fit_offer_knobs(catalog, *draw(400), alpha)
+    test_scores, test_gold = draw(2000)
+    top = test_scores.max(axis=1)
+    covered = [all(top[i] - test_scores[i, g] <= fitted["subset_margin"] for g in gold)
+               for i, gold in enumerate(test_gold)]
+    assert abs(np.mean(covered) - (1 - alpha)) <= 0.03
+    assert fitted["threshold"] <= fitted["single_hit_floor"] and 3 <= fitted["widen_k"] <= 16
+    # a message that needs two tools is never "right" as a lone hit: the floor rises above single ones
+    both = fit_offer_knobs(catalog, test_scores[:50], [tuple(range(2)) for _ in range(50)], alpha)
+    assert both["single_hit_floor"] >= fitted["single_hit_floor"]
+
+
+def test_labelled_calibration_fits_the_offer_on_real_queries_and_lowers_the_gate(fake_embedder):
+    catalog = _catalog_with_params(30)
+    names = catalog.names
+    free = calibrate(catalog, fake_embedder, alpha=0.1)
+    # messages unlike the pseudo-queries: the gold tool's words are absent
+    labelled = [(f"please do the thing number {i} for me", (names[i % 30],)) for i in range(60)]
+    labelled.append(("hello there", ()))  # needs no tool: skipped
+    knobs = calibrate(catalog, fake_embedder, alpha=0.1, labelled=labelled, labelled_source="unit test")
+    prov = knobs.notes["calibration"]
+    assert prov["n_labelled_queries"] == 60 and prov["labelled_source"] == "unit test"
+    assert prov["method"].startswith("labelled") and prov["promised_coverage"] == 0.9
+    assert knobs.relevance_weights == free.relevance_weights  # the gate's model stays label-free ...
+    assert knobs.relevance_floor <= free.relevance_floor  # ... its floor only ever lowered
+    # at least 1 - alpha/2 of the labelled messages pass the gate
+    from eris_lab.router import embed_tools
+
+    vectors = embed_tools(catalog, fake_embedder.embed)
+    q = fake_embedder.embed([t for t, g in labelled if g])
+    gate = RelevanceGate(catalog, vectors, fake_embedder.embed(list(load_negatives())))
+    p = RelevanceGate.probability(gate.features(q), knobs.relevance_weights)
+    assert (p >= knobs.relevance_floor).mean() >= 0.95
+
+
+def test_labelled_calibration_rejects_unknown_gold_and_all_no_tool_queries(fake_embedder):
+    catalog = _catalog_with_params(30)
+    with pytest.raises(DataError, match="not in the catalogue"):
+        calibrate(catalog, fake_embedder, labelled=[("do it", ("nope",))])
+    with pytest.raises(DataError, match="no labelled query needs a tool"):
+        calibrate(catalog, fake_embedder, labelled=[("hi", ())])
 
 
 # -- with the real embedder: an unseen, hint-less catalogue is narrowed -----------------------------

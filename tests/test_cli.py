@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -205,10 +206,26 @@ def test_calibrate_prints_fitted_knobs_and_writes_a_loadable_file(capsys, tmp_pa
 
 @pytest.mark.parametrize("argv, where", [
     (["--alpha", "1.5"], "--alpha"), (["--alpha", "0"], "--alpha"), (["--out", "."], "--out"),
+    (["--suite", "live_multiple"], "--suite"),  # per-case functions: no one catalogue to calibrate
+    (["--suite", "bfcl-pooled", "--catalog", "descriptors"], "--catalog"),
 ])
 def test_calibrate_bad_flags_are_one_line(capsys, argv, where):
     status, out, err = run(capsys, "calibrate", *argv)
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1 and where in err
+
+
+def test_calibrate_on_a_labelled_suite_records_it_and_writes_loadable_knobs(capsys, tmp_path):
+    from eris_lab.knobs import Knobs
+
+    out_file = tmp_path / "labelled.toml"
+    data = Path(__file__).parent / "data"
+    status, out, _ = run(capsys, "calibrate", "--suite", str(data / "mini_queries.jsonl"), "--catalog",
+                         str(data / "mini_catalog.toml"), "--alpha", "0.2", "--out", str(out_file), "--json")
+    prov = json.loads(out)["provenance"]
+    needing = sum(bool(json.loads(line)["gold"]) for line in (data / "mini_queries.jsonl").read_text().splitlines())
+    assert status == 0 and "labelled queries" in prov["method"]
+    assert prov["n_labelled_queries"] == needing == 9 and prov["promised_coverage"] == 0.8
+    assert Knobs.load(out_file).notes["calibration"]["n_labelled_queries"] == needing
 
 
 def test_route_defaults_to_calibrated_knobs_and_reference_is_a_flag_away(capsys):
