@@ -125,8 +125,11 @@ def transfer(sources: Sequence[str] = tuple(SOURCES), targets: Sequence[str] = D
                 continue
             strategy = make("policy", embedder=memo, knobs=knobs[name])
             record = evaluate(run(strategy, suite, progress=progress), suite=target, strategy="policy")
-            promised = (knobs[name].notes.get("calibration", {}).get("promised_coverage")
-                        if knobs[name] is not None else 0.95)
+            if knobs[name] is not None:
+                promised = knobs[name].notes.get("calibration", {}).get("promised_coverage")
+            else:  # calibrated per target: a promise only where one calibration covers the suite
+                promised = strategy.knobs_.notes.get("calibration", {}).get("promised_coverage") if (
+                    suite.catalog is not None) else None
             cell = {"source": name, "target": target, "same": same, "n": record["n"],
                     **{k: record.get(k) for k in ("recall", "name_recall", "mean_offer", "full_roster_rate",
                                                   "empty_rate", "irrelevance_empty_rate")},

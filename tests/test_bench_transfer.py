@@ -1,0 +1,58 @@
+"""The transfer benchmark (issue 18 item 5): which cells are transfers, the table, a tiny run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from eris_lab import cli
+from eris_lab.bench import transfer
+from eris_lab.eval import harness
+
+from conftest import FakeEmbedder
+
+
+@pytest.mark.parametrize("source, target, same", [
+    ("demo-train, labelled", "demo-test", "split"),  # held-out half of the catalogue it was fitted on
+    ("demo, label-free", "demo-test", "catalogue"),
+    ("bfcl-pooled, labelled", "live_multiple", "queries"),  # the pooled suite's own messages
+    ("bfcl-pooled, labelled", "bfcl-pooled", "queries"),
+    ("bfcl-pooled, label-free", "bfcl-pooled", "catalogue"),
+    ("bfcl-pooled, label-free", "live_multiple", None),  # other catalogues (each case's own)
+    ("demo-train, labelled", "parallel_multiple-pooled", None),
+    ("reference", "demo-test", None),
+])
+def test_cells_that_share_what_the_source_read_are_marked(source, target, same):
+    assert transfer._same(source, target) == same
+
+
+def test_a_tiny_transfer_run_skips_shared_queries_and_prints_coverage(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(harness, "default_embedder", FakeEmbedder)
+    out = tmp_path / "t.json"
+    status = cli.main(["bench", "transfer", "--sources", "reference", "own, label-free", "--targets", "multiple",
+                       "irrelevance", "demo-test", "--limit", "6", "--out", str(out), "--quiet"])
+    assert status == 0
+    report = json.loads(out.read_text())
+    assert [(c["source"], c["target"]) for c in report["cells"]] == [  # queries shared: skipped (none here)
+        ("reference", "multiple"), ("own, label-free", "multiple"),
+        ("reference", "irrelevance"), ("own, label-free", "irrelevance"),
+        ("reference", "demo-test"), ("own, label-free", "demo-test")]
+    assert all(c["n"] == 6 for c in report["cells"])
+    # reference knobs promise nothing; per-case catalogues are each too small to calibrate a promise;
+    # the demo catalogue, calibrated label-free, promises 1 - alpha
+    assert [c["promised_coverage"] for c in report["cells"]] == [None] * 5 + [0.95]
+    printed = capsys.readouterr().out
+    assert "knobs from" in printed and "empty " in printed
+    assert "own, label-free            -> demo-test" in printed and printed.count("promised 0.950") == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--sources", "mine"], "unknown source 'mine'"),
+    (["--targets", "nope"], "unknown suite 'nope'"),
+    (["--limit", "0"], "expected an integer >= 1"),
+])
+def test_bad_flags_are_one_line(capsys, argv, message):
+    assert cli.main(["bench", "transfer", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
