@@ -114,6 +114,13 @@ def test_02_threshold_tuning_executes_statically(tmp_path):
     assert "widget-view" not in json.dumps(nb)  # no widgets under papermill (nor tqdm's widget bars)
     html = json.dumps([o.get("data", {}).get("text/html", "") for c in nb["cells"] for o in c.get("outputs", [])])
     assert "misrouted (" in html and "strategies at the chosen knobs" in html
+    # the calibrated policy's point, coverage per alpha (label-free and labelled), the gate's trade-off
+    assert 0 <= rec["calibrated"]["recall"] <= 1 and rec["calibrated"]["mean_offer"] > 0
+    assert [r["alpha"] for r in rec["coverage"]] == [0.05, 0.2] and all(r["labelled"] is not None for r in rec["coverage"])
+    rows = rec["relevance"]["rows"]
+    assert rows[0]["floor"] == 0 and rows[-1]["empty_rate"] >= rows[0]["empty_rate"]
+    assert rows[-1]["recall"] <= rows[0]["recall"] and rec["relevance"]["default_floor"] > 0
+    assert rec["figures"] == 4 and "observed recall and mean offer per alpha" in html
 
 
 @pytest.mark.slow

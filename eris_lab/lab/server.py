@@ -62,8 +62,9 @@ __all__ = ["Server", "serve", "start", "stop", "prepare", "free_port", "lab_comm
 
 LAB_DIR = repo_root() / ".cache" / "lab"  # generated notebooks, logs and the settings override (git-ignored)
 TUNING_NOTEBOOK = repo_root() / "notebooks" / "02_threshold_tuning.py"
-#: Parameters of the Voila app: live widgets, and no tuner grid on load (minutes; the app's button runs it).
-TUNE_PARAMS: dict[str, Any] = {"interactive": True, "tune": False}
+#: Parameters of the Voila app: live widgets, and no tuner grid on load (minutes; the app's button runs
+#: it), nor the calibration views (about a minute of BFCL routing; ``-p calibration_views=True``).
+TUNE_PARAMS: dict[str, Any] = {"interactive": True, "tune": False, "calibration_views": False}
 #: JupyterLab settings for these servers: ``.py`` files open as notebooks (jupytext), and no
 #: news or update checks (the lab runs offline).
 LAB_SETTINGS: dict[str, Any] = {

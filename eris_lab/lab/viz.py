@@ -135,6 +135,49 @@ def curve_figure(curve: Sequence[Mapping[str, float]], current: float | None = N
     return fig
 
 
+def coverage_figure(rows: Sequence[Mapping[str, Any]], *, title: str = ""):
+    """Promised against observed coverage (``lab.calibrated.coverage_rows``): a point per alpha for
+    each way of calibrating, and the diagonal a kept promise lies on (within sampling noise)."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=[0.5, 1.0], y=[0.5, 1.0], mode="lines", name="promise kept",
+                               line={"color": "grey", "dash": "dot"}))
+    for key, name in (("label_free", "label-free (pseudo-queries)"), ("labelled", "labelled train split, on test")):
+        pts = [r for r in rows if r.get(key) is not None]
+        if pts:
+            fig.add_trace(go.Scatter(
+                x=[r["promised"] for r in pts], y=[r[key] for r in pts], mode="markers+lines", name=name,
+                text=[f"alpha {r['alpha']}<br>mean offer {r[key + '_offer']:.1f}" for r in pts], hoverinfo="text+x+y"))
+    lo = min([0.5] + [r[k] for r in rows for k in ("label_free", "labelled") if r.get(k) is not None])
+    fig.update_layout(title=title or "coverage: promised vs observed", xaxis_title="promised (1 - alpha)",
+                      yaxis_title="observed recall", height=380, margin={"t": 40, "b": 40},
+                      xaxis_range=[lo - 0.02, 1.01], yaxis_range=[lo - 0.02, 1.01])
+    return fig
+
+
+def relevance_figure(rows: Sequence[Mapping[str, Any]], default_floor: float | None = None, *, title: str = ""):
+    """The relevance gate's trade-off (``lab.calibrated.relevance_rows``): empty-offer rate on
+    messages that need no tool against recall on those that do, one point per floor (coloured by
+    it), the default floor starred."""
+    import plotly.graph_objects as go
+
+    pts = [r for r in rows if r["recall"] == r["recall"] and r["empty_rate"] == r["empty_rate"]]  # no NaN
+    fig = go.Figure(go.Scatter(
+        x=[r["empty_rate"] for r in pts], y=[r["recall"] for r in pts], mode="markers+lines", name="one floor",
+        text=[f"floor {r['floor']:.2f}" for r in pts], hoverinfo="text+x+y", line={"color": "lightgrey"},
+        marker={"color": [r["floor"] for r in pts], "colorscale": "Viridis", "size": 9,
+                "colorbar": {"title": "floor"}, "showscale": True}))
+    if default_floor is not None and pts:
+        best = min(pts, key=lambda r: abs(r["floor"] - default_floor))
+        fig.add_trace(go.Scatter(x=[best["empty_rate"]], y=[best["recall"]], mode="markers",
+                                 name=f"default (floor {default_floor:.2f})",
+                                 marker={"size": 15, "color": BAD, "symbol": "star"}))
+    fig.update_layout(title=title or "relevance gate: no tool fits vs recall", height=380,
+                      xaxis_title="empty offer on messages needing no tool", yaxis_title="recall on messages needing one",
+                      margin={"t": 40, "b": 40})
+    return fig
+
+
 # ---------------------------------------------------------------------------------------------
 # 01 embedding space
 # ---------------------------------------------------------------------------------------------
