@@ -190,7 +190,29 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     for word in words:
         if word in keywords or (word.endswith("s") and word[:-1] in keywords):
             return False
-    return True
+    # a typo of a keyword is still a request ("chek my emial", "paus the podcats": demo set, tag typo)
+    return not any(_one_edit_apart(word, k) for word in words if len(word) >= 4
+                   for k in keywords if len(k) >= TYPO_MIN_LETTERS and abs(len(k) - len(word)) <= 1)
+
+
+#: Keywords this long or longer match a word one edit away (a letter added, dropped, changed, or two
+#: neighbours swapped: Damerau 1964, the commonest typing errors). Shorter ones must match exactly:
+#: "cool" is one edit from "tool".
+TYPO_MIN_LETTERS = 5
+
+
+def _one_edit_apart(word: str, keyword: str) -> bool:
+    """True when ``word`` is ``keyword`` with exactly one insertion, deletion, substitution or
+    transposition of adjacent letters (restricted Damerau-Levenshtein distance 1)."""
+    if word == keyword:
+        return False
+    if len(word) == len(keyword):
+        diff = [i for i, (a, b) in enumerate(zip(word, keyword)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and word[diff[0]] == keyword[diff[1]] and word[diff[1]] == keyword[diff[0]])
+    short, long_ = sorted((word, keyword), key=len)
+    i = next((j for j, (a, b) in enumerate(zip(short, long_)) if a != b), len(short))
+    return short[i:] == long_[i + 1:]
 
 
 def fetch_tool(catalog: Catalog) -> str:

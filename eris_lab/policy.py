@@ -15,7 +15,8 @@
    tied hits sharing an affinity group with the top span two or more domains; otherwise keep
    the ranked subset (an unrelated near-tie never dumps clusters);
 5. append forced hits; 6. re-rank by the original cosine (cluster siblings inherit their domain's
-   best score minus 1e-4); 7. empty -> full roster, nothing, or ``ranked`` (knob ``empty_fallback``).
+   best score minus 1e-4; with ``subset_margin`` below 2, a union of clusters larger than
+   ``widen_k`` keeps the clusters seated in rank order up to it); 7. empty -> full roster, nothing, or ``ranked`` (knob ``empty_fallback``).
 
 After ``decide``, the router applies :func:`retry_failed` (a failed tool offered again) and
 :func:`with_intents` (each request of a joined message keeps its best tool).
@@ -497,6 +498,10 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
             rule = Rule.MIXED_EMBED_AND_LEXICAL
             reason = f"forced hits ({forced_names}) plus embedding hits: {reason}"
     names = _rank(scores, catalog)
+    if widened and knobs.subset_margin < 2.0 and len(names) > knobs.widen_k:
+        # calibrated offers stay bounded: the union's clusters seated in rank order, up to widen_k
+        names, seated = catalog.seat_domains(names, knobs.widen_k)
+        reason += f"; seated {', '.join(seated)} within widen_k {knobs.widen_k}"
 
     # 7. empty -> full roster (or nothing)
     if not names:

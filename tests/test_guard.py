@@ -37,6 +37,21 @@ def test_not_conversational(text):
     assert not is_conversational(text, KEYWORDS)
 
 
+TYPO_KEYWORDS = tool_keywords(Catalog.from_names(["mail:check", "media:pause", "podcast:play", "tool:run", "weather:now"]))
+
+
+@pytest.mark.parametrize("text", ["chek the wether", "paus the podcats", "wether now?", "pasue it"])
+def test_a_typo_of_a_tool_keyword_is_still_a_request(text):
+    # demo set, tag typo: "paus the podcats" was met with nothing (CONVERSATIONAL)
+    assert not is_conversational(text, TYPO_KEYWORDS)
+
+
+@pytest.mark.parametrize("text", ["cool", "so cool", "lol", "thanks a lot", "nice one"])
+def test_short_chat_one_edit_from_a_short_keyword_stays_conversation(text):
+    # "cool" is one edit from the keyword "tool", too short to be read as a typo of it
+    assert is_conversational(text, TYPO_KEYWORDS)
+
+
 @pytest.mark.parametrize(
     ("text", "urls"),
     [

@@ -292,6 +292,21 @@ def test_subset_margin_keeps_only_hits_near_the_top():
                                                          ("web:search", 0.6)), WIDE).names[-1] == "web:search"
 
 
+def test_calibrated_affinity_union_stays_within_widen_k_seating_whole_clusters():
+    # the near-tie across related domains (clock, agenda) unions their clusters; under calibrated
+    # knobs (subset_margin below 2) the union is seated in rank order up to widen_k, never amputated
+    tie = hits(("clock:alarm", 0.61), ("agenda:remind_at", 0.59))
+    free = decide("remind me tomorrow at ten please", tie, REGISTRY)
+    knobs = Knobs(subset_margin=0.5, widen_k=4)
+    bounded = decide("remind me tomorrow at ten please", tie, REGISTRY, knobs=knobs)
+    assert bounded.rule == free.rule == Rule.AFFINITY_MARGIN_UNION and len(free.names) > 4
+    clock = REGISTRY.cluster("clock")
+    assert set(bounded.names) == set(clock) and bounded.names[0] == "clock:alarm" and len(clock) <= 4
+    assert "within widen_k 4" in bounded.reason
+    # reference knobs: DESIGN's rule unchanged
+    assert decide("remind me tomorrow at ten please", tie, REGISTRY, knobs=Knobs(widen_k=4)).names == free.names
+
+
 GATED = Knobs(relevance_floor=0.5, relevance_weights=(0.0, 1.0, 0.0, 0.0))
 
 
