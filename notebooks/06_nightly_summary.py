@@ -15,8 +15,11 @@ strategies: list = ["keyword", "bm25", "dense", "hybrid-rrf", "hybrid-weighted",
 limit: int = 0  # first N queries of each suite; 0: all
 quick_limit: int = 40  # the limit in quick mode
 tolerance: float = 0.005  # a change smaller than this is noise, not a regression
+rerun_transfer: bool = False  # re-run the transfer table (minutes); else show the recorded one
 
 # %%
+from IPython.display import display
+
 from eris_lab.lab import report, viz
 from eris_lab.bench.strategies import bench
 
@@ -46,7 +49,29 @@ viz.show(viz.nightly_figure(rows, "recall"))
 # %%
 viz.show(viz.tradeoff_figure(rows))
 
+# %% [markdown]
+# ## Transfer: knobs fitted on one catalogue, judged on the others
+# Rows: where the knobs came from (DESIGN.md's reference values, each catalogue's own label-free
+# calibration, another catalogue's, or a labelled suite's); columns: the suites judged, recall /
+# mean offer (empty-offer rate on the irrelevance suites). Parentheses: the target shares the
+# source's catalogue, so not a transfer. `eris-lab bench transfer` measures it.
+
+# %%
+from eris_lab.bench import transfer as _transfer
+
+if rerun_transfer:
+    transfer_source, transfer_report = "this run", _transfer.transfer(limit=quick_limit if quick else None, progress=False)
+else:
+    recorded = _transfer.latest_recorded()
+    transfer_source, transfer_report = (str(recorded[0].name), recorded[1]) if recorded else ("none recorded", None)
+if transfer_report:
+    display(viz.table(_transfer.table_rows(transfer_report),
+                      title=f"transfer ({transfer_source}, {transfer_report['created']}, limit {transfer_report['limit']})"))
+else:
+    print("no transfer run recorded: eris-lab bench transfer --out docs/results/transfer-DATE.json")
+
 # %%
 report.record(report_dir, "06_nightly_summary", {
     "rows": rows, "n_rows": len(rows), "regressions": [f"{r['suite']}/{r['strategy']}: {', '.join(r['regressions'])}" for r in rows if r["regressions"]],
-    "quick": quick, "figures": 2});
+    "quick": quick, "transfer": {"source": transfer_source, "cells": transfer_report["cells"] if transfer_report else None},
+    "figures": 2});

@@ -56,3 +56,14 @@ def test_bad_flags_are_one_line(capsys, argv, message):
     assert cli.main(["bench", "transfer", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_latest_recorded_run_is_the_newest_readable_one_and_renders_as_rows(tmp_path):
+    assert transfer.latest_recorded(tmp_path) is None
+    old = {"targets": ["multiple"], "sources": {"reference": None}, "created": "a", "limit": None,
+           "cells": [{"source": "reference", "target": "multiple", "same": None, "recall": 0.9, "mean_offer": 2.5}]}
+    (tmp_path / "transfer-2026-11-01.json").write_text(json.dumps(old))
+    (tmp_path / "transfer-2026-11-30.json").write_text("{broken")  # newest, unreadable: skipped
+    path, report = transfer.latest_recorded(tmp_path)
+    assert path.name == "transfer-2026-11-01.json"
+    assert transfer.table_rows(report) == [{"knobs from": "reference", "multiple": "0.900 / 2.5"}]

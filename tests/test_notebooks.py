@@ -140,6 +140,8 @@ def test_06_nightly_summary_executes_and_flags_against_previous(tmp_path):
     params = {"suites": ["demo"], "strategies": ["keyword", "dense"], "quick_limit": 15}
     first, rec, _ = _execute(tmp_path, "06_nightly_summary", params)
     assert rec["n_rows"] == 2 and all(r["previous"] is False for r in rec["rows"])
+    # the recorded transfer table (docs/results) is shown, not re-run
+    assert rec["transfer"]["source"].startswith("transfer-") and rec["transfer"]["cells"]
     second, rec2, _ = _execute(tmp_path, "06_nightly_summary", params)
     assert second.summary["previous"] == first.folder.name
     assert all(r["previous"] for r in rec2["rows"]) and rec2["regressions"] == []

@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 from .._files import repo_root, write_atomic
 from ..errors import ErisLabError
 
-__all__ = ["SOURCES", "DEFAULT_TARGETS", "transfer", "format_table", "main"]
+__all__ = ["SOURCES", "DEFAULT_TARGETS", "transfer", "format_table", "table_rows", "latest_recorded", "main"]
 
 DEFAULT_TARGETS = ("demo-test", "multiple", "live_multiple", "bfcl-pooled", "parallel_multiple-pooled",
                    "irrelevance", "live_irrelevance")
@@ -177,6 +177,25 @@ def format_table(report: dict[str, Any]) -> str:
                          f"observed {c['recall']:.3f} ({c['recall'] - c['promised_coverage']:+.3f})")
     lines.append(f"model {report['embedding_model']}; {report['seconds']} s")
     return "\n".join(lines)
+
+
+def table_rows(report: dict[str, Any]) -> list[dict[str, str]]:
+    """The table of :func:`format_table` as rows (``{"knobs from", <target>: cell text}``) for ``viz.table``."""
+    by = {(c["source"], c["target"]): c for c in report["cells"]}
+    return [{"knobs from": source, **{t: _cell_text(by.get((source, t))) for t in report["targets"]}}
+            for source in report["sources"]]
+
+
+def latest_recorded(folder: str | Path | None = None) -> tuple[Path, dict[str, Any]] | None:
+    """The newest recorded run, ``(path, report)``: ``docs/results/transfer-*.json`` by name (dated),
+    or None when there is none or it cannot be read."""
+    folder = Path(folder) if folder is not None else repo_root() / "docs" / "results"
+    for path in sorted(folder.glob("transfer-*.json"), reverse=True):
+        try:
+            return path, json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
