@@ -280,29 +280,42 @@ def lexical_terms(text: str, stopwords: Iterable[str] = ()) -> list[str]:
     return terms
 
 
-#: Joints between requests in one message; each side must hold a verb phrase of 2+ words.
+#: Joints between requests in one message; each side must hold a verb phrase of 2+ words (a word
+#: may hold an apostrophe: ", what's the weather" starts a request, bad input row 30).
 _CLAUSE_SPLIT_RE = re.compile(r"\s*;\s*|\s*,?\s+(?:and\s+then|and\s+also|then|and|also|plus|und\s+dann|und|dann)\s+"
-                              r"|\s*,\s+(?=\w+\s+\w+)", re.IGNORECASE)
+                              r"|\s*,\s+(?=\w+(?:['’]\w+)?\s+\w+)", re.IGNORECASE)
+
+
+#: A question about what came before ("..., what's it doing tomorrow?", "wie wird es morgen?"): no
+#: request of its own, so it stays with the part it points back at (reported case route-01).
+_QUESTION_BACK_RE = re.compile(
+    r"(?i)^(?:what|how|when|where|which|who|why|wie|was|wann|wo|welche\w*)\b(?:['’]s)?"
+    r".*\b(?:it|that|this|them|those|these|es|das|dies\w*)\b")
 
 
 def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     """The requests a message joins ("grab X and store it as Y" -> both halves); ``()`` for one.
 
     Split at ``;``, ``and``/``then``/``und``/``dann`` and commas; parts of fewer than two words
-    join their neighbour ("salt and pepper" stays whole). The router scores each part too and
-    keeps each tool's best score, so a second request is not drowned by the first (case route-26,
-    bad input row 30). At most ``max_clauses`` parts.
+    join their neighbour ("salt and pepper" stays whole), and so does a question that points back
+    ("..., what's it doing tomorrow?"). The router scores each part too and keeps each tool's best
+    score, so a second request is not drowned by the first (case route-26, bad input row 30). At
+    most ``max_clauses`` parts, the last holding whatever is left.
     """
     parts = [p for p in _CLAUSE_SPLIT_RE.split(text) if p and p.strip()]
     merged: list[str] = []
     for part in parts:
         if merged and (len(part.split()) < 2 or len(merged[-1].split()) < 2):
             merged[-1] = f"{merged[-1]} {part}"
+        elif merged and _QUESTION_BACK_RE.match(part.strip()):  # read with what it points back at
+            merged.append(f"{merged[-1]} {part.strip()}")
         else:
             merged.append(part.strip())
     if len(merged) < 2:
         return ()
-    return tuple(merged[:max_clauses])
+    if len(merged) > max_clauses:  # the tail stays one part: a request after the cap is not dropped
+        merged[max_clauses - 1:] = [" ".join(merged[max_clauses - 1:])]
+    return tuple(merged)
 
 
 _DURATION_RE = re.compile(

@@ -129,9 +129,27 @@ def test_lexical_terms_give_character_bigrams_for_cjk_and_words_otherwise():
     ("check my mail, then set an alarm at 7; weather in Berlin", 3),
     ("download the report and then email it to Bob", 2),
     ("salt and pepper", 0), ("rock and roll music please", 0), ("what's the weather", 0),
+    # bad input row 30: six requests, one of them after ", what's"
+    ("check my email, add a calendar entry for Friday at 3pm, set an alarm at 7, what's the weather in "
+     "Berlin, convert 100 dollars to euros, and read notes/today.md", 6),
+    ("set an alarm at 7, how’s the traffic on the A9", 2),
 ])
 def test_clauses_split_joined_requests_only(text, n):
     assert len(clauses(text)) == n
+
+
+@pytest.mark.parametrize("text", ["they're going to ruin my whole weekend with this rain, what's it doing tomorrow?",
+                                  "es regnet schon wieder, wie wird es morgen?"])
+def test_a_question_that_points_back_is_read_with_what_it_points_at(text):
+    # reported case route-01: "what's it doing tomorrow?" alone reads as news, with its antecedent as weather
+    first, second = clauses(text)
+    assert second.startswith(first) and second != first
+
+
+def test_clauses_past_the_cap_stay_in_the_last_part():
+    text = ", ".join(f"set alarm number {i}" for i in range(9))
+    parts = clauses(text, max_clauses=4)
+    assert len(parts) == 4 and parts[-1].endswith("set alarm number 8")  # nothing dropped
 
 
 @pytest.mark.parametrize(("text", "expected"), [
