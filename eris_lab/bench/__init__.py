@@ -20,4 +20,5 @@ BENCHES: dict[str, str] = {
     "llm": "generation speed with and without a grammar; offer width vs accuracy",
     "meta": "routed offer vs search/describe/execute meta-tools on the same tasks",
     "calibration": "label-free calibration per catalogue: first fit vs a warm start from the cache",
+    "conversation": "BFCL multi-turn conversations: every tool a turn needs, companions and memory side by side",
 }
