@@ -58,7 +58,8 @@ from .datasets import (
 from .metrics import QueryResult, rate
 
 __all__ = ["MULTI_TURN_SUITES", "CLASS_FILES", "gold_functions", "load_multi_turn", "class_tools", "api_class_of",
-           "turn_kind", "conversation_ids", "conversation_metrics", "FOLDS", "fit_learned", "CrossFitted"]
+           "turn_kind", "conversation_ids", "conversation_metrics", "FOLDS", "fit_learned", "CrossFitted",
+           "conversation_view"]
 
 
 #: BFCL's API class -> its function file under ``multi_turn_func_doc/`` (BFCL's own mapping).
@@ -372,3 +373,49 @@ class CrossFitted:
             if pairs:
                 out[name] = pairs
         return out
+
+
+def conversation_view(suite_name: str, conversation: str, *, strategy=None) -> list[dict[str, Any]]:
+    """One BFCL conversation turn by turn (notebook 03): what was offered, why, what the gold needed.
+
+    Parameters
+    ----------
+    suite_name : str
+        One of :data:`MULTI_TURN_SUITES`.
+    conversation : str
+        A conversation id (``multi_turn_base_0``).
+    strategy : Strategy, optional
+        Default the calibrated policy (``EmbeddingPolicy()``, bundled MiniLM).
+
+    Returns
+    -------
+    list of dict
+        Per turn: ``turn``, ``message`` (first 120 characters), ``gold``, ``offered``, ``missing``
+        (gold not offered), ``rule``, ``companions`` and ``memory`` (what those overlays added).
+
+    Raises
+    ------
+    DataError
+        No such conversation in the suite.
+    """
+    from ..strategies import EmbeddingPolicy
+    from ..strategies.base import Context
+
+    suite = load_multi_turn(suite_name)
+    turns = [q for q in suite.queries if q.id.rsplit(":", 1)[0] == conversation]
+    if not turns:
+        raise DataError(f"no conversation {conversation!r} in {suite_name}", where="conversation")
+    policy = strategy if strategy is not None else EmbeddingPolicy()
+    rows, fitted = [], None
+    for q in turns:
+        if fitted is not q.catalog:
+            policy.fit(q.catalog)
+            fitted = q.catalog
+        offer = policy.route(q.query, Context(history=q.history)).offer
+        overlays = offer.overlays + tuple(f"{s} {n}" for n, s in offer.decision.sources)
+        rows.append({"turn": q.id.rsplit(":", 1)[1], "message": q.query[:120], "gold": ", ".join(q.gold) or "(none)",
+                     "offered": ", ".join(offer.names), "missing": ", ".join(g for g in q.gold if g not in offer.names),
+                     "rule": str(offer.decision.rule),
+                     "companions": "; ".join(o[len("companion "):] for o in overlays if o.startswith("companion ")),
+                     "memory": ", ".join(o.split(" ", 1)[1] for o in overlays if o.startswith("memory "))})
+    return rows
