@@ -503,7 +503,8 @@ def _add_eval(sub) -> None:
     p = sub.add_parser("eval", help="evaluate one strategy on a labelled suite (BFCL, demo, or FILE.jsonl)")
     p.add_argument("--suite", required=True, metavar="NAME|FILE.jsonl",
                    help="multiple, live_multiple, irrelevance, live_irrelevance, live_relevance, parallel_multiple, "
-                        "live_parallel_multiple, bfcl-pooled, bfcl-pooled-all, parallel_multiple-pooled, demo, "
+                        "live_parallel_multiple, bfcl-pooled, bfcl-pooled-all, parallel_multiple-pooled, multi_turn_base, "
+                        "multi_turn_miss_func, multi_turn_long_context, demo, "
                         "demo-train, demo-test, or a JSONL file of {query, gold, history}")
     p.add_argument("--catalog", help="catalogue for demo suites and files (default descriptors/)")
     p.add_argument("--strategy", default="policy", metavar="S",

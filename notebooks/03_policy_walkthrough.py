@@ -62,11 +62,12 @@ viz.rule_coverage(rows)
 # against the functions BFCL's ground truth called (`missing`: gold not offered).
 
 # %%
-import pandas as pd
 from eris_lab.eval.conversation import conversation_view
 
 turns = conversation_view(conversation_suite, conversation) if conversation else []
-pd.DataFrame(turns)
+viz.table(turns, ["turn", "message", "gold", "offered", "missing", "rule", "companions", "memory"],
+          title=f"{conversation}: every turn through the calibrated policy",
+          colours={(i, "missing"): "#cf222e" for i, t in enumerate(turns) if t["missing"]})
 
 # %%
 report.record(report_dir, "03_policy_walkthrough", {
