@@ -119,6 +119,12 @@ class Tool:
         then reads the verb of the name).
     source : str
         File the tool came from (for error messages and the catalogue notebook).
+    companions : tuple of str
+        Tools this one is useless without in one turn (descriptor field ``companions``; the
+        offer overlay adds them, ``eris_lab.companions``).
+    returns : Mapping
+        JSON Schema of the result when the source gives one (BFCL ``response``, MCP
+        ``outputSchema``); ``{}`` otherwise. Read for companions inferred from schemas.
     """
 
     name: str
@@ -133,6 +139,8 @@ class Tool:
     examples_bad: tuple[Example, ...] = ()
     access: str = ""
     source: str = ""
+    companions: tuple[str, ...] = ()
+    returns: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def domain(self) -> str:
@@ -527,7 +535,18 @@ def _tool_from_mapping(entry: Mapping[str, Any], *, where: str, source: str, des
         examples_bad=_get_examples(entry, "examples_bad", where),
         access=_get_access(entry, where),
         source=source,
+        companions=_get_str_list(entry, "companions", where),
+        returns=_get_returns(entry),
     )
+
+
+def _get_returns(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The result schema: BFCL's ``response`` or MCP's ``outputSchema`` when it is an object, else ``{}``."""
+    for key in ("response", "outputSchema", "output_schema"):
+        value = entry.get(key)
+        if isinstance(value, dict):
+            return value
+    return {}
 
 
 #: Values of a descriptor's optional ``access`` field.

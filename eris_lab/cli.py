@@ -523,11 +523,13 @@ def _add_eval(sub) -> None:
     p = sub.add_parser("eval", help="evaluate one strategy on a labelled suite (BFCL, demo, or FILE.jsonl)")
     p.add_argument("--suite", required=True, metavar="NAME|FILE.jsonl",
                    help="multiple, live_multiple, irrelevance, live_irrelevance, live_relevance, parallel_multiple, "
-                        "live_parallel_multiple, bfcl-pooled, bfcl-pooled-all, parallel_multiple-pooled, demo, "
+                        "live_parallel_multiple, bfcl-pooled, bfcl-pooled-all, parallel_multiple-pooled, multi_turn_base, "
+                        "multi_turn_miss_func, multi_turn_long_context, demo, "
                         "demo-train, demo-test, or a JSONL file of {query, gold, history}")
     p.add_argument("--catalog", help="catalogue for demo suites and files (default descriptors/)")
     p.add_argument("--strategy", default="policy", metavar="S",
-                   help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-reference, policy-cluster, "
+                   help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-reference, policy-no-companions, "
+                        "policy-no-memory, policy-cluster, "
                         "policy-abstain, toolkit, meta; parameters as NAME:k=v,... (default policy: calibrated knobs)")
     p.add_argument("--knobs", metavar="FILE|reference",
                    help="knobs for the embedding + policy strategies: a TOML file or 'reference' "

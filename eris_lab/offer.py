@@ -7,7 +7,13 @@ never disagree about what is callable.
 Overlays, in order:
 
 1. companions: a tool brings the tool it is useless without (``web:fetch`` / ``web:search``
-   bring ``web:find``; ``doc:read`` brings ``vault:write``), placed right after it;
+   bring ``web:find``; ``doc:read`` brings ``vault:write``), placed right after it. The table
+   is the declared one (``companions.declared``: descriptors' ``companions`` and
+   :data:`COMPANIONS`) unless the caller passes another (``companions.from_schemas``, learned
+   ones: ``eris_lab.companions``); declared companions follow every offered tool, the other
+   sources only the first :data:`COMPANION_DEPTH` (the tools the policy is surest of), so an
+   inferred link never fans out over a widened offer. The overlay names the source:
+   ``companion cd <- mv (schema)``;
 2. cap (``offer_cap``): seats whole domains in rank order and completes each seated domain's
    verbs; it never amputates a domain. A full roster is never capped.
 """
@@ -15,13 +21,16 @@ Overlays, in order:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping, Sequence
 
 from .catalog import Catalog
 from .knobs import Knobs
 from .policy import Decision, Kind, Rule
 
-__all__ = ["Offer", "build", "COMPANIONS"]
+__all__ = ["Offer", "build", "COMPANIONS", "COMPANION_DEPTH"]
+
+#: Inferred and learned companions follow only this many of the decision's first tools.
+COMPANION_DEPTH = 3
 
 #: Tools that bring a companion into the offer (issue #2 overlays).
 COMPANIONS: dict[str, tuple[str, ...]] = {
@@ -84,7 +93,8 @@ class Offer:
         return len(self.names)
 
 
-def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs()) -> Offer:
+def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(),
+          companions: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> Offer:
     """Build the offer from a decision: companions, then cap.
 
     Parameters
@@ -93,6 +103,9 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs()) -> Of
     catalog : Catalog
     knobs : Knobs
         Reads ``offer_cap`` (0 = uncapped).
+    companions : mapping, optional
+        ``{tool: ((companion, source), ...)}`` (``eris_lab.companions``); default the declared
+        table of ``catalog``. ``{}`` turns the overlay off.
 
     Returns
     -------
@@ -110,14 +123,21 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs()) -> Of
     overlays: list[str] = []
     if decision.kind != "full_roster":
         # 1. companions
+        if companions is None:
+            from .companions import declared
+
+            companions = catalog.derived("companions.declared", declared)
         out: list[str] = []
-        for name in names:
+        for rank, name in enumerate(names):
             if name not in out:
                 out.append(name)
-            for companion in COMPANIONS.get(name, ()):
+            for companion, source in companions.get(name, ()):
+                if source != "declared" and rank >= COMPANION_DEPTH:
+                    continue
                 if companion in catalog and companion not in names and companion not in out:
                     out.append(companion)
-                    overlays.append(f"companion {companion} <- {name}")
+                    overlays.append(f"companion {companion} <- {name}"
+                                    + (f" ({source})" if source != "declared" else ""))
         names = out
         # 2. cap
         if knobs.offer_cap:

@@ -49,6 +49,8 @@ __all__ = [
     "decision_keys",
     "retry_failed",
     "with_intents",
+    "with_memory",
+    "MEMORY_MAX",
 ]
 
 
@@ -120,12 +122,16 @@ class Decision:
         Tools to offer, best first (every tool for ``full_roster``, none for ``conversational``).
     reason : str
         One human sentence, shown by the CLI and the notebooks.
+    sources : tuple of (str, str)
+        Names added after the rules, each with what added it (``("cd", "memory")``:
+        :func:`with_memory`); empty when the rules chose every name.
     """
 
     rule: Rule
     kind: Kind
     names: tuple[str, ...]
     reason: str = ""
+    sources: tuple[tuple[str, str], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,6 +281,71 @@ def with_intents(decision: Decision, intents: Sequence[Hit], catalog: Catalog, k
         return decision
     return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + extra,
                     reason=f"{decision.reason}; plus the best tool of each further request: {', '.join(extra)}")
+
+
+#: Most tools dialog memory adds to one offer.
+MEMORY_MAX = 2
+
+
+def _family(catalog: Catalog, name: str) -> str:
+    """A tool's family: its domain, else its description's first sentence (BFCL's API classes share one)."""
+    domain = domain_of(name)
+    if domain:
+        return domain
+    return catalog.tool(name).description.split(".")[0].strip().lower()
+
+
+def with_memory(decision: Decision, last_turn: Sequence[str], ranked: Sequence[Hit], catalog: Catalog,
+                knobs: Knobs, *, points_back: bool = False) -> Decision:
+    """Keep tools that ran on the previous turn in the offer, when this message continues that work.
+
+    Parameters
+    ----------
+    decision : Decision
+    last_turn : sequence of str
+        Tools that ran since the previous user message, in call order (names outside ``catalog``
+        are ignored).
+    ranked : sequence of Hit
+        This message's score for every tool (``Router.last_ranked``), best first.
+    catalog : Catalog
+    knobs : Knobs
+        Only calibrated knobs (``subset_margin`` below 2) use memory, as :func:`with_intents`;
+        reads ``threshold``.
+    points_back : bool
+        The message points back at the last turn ("it", "that file", "the same"): then a
+        remembered tool of the same family as the offer's first tool is kept whatever it scores.
+
+    Returns
+    -------
+    Decision
+        Unchanged for a full roster, nothing to offer, or nothing to keep; else at most
+        :data:`MEMORY_MAX` remembered tools appended, each recorded in ``sources`` as ``memory``.
+
+    Notes
+    -----
+    A remembered tool is kept only when it belongs to the family of the tool the policy put first
+    (its domain, else the shared first sentence of BFCL's class descriptions) and either scores at
+    or above ``threshold`` for this message, or the message points back. A turn on another API
+    never drags the last turn's tools along (issue 15: prepending the previous turn to the message
+    lowered BFCL multi-turn top-5 recall from 0.721 to 0.621).
+    """
+    if decision.kind in ("full_roster", "conversational") or not decision.names or knobs.subset_margin >= 2.0:
+        return decision
+    family = _family(catalog, decision.names[0])
+    score = {h.name: h.score for h in ranked}
+    keep = []
+    for name in dict.fromkeys(reversed(tuple(last_turn))):  # the latest call first
+        if name not in catalog or name in decision.names or _family(catalog, name) != family:
+            continue
+        if points_back or score.get(name, -1.0) >= knobs.threshold:
+            keep.append(name)
+        if len(keep) >= MEMORY_MAX:
+            break
+    if not keep:
+        return decision
+    return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + tuple(keep),
+                    reason=f"{decision.reason}; memory: {', '.join(keep)} ran on the previous turn",
+                    sources=decision.sources + tuple((n, "memory") for n in keep))
 
 
 def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog) -> Decision:

@@ -38,10 +38,18 @@ from .guard import (
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, GERMAN_GLOSSES
 from .offer import Offer, build
-from .policy import SIBLING_OFFSET, Decision, Hit, decide, retry_failed, with_intents
+from .policy import (
+    SIBLING_OFFSET,
+    Decision,
+    Hit,
+    decide,
+    retry_failed,
+    with_intents,
+    with_memory,
+)
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
-           "dialog_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
+           "dialog_tools", "last_turn_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
 
 #: ``status`` values of a ``tool_used`` history turn that mean the call failed.
 FAILED_STATUSES = frozenset({"failed", "failure", "fail", "error", "errored", "timeout"})
@@ -532,9 +540,14 @@ class Router:
                           ranked=self.last_ranked, relevance=self.relevance())
         decision = retry_failed(decision, failed, hits, self.catalog)
         decision = with_intents(decision, self.last_intents, self.catalog, self.knobs)
+        decision = with_memory(decision, last_turn_tools(history), self.last_ranked, self.catalog, self.knobs,
+                               points_back=bool(REFERRING_CUE_RE.search(clean)))
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
-        offer = build(decision, self.catalog, knobs=self.knobs)
+        from .companions import default_table
+
+        offer = build(decision, self.catalog, knobs=self.knobs,
+                      companions=default_table(self.catalog) if self.knobs.subset_margin < 2.0 else None)
         timings["offer"] = (time.perf_counter() - start) * 1000
         timings["total"] = (time.perf_counter() - total) * 1000
         return Routed(text=clean, hits=hits, decision=decision, offer=offer, timings_ms=timings, guard=guard)
@@ -568,6 +581,19 @@ def dialog_tools(history: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...],
         else:
             recent.append(turn["name"])
     return tuple(recent), tuple(dict.fromkeys(failed))
+
+
+def last_turn_tools(history: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Tools that ran successfully after the last user message of ``history``, in call order (dialog memory of
+    the previous turn, ``policy.with_memory``)."""
+    out: list[str] = []
+    for turn in history:
+        if turn.get("role") == "user":
+            out.clear()
+        elif (turn.get("role") == "tool_used" and isinstance(turn.get("name"), str) and turn.get("name")
+              and str(turn.get("status", "")).lower() not in FAILED_STATUSES and turn.get("ok") is not False):
+            out.append(turn["name"])
+    return tuple(dict.fromkeys(out))
 
 
 def rank_catch_all_last(hits: Sequence[Hit], catalog: Catalog, *, threshold: float, forced_floor: float) -> list[Hit]:

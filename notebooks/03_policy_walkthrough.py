@@ -20,6 +20,8 @@ messages: list = [
     "https://example.org/article summarise this page",
     {"text": "delete that email", "recent": ["mail:check"]},
 ]  # strings, or {"text", "recent": [tool names]} for dialog memory
+conversation: str = "multi_turn_base_0"  # a BFCL multi-turn conversation id; empty: skip that view
+conversation_suite: str = "multi_turn_base"  # or multi_turn_miss_func, multi_turn_long_context
 
 # %%
 from eris_lab.lab import report, viz
@@ -52,7 +54,24 @@ viz.show(viz.score_figure(router, messages))
 # %%
 viz.rule_coverage(rows)
 
+# %% [markdown]
+# ## A conversation, turn by turn
+# One BFCL conversation routed with the calibrated policy: each turn's message, what was offered
+# and by which rule, what the companions overlay added (`cd <- mv (schema)`: `mv` reads a file
+# of the current directory, which `cd` sets) and what dialog memory kept from the previous turn,
+# against the functions BFCL's ground truth called (`missing`: gold not offered).
+
+# %%
+from eris_lab.eval.conversation import conversation_view
+
+turns = conversation_view(conversation_suite, conversation) if conversation else []
+viz.table(turns, ["turn", "message", "gold", "offered", "missing", "rule", "companions", "memory"],
+          title=f"{conversation}: every turn through the calibrated policy",
+          colours={(i, "missing"): "#cf222e" for i, t in enumerate(turns) if t["missing"]})
+
 # %%
 report.record(report_dir, "03_policy_walkthrough", {
     "decisions": [{"message": r["message"], "rule": r["rule"], "kind": r["kind"], "n_offered": r["n_offered"]} for r in rows],
-    "kinds": sorted({r["kind"] for r in rows}), "figures": 1});
+    "kinds": sorted({r["kind"] for r in rows}), "figures": 1,
+    "conversation": {"id": conversation, "turns": len(turns),
+                     "recalled": sum(not t["missing"] for t in turns)}});

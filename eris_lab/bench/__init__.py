@@ -21,4 +21,5 @@ BENCHES: dict[str, str] = {
     "meta": "routed offer vs search/describe/execute meta-tools on the same tasks",
     "calibration": "label-free calibration per catalogue: first fit vs a warm start from the cache",
     "transfer": "knobs fitted on one catalogue or labelled suite, judged on the others (promised vs observed coverage)",
+    "conversation": "BFCL multi-turn conversations: every tool a turn needs, companions and memory side by side",
 }

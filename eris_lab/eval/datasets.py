@@ -20,6 +20,9 @@ Suites (``load_suite(name)``)
     against its own candidates; every gold function must be offered.
 ``parallel_multiple-pooled``
     The ``parallel_multiple`` messages against the pool of its functions (482 tools).
+``multi_turn_base``, ``multi_turn_miss_func``, ``multi_turn_long_context``
+    BFCL conversations, one record per user turn, each conversation against its own catalogue
+    (:mod:`.conversation`).
 ``demo``, ``demo-train``, ``demo-test``
     ``data/demo_queries.jsonl`` against the demo catalogue (``descriptors/``), all or one split.
 ``FILE.jsonl``
@@ -121,7 +124,9 @@ POOLED_SUITES: dict[str, tuple[str, ...]] = {
 POOLED_QUERIES: dict[str, str] = {"bfcl-pooled": "live_multiple", "bfcl-pooled-all": "live_multiple",
                                   "parallel_multiple-pooled": "parallel_multiple"}
 DEMO_SUITES = ("demo", "demo-train", "demo-test")
-SUITES = tuple(BFCL_SUITES) + tuple(POOLED_SUITES) + DEMO_SUITES
+#: BFCL conversations, one record per user turn (``eval.conversation``, issue 15).
+MULTI_TURN_SUITES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_long_context")
+SUITES = tuple(BFCL_SUITES) + tuple(POOLED_SUITES) + MULTI_TURN_SUITES + DEMO_SUITES
 DEMO_QUERIES = repo_root() / "data" / "demo_queries.jsonl"
 
 Expect = Literal["all", "any", "none"]
@@ -522,6 +527,12 @@ def load_suite(name: str, *, catalog: str | os.PathLike[str] | Catalog | None = 
         if catalog is not None:
             raise DataError(f"BFCL suite {name!r} brings its own functions; drop --catalog", where="--catalog")
         suite = _load_bfcl(name) if name in BFCL_SUITES else _load_pooled(name)
+    elif name in MULTI_TURN_SUITES:
+        if catalog is not None:
+            raise DataError(f"BFCL suite {name!r} brings its own functions; drop --catalog", where="--catalog")
+        from .conversation import load_multi_turn
+
+        suite = load_multi_turn(name)
     elif name in DEMO_SUITES or name.endswith(".jsonl"):
         if name in DEMO_SUITES:
             path = DEMO_QUERIES

@@ -71,6 +71,7 @@ def run(strategy: Strategy, suite: Suite, *, tokenizer: Callable[[str], int] = a
             rule=str(offer.decision.rule), reason=offer.decision.reason, hits=routed.hits,
             offer_tokens=tokens.of(catalog, offer.names), catalog_tokens=tokens.catalog(catalog),
             toolkit=toolkit_of(q.gold[0]) if q.gold and q.expect == "all" else "", tags=q.tags,
+            overlays=offer.overlays + tuple(f"{source} {name}" for name, source in offer.decision.sources),
         ))
     return results
 

@@ -173,6 +173,9 @@ class QueryResult:
         Toolkit of the first gold tool (``""`` when gold is empty).
     tags : tuple of str
         The query's tags (``german``, ``history``...), for the per-tag breakdown.
+    overlays : tuple of str
+        What was added after the rules: the offer's overlays (``companion cd <- mv (schema)``)
+        and the decision's added names (``memory cd``).
     """
 
     id: str
@@ -188,6 +191,7 @@ class QueryResult:
     catalog_tokens: int = 0
     toolkit: str = ""
     tags: tuple[str, ...] = ()
+    overlays: tuple[str, ...] = ()
 
     # -- per-query verdicts ----------------------------------------------------------------------
     @property

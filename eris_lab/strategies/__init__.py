@@ -38,6 +38,9 @@ STRATEGIES: dict[str, tuple[type[Strategy], dict[str, Any]]] = {
     "hybrid-weighted": (Hybrid, {"fusion": "weighted"}),
     "policy": (EmbeddingPolicy, {}),  # knobs calibrated per catalogue, without labels (issue 18)
     "policy-reference": (EmbeddingPolicy, {"knobs": Knobs()}),  # DESIGN.md's reference knobs
+    # the calibrated policy without each conversation aid (issue 15)
+    "policy-no-companions": (EmbeddingPolicy, {"companions": ""}),
+    "policy-no-memory": (EmbeddingPolicy, {"memory": False}),
     "policy-cluster": (EmbeddingPolicy, {"knobs": Knobs(unsure_fallback="domain_cluster")}),
     "policy-abstain": (EmbeddingPolicy, {"knobs": Knobs(empty_fallback="none")}),
     "toolkit": (ToolkitPruning, {}),

@@ -20,14 +20,16 @@ from ..errors import ErisLabError
 from ..guard import clean_text
 from ..knobs import Knobs
 from ..offer import build
-from ..policy import Hit, decide, retry_failed, with_intents
+from ..policy import Hit, decide, retry_failed, with_intents, with_memory
 from ..router import (
     RANKED_HITS,
+    REFERRING_CUE_RE,
     Routed,
     Router,
     dialog_tools,
     embed_tools,
     kept_hits,
+    last_turn_tools,
     previous_user_text,
     top_scores,
 )
@@ -124,6 +126,7 @@ class Scored:
     failed: tuple[str, ...] = ()
     features: np.ndarray | None = None  # relevance-gate features (calibration.GATE_FEATURES), or None
     intents: tuple[Hit, ...] = ()  # each clause's best tool, for a message with several requests
+    last_turn: tuple[str, ...] = ()  # tools that ran since the previous user message (policy.with_memory)
 
 
 class EmbeddingPolicy(Strategy):
@@ -137,6 +140,15 @@ class EmbeddingPolicy(Strategy):
     embedder : Embedder, optional
     query_prefix : str
         Prepended to the message before embedding. Default ``""``.
+    companions : str
+        Companion sources the offer overlay adds, comma-separated from ``declared``, ``schema``,
+        ``learned`` (``eris_lab.companions``); ``""`` for none. Default ``"declared,schema"``;
+        under the reference knobs only ``declared`` applies (DESIGN.md's overlays).
+    memory : bool
+        Keep tools of the previous turn when the message continues its work (``policy.with_memory``;
+        calibrated knobs only). Default True.
+    learned : LearnedCompanions, optional
+        The fitted model read by the ``learned`` source (fitted on other API classes).
 
     Notes
     -----
@@ -150,10 +162,41 @@ class EmbeddingPolicy(Strategy):
     name = "policy"
     uses_embedder = True
 
-    def __init__(self, *, knobs: Knobs | None = None, embedder: Embedder | None = None, query_prefix: str = "") -> None:
+    def __init__(self, *, knobs: Knobs | None = None, embedder: Embedder | None = None, query_prefix: str = "",
+                 companions: str = "declared,schema", memory: bool = True, learned: Any = None) -> None:
         self.knobs = knobs
         self.embedder = embedder
         self.query_prefix = query_prefix
+        self.companions = companions
+        self.memory = memory
+        self.learned = learned
+
+    def _check_ranges(self) -> None:
+        sources = [s.strip() for s in self.companions.split(",") if s.strip()]
+        bad = [s for s in sources if s not in ("declared", "schema", "learned")]
+        if bad:
+            raise ErisLabError(f"unknown companion source {bad[0]!r}; expected declared, schema or learned",
+                               where=f"{type(self).__name__}.companions")
+        if "learned" in sources and self.learned is None:
+            raise ErisLabError("the learned source needs a fitted LearnedCompanions (learned=...)",
+                               where=f"{type(self).__name__}.learned")
+
+    def companion_table(self, knobs: Knobs | None = None) -> dict:
+        """The companions table of the fitted catalogue for ``knobs`` (default the fitted ones)."""
+        from .. import companions as comp
+
+        knobs = knobs if knobs is not None else self.knobs_
+        sources = [s.strip() for s in self.companions.split(",") if s.strip()]
+        if knobs.subset_margin >= 2.0:  # reference knobs: DESIGN.md's declared overlays only
+            sources = [s for s in sources if s == "declared"]
+        tables = []
+        if "declared" in sources:
+            tables.append(comp.declared(self.catalog_))
+        if "schema" in sources:
+            tables.append(comp.from_schemas(self.catalog_))
+        if "learned" in sources:
+            tables.append(self.learned.table(self.catalog_, self.router_.tool_vectors))
+        return comp.merge(*tables)
 
     def _fit(self, catalog: Catalog) -> None:
         embedder = self._embedder()
@@ -171,6 +214,7 @@ class EmbeddingPolicy(Strategy):
         open_knobs = self.knobs_.replace(threshold=-1.0, domain_floors={})
         self.router_ = Router(catalog, embedder, knobs=open_knobs, cache=False, tool_vectors=vectors)
         self.router_.score_floor = self.knobs_.threshold  # lexical scores on the judging knobs' scale
+        self.companions_ = self.companion_table()
 
     def scored(self, text: str, context: Context | None = None) -> Scored:
         """Score ``text`` against every tool once (guards included, no threshold)."""
@@ -183,7 +227,8 @@ class EmbeddingPolicy(Strategy):
         hits, guard = self.router_.guarded_hits(clean, previous, recent=recent, failed=failed)
         return Scored(text=clean, hits=hits, guard=guard, recent=recent,
                       follow_up=self.router_.is_follow_up(clean, previous, recent=recent, failed=failed),
-                      failed=failed, features=self.router_.last_features, intents=self.router_.last_intents)
+                      failed=failed, features=self.router_.last_features, intents=self.router_.last_intents,
+                      last_turn=last_turn_tools(context.history))
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -194,7 +239,11 @@ class EmbeddingPolicy(Strategy):
                           ranked=scored.hits[:RANKED_HITS], relevance=RelevanceGate.relevance(scored.features, knobs))
         decision = retry_failed(decision, scored.failed, kept, catalog)
         decision = with_intents(decision, scored.intents, catalog, knobs)
-        offer = build(decision, catalog, knobs=knobs)
+        if self.memory:
+            decision = with_memory(decision, scored.last_turn, scored.hits[:RANKED_HITS], catalog, knobs,
+                                   points_back=bool(REFERRING_CUE_RE.search(scored.text)))
+        table = self.companions_ if knobs is self.knobs_ else self.companion_table(knobs)
+        offer = build(decision, catalog, knobs=knobs, companions=table)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
 
     def _route(self, text: str, context: Context) -> Routed:

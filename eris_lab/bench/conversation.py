@@ -1,0 +1,172 @@
+"""Routing BFCL conversations: every gold tool of a turn offered, side by side (issue 15).
+
+One run over ``multi_turn_base``, ``multi_turn_miss_func`` and ``multi_turn_long_context``:
+dense top-k, the reference policy, the calibrated policy (declared and schema companions, dialog
+memory), the same with learned companions (cross-fitted on the other fold of API classes,
+``eval.conversation.FOLDS``), and the calibrated policy without companions and without memory.
+Each message is scored once per catalogue and knobs (``EmbeddingPolicy.scored``); the calibrated
+variants re-decide from the same scores, so they differ only in what they add.
+
+Run: ``eris-lab bench conversation [--suites A,B] [--limit N] [--out FILE]`` (prints the table,
+then the JSON; about 10 minutes on 2 CPU cores with a cold vector cache).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .._files import write_atomic
+
+__all__ = ["VARIANTS", "run_conversations", "format_table", "main"]
+
+#: Row name -> (strategy spec, parameters laid over the calibrated policy). ``None``: its own run.
+VARIANTS: dict[str, tuple[str, dict[str, Any]] | None] = {
+    "dense:k=5": None,
+    "dense:k=8": None,
+    "policy-reference": None,
+    "policy": ("policy", {}),
+    "policy+learned": ("policy", {"companions": "declared,schema,learned"}),
+    "policy-no-companions": ("policy", {"companions": ""}),
+    "policy-no-memory": ("policy", {"memory": False}),
+}
+COLUMNS = ("n", "recall", "mean_offer", "full_roster_rate", "returned_recall", "follow_up_recall", "switch_recall",
+           "switch_memory_share", "companion_hit_rate", "memory_hit_rate")
+
+
+def _prime(memo, suite) -> None:
+    """Embed in batches every text the router will score: messages, their clauses, previous + message."""
+    from ..guard import clauses, clean_text
+    from ..router import previous_user_text
+
+    texts = []
+    for q in suite.queries:
+        clean = clean_text(q.query, 4000)
+        texts.append(clean)
+        texts.extend(clauses(clean))
+        previous = previous_user_text(q.history)
+        if previous:
+            texts.append(f"{previous} {clean}")
+    memo.prime(texts)
+
+
+def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
+    """One scoring pass of the calibrated policy, re-decided for each calibrated variant."""
+    from ..eval.metrics import QueryResult, ToolTokens
+    from ..strategies import EmbeddingPolicy
+    from ..strategies.base import Context
+
+    tokens = ToolTokens()
+    variants = {name: params for name, spec in VARIANTS.items() if spec is not None for params in [spec[1]]}
+    out: dict[str, list] = {name: [] for name in variants}
+    policy = EmbeddingPolicy(embedder=memo, learned=learned, companions="declared,schema,learned")
+    fitted = None
+    tables: dict[tuple[int, str], dict] = {}
+    for i, q in enumerate(suite.queries):
+        catalog = suite.catalog_of(q)
+        if fitted is not catalog:
+            policy.fit(catalog)
+            fitted = catalog
+        scored = policy.scored(q.query, Context(history=q.history))
+        for name, params in variants.items():
+            policy.memory = params.get("memory", True)
+            source = params.get("companions", "declared,schema")
+            key = (id(catalog), source)
+            if key not in tables:
+                policy.companions = source
+                tables[key] = policy.companion_table()
+            policy.companions_ = tables[key]
+            routed = policy.decide_scored(scored)
+            offer = routed.offer
+            out[name].append(QueryResult(
+                id=q.id, query=q.query, gold=q.gold, expect=q.expect, offered=offer.names, kind=offer.kind,
+                rule=str(offer.decision.rule), reason=offer.decision.reason, hits=routed.hits,
+                offer_tokens=tokens.of(catalog, offer.names), catalog_tokens=tokens.catalog(catalog), tags=q.tags,
+                overlays=offer.overlays + tuple(f"{s} {n}" for n, s in offer.decision.sources)))
+        if progress and i % 100 == 0:
+            print(f"  {suite.name}: {i}/{len(suite.queries)}", file=sys.stderr)
+    return out
+
+
+def run_conversations(suites=("multi_turn_base", "multi_turn_miss_func", "multi_turn_long_context"), *,
+                      limit: int | None = None, progress: bool = True) -> dict[str, Any]:
+    """Every row of :data:`VARIANTS` on every suite; the record written to docs/results.
+
+    Returns
+    -------
+    dict
+        ``{"suites": {suite: {variant: {COLUMNS..., "recall_at", "seconds"}}}, "folds", "notes", "seconds"}``.
+    """
+    from ..embed import default_embedder
+    from ..eval.conversation import FOLDS, CrossFitted, conversation_metrics
+    from ..eval.datasets import load_suite
+    from ..eval.harness import run, shared_embedder
+    from ..eval.metrics import evaluate
+    from ..strategies import make
+
+    start = time.perf_counter()
+    memo = shared_embedder(default_embedder())
+    learned = CrossFitted.fit(memo)
+    record: dict[str, Any] = {"suites": {}, "folds": [list(f) for f in FOLDS], "embedding_model": memo.model_id,
+                              "learned_weights": [m.weights_ for m in learned.models]}
+    for name in suites:
+        suite = load_suite(name, limit=limit)
+        _prime(memo, suite)
+        rows: dict[str, Any] = {}
+        results_by = {}
+        for variant, spec in VARIANTS.items():
+            if spec is None:
+                t = time.perf_counter()
+                results_by[variant] = (run(make(variant, embedder=memo), suite, progress=progress),
+                                       time.perf_counter() - t)
+        t = time.perf_counter()
+        calibrated = _calibrated_runs(suite, memo, learned, progress)
+        seconds = time.perf_counter() - t
+        for variant in calibrated:
+            results_by[variant] = (calibrated[variant], seconds)
+        for variant in VARIANTS:
+            results, secs = results_by[variant]
+            rec = evaluate(results, suite=name, strategy=variant)
+            rec.update(conversation_metrics(results))
+            rows[variant] = {**{c: rec.get(c) for c in COLUMNS}, "recall_at": rec["recall_at"],
+                             "seconds": round(secs, 1)}
+        record["suites"][name] = {"notes": suite.notes, "rows": rows}
+        print(format_table(name, rows), file=sys.stderr)
+    record["seconds"] = round(time.perf_counter() - start, 1)
+    return record
+
+
+def format_table(suite: str, rows: dict[str, dict[str, Any]]) -> str:
+    """One suite's rows as a Markdown table (the README's)."""
+    from ..eval.metrics import format_value
+
+    head = "| " + suite + " | " + " | ".join(COLUMNS) + " |"
+    lines = [head, "|" + "---|" * (len(COLUMNS) + 1)]
+    for variant, row in rows.items():
+        lines.append(f"| {variant} | " + " | ".join(format_value(row.get(c), c) for c in COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    """``eris-lab bench conversation``: print the tables, then the JSON (``--out``: also write it)."""
+    from ..cli import Parser
+
+    parser = Parser(prog="eris-lab bench conversation", description=__doc__.splitlines()[0])
+    parser.add_argument("--suites", default="multi_turn_base,multi_turn_miss_func,multi_turn_long_context",
+                        help="comma-separated multi-turn suites")
+    parser.add_argument("--limit", type=int, help="first N turns of each suite")
+    parser.add_argument("--out", help="also write the JSON here")
+    args = parser.parse_args(argv)
+    record = run_conversations(tuple(s.strip() for s in args.suites.split(",") if s.strip()), limit=args.limit)
+    text = json.dumps(record, indent=2)
+    for name, entry in record["suites"].items():
+        print(format_table(name, entry["rows"]))
+        print()
+    if args.out:
+        write_atomic(Path(args.out), text)
+    else:
+        print(text)
+    return 0
