@@ -18,8 +18,9 @@
    best score minus 1e-4; with ``subset_margin`` below 2, a union of clusters larger than
    ``widen_k`` keeps the clusters seated in rank order up to it); 7. empty -> full roster, nothing, or ``ranked`` (knob ``empty_fallback``).
 
-After ``decide``, the router applies :func:`retry_failed` (a failed tool offered again) and
-:func:`with_intents` (each request of a joined message keeps its best tool).
+After ``decide``, the router applies :func:`retry_failed` (a failed tool offered again),
+:func:`with_intents` (each request of a joined message keeps its best tool) and
+:func:`with_memory` (tools of the previous turn kept when this message continues that work).
 """
 
 from __future__ import annotations
