@@ -599,7 +599,8 @@ def _run_eval(args) -> int:
 
 
 def _add_tune(sub) -> None:
-    p = sub.add_parser("tune", help="fit threshold, single-hit floor, margin (and domain floors) on a train split")
+    p = sub.add_parser("tune", help="fit threshold, single-hit floor, margin (and domain floors) on a train split "
+                                    "(a coverage promise from labelled queries: eris-lab calibrate --suite)")
     p.add_argument("--suite", required=True, metavar="NAME|FILE.jsonl", help="suite to fit on (e.g. demo-train)")
     p.add_argument("--test-suite", metavar="NAME|FILE.jsonl",
                    help="suite to report on (default: the matching -test suite, or the test split of the same file)")

@@ -17,6 +17,9 @@ semantic-router's ``fit`` random-searches thresholds, for comparison (the discre
 drawn from the grid's values, so both searches reach the same kinds of point). After the global point,
 per-domain floors are tried greedily (``domain_floors=True``) and kept only when they improve
 the objective on the training data.
+
+The tuner states no coverage: for knobs that promise one from labelled queries (split conformal,
+issue 18), ``eris-lab calibrate --suite NAME`` (``calibration.calibrate(labelled=...)``).
 """
 
 from __future__ import annotations
