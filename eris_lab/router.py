@@ -18,7 +18,7 @@ import numpy as np
 
 from .catalog import Catalog, domain_of, routing_phrases
 from .embed import Embedder, VectorCache, default_embedder, normalize_rows
-from .errors import CatalogError
+from .errors import CatalogError, ErisLabError
 from .guard import (
     FORCED_SCORE,
     catch_all_tools,
@@ -209,6 +209,11 @@ class Router:
         True (default) caches tool vectors on disk; False embeds at every start.
     tool_vectors : ndarray, optional
         ``(n_tools, dim) float32`` precomputed vectors (benchmarks, tests); skips embedding tools.
+    scorer : str
+        ``auto`` (default), ``exact`` or ``int8`` (:data:`~eris_lab.scorer.SCORERS`): how a message
+        is scored against every tool. Every scorer yields the same hits and ranked tools; ``int8``
+        is faster on large catalogues. Cosines standardised against the background
+        (:attr:`calibrated`) are always scored exactly.
 
     Raises
     ------
@@ -217,13 +222,20 @@ class Router:
     """
 
     def __init__(self, catalog: Catalog, embedder: Embedder | None = None, *, knobs: Knobs = Knobs(),
-                 cache: bool | VectorCache = True, tool_vectors: np.ndarray | None = None) -> None:
+                 cache: bool | VectorCache = True, tool_vectors: np.ndarray | None = None,
+                 scorer: str = "auto") -> None:
         if len(catalog) == 0:
             raise CatalogError("the catalogue has no tools; a router needs at least one", where=catalog.source or "catalog")
         self.catalog = catalog
         self.embedder = embedder if embedder is not None else default_embedder()
         self.knobs = knobs
         self.cache = cache
+        from .scorer import SCORERS
+
+        if scorer not in SCORERS:
+            raise ErisLabError(f"expected one of {', '.join(SCORERS)}, got {scorer!r}", where="scorer")
+        self.scorer = scorer
+        self._scorer = None  # built on first use over tool_vectors (scorer.make_scorer)
         self._vectors = None if tool_vectors is None else normalize_rows(tool_vectors)
         self._keywords = tool_keywords(catalog)
         self._fetch = fetch_tool(catalog)
@@ -242,7 +254,7 @@ class Router:
 
     @classmethod
     def with_calibrated_knobs(cls, catalog: Catalog, embedder: Embedder | None = None, *,
-                              cache: bool | VectorCache = True, **overrides: Any) -> "Router":
+                              cache: bool | VectorCache = True, scorer: str = "auto", **overrides: Any) -> "Router":
         """A router whose knobs are calibrated for ``catalog`` and ``embedder`` without labels.
 
         ``calibration.calibrated_knobs`` (cached by catalogue fingerprint and model id); what
@@ -251,7 +263,7 @@ class Router:
         """
         from .calibration import calibrated_knobs
 
-        router = cls(catalog, embedder, cache=cache)
+        router = cls(catalog, embedder, cache=cache, scorer=scorer)
         knobs = calibrated_knobs(catalog, router.embedder, tool_vectors=router.tool_vectors)
         router.knobs = knobs.replace(**overrides) if overrides else knobs
         router.score_floor = router.knobs.threshold
@@ -307,6 +319,21 @@ class Router:
             self._vectors = embed_tools(self.catalog, self._embed_cached)
             self.startup_ms = (time.perf_counter() - start) * 1000
         return self._vectors
+
+    def score_raw(self, queries: np.ndarray, *, k: int, floor: float) -> np.ndarray:
+        """Raw cosines ``(m, n_tools) float32`` of L2-normalised ``queries`` by the router's scorer.
+
+        Exact for each row's best ``k`` tools and every tool at or above ``floor``
+        (:class:`~eris_lab.scorer.Scorer`); the exact product when cosines are :attr:`calibrated`
+        (a per-tool standardisation reorders tools, so no shortlist of raw cosines is safe).
+        """
+        if self.calibrated:
+            return queries @ self.tool_vectors.T
+        if self._scorer is None:
+            from .scorer import make_scorer
+
+            self._scorer = make_scorer(self.scorer, self.tool_vectors)
+        return self._scorer.raw(queries, k=k, floor=floor)
 
     def gate(self):
         """The catalogue's :class:`~eris_lab.calibration.RelevanceGate` (negatives embedded once, cached)."""
@@ -455,13 +482,14 @@ class Router:
         q = normalize_rows(self.embedder.embed(queries))
         timings["embed"] = (time.perf_counter() - embed_start) * 1000
         score_start = time.perf_counter()
-        raw = q @ self.tool_vectors.T
+        # a countdown needs a duration in the message (case route-27)
+        countdowns = set() if names_duration(text) else {self.catalog.position(n) for n in countdown_tools(self.catalog)}
+        # exact for the best RANKED_HITS (+ the countdowns demoted below) and everything >= threshold
+        raw = self.score_raw(q, k=RANKED_HITS + len(countdowns), floor=min(self.knobs.threshold, self.score_floor))
         rows = self.calibrate(raw)
         unread = unread_script(text)
         names = self.catalog.names
         clause_best = rows[first_clause:own].argmax(axis=1)  # each request's best tool (issue 18 item 8)
-        # a countdown needs a duration in the message (case route-27)
-        countdowns = set() if names_duration(text) else {self.catalog.position(n) for n in countdown_tools(self.catalog)}
         for i in () if unread else countdowns:
             rows[:, i] = np.minimum(rows[:, i], -1.0)
         scores = rows[:own].max(axis=0)
@@ -477,7 +505,8 @@ class Router:
             # the gate reads raw cosines, as calibration fitted it; text the embedder cannot read
             # is not judged by it (its cosines are noise): lexical scores and the policy decide
             best_row = int(raw[:used].max(axis=1).argmax())
-            self.last_features = self.gate().features(q[best_row:best_row + 1])[0]
+            self.last_features = self.gate().features(q[best_row:best_row + 1],
+                                                      scores=raw[best_row:best_row + 1])[0]
         idx, values = top_scores(scores, RANKED_HITS)
         self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
         # a clause whose best tool is a countdown without a duration names no intent
