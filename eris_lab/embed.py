@@ -472,7 +472,9 @@ class VectorCache:
 
     A second start with an unchanged catalogue embeds nothing: :meth:`embed` looks every text
     up by SHA-256 and calls the embedder only for the missing ones, then rewrites the file
-    atomically (temp file + ``os.replace``).
+    atomically (temp file + ``os.replace``). One process reads the file once (memo by path, size
+    and modification time). :meth:`matrix` keeps derived matrices (a catalogue's tool vectors)
+    as ``.npy`` files beside it, read back by memory map.
 
     Parameters
     ----------
@@ -493,14 +495,57 @@ class VectorCache:
         """The cache key of a text: its SHA-256 hex digest."""
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    #: Last read of each cache file in this process: path -> ((size, mtime_ns), keys, vectors).
+    _READS: dict[Path, tuple[tuple[int, int], list[str], np.ndarray | None]] = {}
+
     def _read(self) -> tuple[list[str], np.ndarray | None]:
-        if not self.path.exists():
+        try:
+            stat = self.path.stat()
+        except OSError:
             return [], None
+        stamp = (stat.st_size, stat.st_mtime_ns)
+        memo = self._READS.get(self.path)
+        if memo is not None and memo[0] == stamp:
+            return list(memo[1]), memo[2]
         try:
             with np.load(self.path, allow_pickle=False) as data:
-                return list(data["keys"]), data["vectors"]
+                keys, vectors = list(data["keys"]), data["vectors"]
         except Exception:  # a corrupt cache is rebuilt, never trusted
             return [], None
+        self._READS.clear()  # one file's worth of memory at most
+        self._READS[self.path] = (stamp, keys, vectors)
+        return list(keys), vectors
+
+    def matrix(self, texts_key: str, build) -> np.ndarray:
+        """A matrix derived from cached vectors (``build() -> (n, dim) float32``), stored as ``.npy``.
+
+        Parameters
+        ----------
+        texts_key : str
+            Names what the matrix was built from (a hash of the texts, in order); with this
+            cache's model and encoder it names the file.
+        build : callable
+            Called on a miss; its result is written atomically and returned.
+
+        Returns
+        -------
+        ndarray, ``(n, dim) float32``
+            A read-only memory map on a hit: a warm start reads only the pages it scores.
+        """
+        path = self.path.with_name(f"{self.path.stem}-{texts_key}.npy")
+        try:
+            stored = np.load(path, mmap_mode="r", allow_pickle=False)
+            if stored.ndim == 2 and stored.dtype == np.float32:
+                return stored
+        except (OSError, ValueError):
+            pass  # missing or damaged: rebuilt, never trusted
+        matrix = np.ascontiguousarray(build(), dtype=np.float32)
+        try:
+            with atomic_path(path) as tmp, tmp.open("wb") as handle:
+                np.save(handle, matrix, allow_pickle=False)
+        except OSError:
+            pass  # a read-only cache only costs the next start the centroids
+        return matrix
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for ``texts`` -> ``(len(texts), dim) float32``, from cache where possible."""

@@ -9,6 +9,8 @@ cached on disk per model (``embed.VectorCache``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -313,10 +315,19 @@ class Router:
 
     @property
     def tool_vectors(self) -> np.ndarray:
-        """``(n_tools, dim) float32`` routing vectors, rows in catalogue order (embedded once)."""
+        """``(n_tools, dim) float32`` routing vectors, rows in catalogue order (embedded once).
+
+        With the disk cache on, the matrix itself is cached under a hash of the catalogue's
+        routing phrases (``VectorCache.matrix``) and memory-mapped on a warm start.
+        """
         if self._vectors is None:
             start = time.perf_counter()
-            self._vectors = embed_tools(self.catalog, self._embed_cached)
+            if self.cache is False:
+                self._vectors = embed_tools(self.catalog, self._embed_cached)
+            else:
+                store = self.cache if isinstance(self.cache, VectorCache) else VectorCache(self.embedder)
+                digest = hashlib.sha256(json.dumps([routing_phrases(t) for t in self.catalog]).encode()).hexdigest()
+                self._vectors = store.matrix(f"tools-{digest[:20]}", lambda: embed_tools(self.catalog, store.embed))
             self.startup_ms = (time.perf_counter() - start) * 1000
         return self._vectors
 
