@@ -155,6 +155,10 @@ class SentenceTransformerEmbedder:
                         raise EmbedError(f"cannot load embedding model: {exc}", where=str(path)) from None
         return self._model
 
+    def load(self) -> None:
+        """Load the model now rather than on the first embed."""
+        self._load()
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` -> ``(len(texts), dim) float32``, rows L2-normalised."""
         model = self._load()
@@ -369,6 +373,10 @@ class OnnxEmbedder:
                     self._session = session
                     self.load_ms = (time.perf_counter() - start) * 1000
         return self._session
+
+    def load(self) -> None:
+        """Export (first run only), open the session and the tokenizer now rather than on the first embed."""
+        self._load()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` -> ``(len(texts), 384) float32``, rows L2-normalised."""

@@ -167,7 +167,9 @@ class Routed:
     decision : Decision
     offer : Offer
     timings_ms : dict of str to float
-        ``guard``, ``embed``, ``score``, ``policy``, ``offer``, ``total`` in milliseconds.
+        ``guard``, ``embed``, ``score``, ``policy``, ``offer``, ``total`` in milliseconds; also
+        ``vectors`` (tool vectors, from the cache when warm) and, on a router's first embedded
+        message, ``model_load`` (the encoder's load, apart from the query's ``embed``).
     guard : str
         What the guards did (``conversation``, ``url``, ``page phrase``, ``follow-up``...).
     """
@@ -238,6 +240,7 @@ class Router:
             raise ErisLabError(f"expected one of {', '.join(SCORERS)}, got {scorer!r}", where="scorer")
         self.scorer = scorer
         self._scorer = None  # built on first use over tool_vectors (scorer.make_scorer)
+        self._loaded: dict[str, float] = {}  # model load time, once per router
         self._vectors = None if tool_vectors is None else normalize_rows(tool_vectors)
         self._keywords = tool_keywords(catalog)
         self._fetch = fetch_tool(catalog)
@@ -489,6 +492,12 @@ class Router:
             context = f"follow-up on {recent[-1]}"
         start = time.perf_counter()
         _ = self.tool_vectors
+        load = getattr(self.embedder, "load", None)
+        if load is not None and "model_load" not in self._loaded:
+            load_start = time.perf_counter()
+            load()  # timed apart from the query (the first message of a process pays it)
+            self._loaded["model_load"] = (time.perf_counter() - load_start) * 1000
+            timings["model_load"] = self._loaded["model_load"]
         embed_start = time.perf_counter()
         q = normalize_rows(self.embedder.embed(queries))
         timings["embed"] = (time.perf_counter() - embed_start) * 1000
@@ -532,7 +541,7 @@ class Router:
                                      threshold=self.score_floor, forced_floor=self.knobs.forced_floor)
         hits = kept_hits(ranked, text, self.knobs)
         timings["score"] = (time.perf_counter() - score_start) * 1000
-        timings.setdefault("vectors", (embed_start - start) * 1000)
+        timings.setdefault("vectors", (embed_start - start) * 1000 - timings.get("model_load", 0.0))
         return hits, "; ".join(filter(None, notes))
 
     # -- the first half of a turn -----------------------------------------------------------
