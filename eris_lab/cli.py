@@ -500,9 +500,9 @@ def _run_mcp_serve(args) -> int:
         return _fail(f"--k: expected an integer >= 1, got {args.k!r}")
     embedder = None
     if args.embedder == "auto":
-        from .embed import SentenceTransformerEmbedder
+        from .embed import make_encoder
 
-        embedder = SentenceTransformerEmbedder()
+        embedder = make_encoder()  # the default encoder ($ERIS_LAB_ENCODER)
     serve(catalog, mode=args.mode, read_only=args.read_only, embedder=embedder, k=args.k)
     return 0
 
