@@ -565,7 +565,7 @@ def _print_eval(record: dict[str, Any]) -> None:
 
 
 def _run_eval(args) -> int:
-    from .embed import make_encoder
+    from .embed import DEFAULT_MODEL_ID, make_encoder
     from .eval.datasets import load_suite
     from .eval.embedders import make_embedder
     from .eval.harness import run_eval
@@ -576,10 +576,12 @@ def _run_eval(args) -> int:
     if args.encoder and args.embedder != "minilm":
         raise ErisLabError(f"applies to the bundled MiniLM only, not --embedder {args.embedder}", where="--encoder")
     suite = load_suite(args.suite, catalog=args.catalog, split=args.split, limit=args.limit)
-    embedder = make_embedder(args.embedder) if args.embedder != "minilm" else make_encoder(args.encoder)
+    # None: the harness's default embedder (the default encoder, $ERIS_LAB_ENCODER)
+    embedder = make_embedder(args.embedder) if args.embedder != "minilm" else (
+        make_encoder(args.encoder) if args.encoder else None)
     if knobs is not None and args.knobs != REFERENCE:
         knobs.check_against(domains=suite.catalog.domains if suite.catalog is not None else None,
-                            model_id=embedder.model_id,
+                            model_id=embedder.model_id if embedder is not None else DEFAULT_MODEL_ID,
                             where=f"--knobs {args.knobs}")
     record = run_eval(suite, args.strategy, knobs=knobs, embedder=embedder,
                       progress=not args.json or sys.stderr.isatty())
