@@ -49,7 +49,7 @@ import numpy as np
 
 from ._files import cache_dir, repo_root
 from .catalog import Catalog, Tool, name_words, routing_phrases
-from .embed import Embedder, normalize_rows
+from .embed import Embedder, normalize_rows, vector_key
 from .errors import DataError
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES
@@ -430,7 +430,8 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
                       "reference knobs with bounded widening; relevance gate "
                       + ("fitted label-free on the demo catalogue for this embedder" if prior else "off"),
             "catalog": catalog.source, "catalog_fingerprint": catalog_fingerprint(catalog), "n_tools": n_tools,
-            "embedding_model": embedder.model_id, "alpha": alpha, "n_pseudo_queries": len(pseudo),
+            "embedding_model": embedder.model_id, "encoder": getattr(embedder, "encoder", ""), "alpha": alpha,
+            "n_pseudo_queries": len(pseudo),
             "seconds": round(time.perf_counter() - start, 3), "version": CACHE_VERSION,
         }
         weights, floor = prior if prior else ((), 0.0)
@@ -479,7 +480,8 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
                    "label-free: pseudo-queries from tool text, negatives from data/negatives.txt; "
                    "split conformal (Angelopoulos & Bates 2021) for subset_margin and widen_k"),
         "catalog": catalog.source, "catalog_fingerprint": catalog_fingerprint(catalog), "n_tools": n_tools,
-        "embedding_model": embedder.model_id, "alpha": alpha, "promised_coverage": round(1 - alpha, 4),
+        "embedding_model": embedder.model_id, "encoder": getattr(embedder, "encoder", ""), "alpha": alpha,
+        "promised_coverage": round(1 - alpha, 4),
         "n_pseudo_queries": len(pseudo), "n_negatives": len(negatives),
         **({"n_labelled_queries": n_cal, "labelled_source": labelled_source} if labelled is not None else {}),
         "finite_sample_guarantee": n_cal >= math.ceil(1 / alpha) - 1,
@@ -567,12 +569,13 @@ def _cache_path(catalog: Catalog, model_id: str, alpha: float) -> Path:
 
 def calibrated_knobs(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray | None = None,
                      alpha: float = DEFAULT_ALPHA, cache: bool = True) -> Knobs:
-    """:func:`calibrate`, cached on disk under the catalogue fingerprint, model id and alpha.
+    """:func:`calibrate`, cached on disk under the catalogue fingerprint, model id + encoder
+    (``embed.vector_key``) and alpha.
 
     A warm call reads one small TOML file (well under a second); an unreadable cache entry is
     refitted and rewritten atomically, never trusted.
     """
-    path = _cache_path(catalog, embedder.model_id, alpha)
+    path = _cache_path(catalog, vector_key(embedder), alpha)  # model and encoder: their vectors differ
     if cache and path.is_file():
         try:
             return Knobs.load(path)

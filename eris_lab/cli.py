@@ -76,14 +76,25 @@ def _load_knobs(path: str | None, catalog=None, *, model_id: str | None = None):
                                           model_id=model_id, where=f"--knobs {path}")
 
 
-def _router(catalog, knobs_arg: str | None):
-    """The router of route / generate: ``--knobs FILE|reference``, else knobs calibrated for the catalogue."""
-    from .embed import DEFAULT_MODEL_ID
+def _add_encoder(p) -> None:
+    """``--encoder``: which runtime embeds with the bundled model (``embed.ENCODERS``)."""
+    from .embed import DEFAULT_ENCODER, ENCODERS
+
+    p.add_argument("--encoder", choices=tuple(ENCODERS), default=None,
+                   help=f"what embeds with the bundled MiniLM (default {DEFAULT_ENCODER}, or $ERIS_LAB_ENCODER): "
+                        + "; ".join(f"{k}: {v}" for k, v in ENCODERS.items()))
+
+
+def _router(catalog, knobs_arg: str | None, encoder: str | None = None):
+    """The router of route / generate: ``--knobs FILE|reference``, else knobs calibrated for the catalogue
+    (read from the calibration cache when warm); ``--encoder`` picks the embedding runtime."""
+    from .embed import make_encoder
     from .router import Router
 
+    embedder = make_encoder(encoder)
     if knobs_arg:
-        return Router(catalog, knobs=_load_knobs(knobs_arg, catalog, model_id=DEFAULT_MODEL_ID))
-    return Router.with_calibrated_knobs(catalog)
+        return Router(catalog, embedder, knobs=_load_knobs(knobs_arg, catalog, model_id=embedder.model_id))
+    return Router.with_calibrated_knobs(catalog, embedder)
 
 
 def _table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
@@ -143,6 +154,7 @@ def _add_route(sub) -> None:
     p.add_argument("--knobs", metavar="FILE|reference",
                    help="knobs TOML file (from tune or calibrate), or 'reference' for DESIGN.md's values "
                         "(default: knobs calibrated for this catalogue, cached)")
+    _add_encoder(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -151,7 +163,7 @@ def _run_route(args) -> int:
     catalog.require(args.recent, where="--recent")
     catalog.require(args.failed, where="--failed")
     history = [{"role": "user", "content": args.previous}] if args.previous else []
-    routed = _router(catalog, args.knobs).route(args.text, recent=args.recent, failed=args.failed, history=history)
+    routed = _router(catalog, args.knobs, args.encoder).route(args.text, recent=args.recent, failed=args.failed, history=history)
     record = routed.to_json()
     _print_json(record) if args.json else _print_routing(record)
     return 0
@@ -173,6 +185,7 @@ def _add_calibrate(sub) -> None:
                         "offer-size knobs are fitted on them (split conformal), so the coverage promise holds for "
                         "messages like them; the relevance gate stays label-free")
     p.add_argument("--no-cache", action="store_true", help="refit even when a cached calibration exists")
+    _add_encoder(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -191,7 +204,7 @@ def _run_calibrate(args) -> int:
     import time
 
     from .calibration import DEFAULT_ALPHA, calibrate, calibrated_knobs, describe
-    from .embed import default_embedder
+    from .embed import make_encoder
 
     alpha = DEFAULT_ALPHA if args.alpha is None else args.alpha
     if not 0 < alpha < 1:
@@ -199,12 +212,13 @@ def _run_calibrate(args) -> int:
     if args.out and Path(args.out).is_dir():
         raise ErisLabError("is a folder; expected a knobs TOML file path", where=f"--out {args.out}")
     start = time.perf_counter()
+    encoder = make_encoder(args.encoder)
     if args.suite:  # labelled: fitted each time (the cache holds label-free calibrations only)
         catalog, labelled, source = _labelled_suite(args.suite, args.catalog)
-        knobs = calibrate(catalog, default_embedder(), alpha=alpha, labelled=labelled, labelled_source=source)
+        knobs = calibrate(catalog, encoder, alpha=alpha, labelled=labelled, labelled_source=source)
     else:
         catalog = _load_catalog(args.catalog)
-        knobs = calibrated_knobs(catalog, default_embedder(), alpha=alpha, cache=not args.no_cache)
+        knobs = calibrated_knobs(catalog, encoder, alpha=alpha, cache=not args.no_cache)
     record = describe(knobs) | {"seconds": round(time.perf_counter() - start, 3)}
     if args.out:
         knobs.save(args.out)
@@ -507,9 +521,9 @@ def _run_mcp_serve(args) -> int:
         return _fail(f"--k: expected an integer >= 1, got {args.k!r}")
     embedder = None
     if args.embedder == "auto":
-        from .embed import SentenceTransformerEmbedder
+        from .embed import make_encoder
 
-        embedder = SentenceTransformerEmbedder()
+        embedder = make_encoder()  # the default encoder ($ERIS_LAB_ENCODER)
     serve(catalog, mode=args.mode, read_only=args.read_only, embedder=embedder, k=args.k)
     return 0
 
@@ -536,6 +550,7 @@ def _add_eval(sub) -> None:
                         "(default: policy calibrates on the suite's catalogue without labels)")
     p.add_argument("--embedder", default="minilm", choices=("minilm", "use-multilingual"),
                    help="embedding model (default minilm: the bundled all-MiniLM-L6-v2)")
+    _add_encoder(p)
     p.add_argument("--split", choices=("train", "test"), help="keep one split")
     p.add_argument("--limit", type=int, metavar="N", help="first N queries only")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -573,7 +588,7 @@ def _print_eval(record: dict[str, Any]) -> None:
 
 
 def _run_eval(args) -> int:
-    from .embed import DEFAULT_MODEL_ID
+    from .embed import DEFAULT_MODEL_ID, make_encoder
     from .eval.datasets import load_suite
     from .eval.embedders import make_embedder
     from .eval.harness import run_eval
@@ -581,8 +596,12 @@ def _run_eval(args) -> int:
 
     make(args.strategy).check_params()  # a bad name or parameter fails before the suite loads
     knobs = _load_knobs(args.knobs) if args.knobs else None  # None: each strategy's own (policy: calibrated)
+    if args.encoder and args.embedder != "minilm":
+        raise ErisLabError(f"applies to the bundled MiniLM only, not --embedder {args.embedder}", where="--encoder")
     suite = load_suite(args.suite, catalog=args.catalog, split=args.split, limit=args.limit)
-    embedder = make_embedder(args.embedder) if args.embedder != "minilm" else None
+    # None: the harness's default embedder (the default encoder, $ERIS_LAB_ENCODER)
+    embedder = make_embedder(args.embedder) if args.embedder != "minilm" else (
+        make_encoder(args.encoder) if args.encoder else None)
     if knobs is not None and args.knobs != REFERENCE:
         knobs.check_against(domains=suite.catalog.domains if suite.catalog is not None else None,
                             model_id=embedder.model_id if embedder is not None else DEFAULT_MODEL_ID,
@@ -664,6 +683,7 @@ def _add_generate(sub) -> None:
     p.add_argument("--threads", type=int, default=1, help="CPU threads for llama.cpp (pin it; default 1)")
     p.add_argument("--knobs", metavar="FILE|reference",
                    help="knobs TOML file or 'reference' (default: calibrated for this catalogue)")
+    _add_encoder(p)
     p.add_argument("--recent", action="append", default=[], metavar="NAME", help="a recent successful tool")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -682,7 +702,7 @@ def _run_generate(args) -> int:
 
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")
-    router = _router(catalog, args.knobs)
+    router = _router(catalog, args.knobs, args.encoder)
     runner = LlamaRunner(args.model, n_threads=args.threads)
     with Session() as session:  # its temporary agenda and vault are removed when the turn ends
         for name in args.recent:

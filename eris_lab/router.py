@@ -9,6 +9,8 @@ cached on disk per model (``embed.VectorCache``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ import numpy as np
 
 from .catalog import Catalog, domain_of, routing_phrases
 from .embed import Embedder, VectorCache, default_embedder, normalize_rows
-from .errors import CatalogError
+from .errors import CatalogError, ErisLabError
 from .guard import (
     FORCED_SCORE,
     catch_all_tools,
@@ -173,7 +175,9 @@ class Routed:
     decision : Decision
     offer : Offer
     timings_ms : dict of str to float
-        ``guard``, ``embed``, ``score``, ``policy``, ``offer``, ``total`` in milliseconds.
+        ``guard``, ``embed``, ``score``, ``policy``, ``offer``, ``total`` in milliseconds; also
+        ``vectors`` (tool vectors, from the cache when warm) and, on a router's first embedded
+        message, ``model_load`` (the encoder's load, apart from the query's ``embed``).
     guard : str
         What the guards did (``conversation``, ``url``, ``page phrase``, ``follow-up``...).
     """
@@ -217,6 +221,11 @@ class Router:
         True (default) caches tool vectors on disk; False embeds at every start.
     tool_vectors : ndarray, optional
         ``(n_tools, dim) float32`` precomputed vectors (benchmarks, tests); skips embedding tools.
+    scorer : str
+        ``auto`` (default), ``exact`` or ``int8`` (:data:`~eris_lab.scorer.SCORERS`): how a message
+        is scored against every tool. Every scorer yields the same hits and ranked tools; ``int8``
+        is faster on large catalogues. Cosines standardised against the background
+        (:attr:`calibrated`) are always scored exactly.
 
     Raises
     ------
@@ -225,13 +234,21 @@ class Router:
     """
 
     def __init__(self, catalog: Catalog, embedder: Embedder | None = None, *, knobs: Knobs = Knobs(),
-                 cache: bool | VectorCache = True, tool_vectors: np.ndarray | None = None) -> None:
+                 cache: bool | VectorCache = True, tool_vectors: np.ndarray | None = None,
+                 scorer: str = "auto") -> None:
         if len(catalog) == 0:
             raise CatalogError("the catalogue has no tools; a router needs at least one", where=catalog.source or "catalog")
         self.catalog = catalog
         self.embedder = embedder if embedder is not None else default_embedder()
         self.knobs = knobs
         self.cache = cache
+        from .scorer import SCORERS
+
+        if scorer not in SCORERS:
+            raise ErisLabError(f"expected one of {', '.join(SCORERS)}, got {scorer!r}", where="scorer")
+        self.scorer = scorer
+        self._scorer = None  # built on first use over tool_vectors (scorer.make_scorer)
+        self._loaded: dict[str, float] = {}  # model load time, once per router
         self._vectors = None if tool_vectors is None else normalize_rows(tool_vectors)
         self._keywords = tool_keywords(catalog)
         self._fetch = fetch_tool(catalog)
@@ -250,7 +267,7 @@ class Router:
 
     @classmethod
     def with_calibrated_knobs(cls, catalog: Catalog, embedder: Embedder | None = None, *,
-                              cache: bool | VectorCache = True, **overrides: Any) -> "Router":
+                              cache: bool | VectorCache = True, scorer: str = "auto", **overrides: Any) -> "Router":
         """A router whose knobs are calibrated for ``catalog`` and ``embedder`` without labels.
 
         ``calibration.calibrated_knobs`` (cached by catalogue fingerprint and model id); what
@@ -259,7 +276,7 @@ class Router:
         """
         from .calibration import calibrated_knobs
 
-        router = cls(catalog, embedder, cache=cache)
+        router = cls(catalog, embedder, cache=cache, scorer=scorer)
         knobs = calibrated_knobs(catalog, router.embedder, tool_vectors=router.tool_vectors)
         router.knobs = knobs.replace(**overrides) if overrides else knobs
         router.score_floor = router.knobs.threshold
@@ -309,12 +326,36 @@ class Router:
 
     @property
     def tool_vectors(self) -> np.ndarray:
-        """``(n_tools, dim) float32`` routing vectors, rows in catalogue order (embedded once)."""
+        """``(n_tools, dim) float32`` routing vectors, rows in catalogue order (embedded once).
+
+        With the disk cache on, the matrix itself is cached under a hash of the catalogue's
+        routing phrases (``VectorCache.matrix``) and memory-mapped on a warm start.
+        """
         if self._vectors is None:
             start = time.perf_counter()
-            self._vectors = embed_tools(self.catalog, self._embed_cached)
+            if self.cache is False:
+                self._vectors = embed_tools(self.catalog, self._embed_cached)
+            else:
+                store = self.cache if isinstance(self.cache, VectorCache) else VectorCache(self.embedder)
+                digest = hashlib.sha256(json.dumps([routing_phrases(t) for t in self.catalog]).encode()).hexdigest()
+                self._vectors = store.matrix(f"tools-{digest[:20]}", lambda: embed_tools(self.catalog, store.embed))
             self.startup_ms = (time.perf_counter() - start) * 1000
         return self._vectors
+
+    def score_raw(self, queries: np.ndarray, *, k: int, floor: float) -> np.ndarray:
+        """Raw cosines ``(m, n_tools) float32`` of L2-normalised ``queries`` by the router's scorer.
+
+        Exact for each row's best ``k`` tools and every tool at or above ``floor``
+        (:class:`~eris_lab.scorer.Scorer`); the exact product when cosines are :attr:`calibrated`
+        (a per-tool standardisation reorders tools, so no shortlist of raw cosines is safe).
+        """
+        if self.calibrated:
+            return queries @ self.tool_vectors.T
+        if self._scorer is None:
+            from .scorer import make_scorer
+
+            self._scorer = make_scorer(self.scorer, self.tool_vectors)
+        return self._scorer.raw(queries, k=k, floor=floor)
 
     def gate(self):
         """The catalogue's :class:`~eris_lab.calibration.RelevanceGate` (negatives embedded once, cached)."""
@@ -459,17 +500,24 @@ class Router:
             context = f"follow-up on {recent[-1]}"
         start = time.perf_counter()
         _ = self.tool_vectors
+        load = getattr(self.embedder, "load", None)
+        if load is not None and "model_load" not in self._loaded:
+            load_start = time.perf_counter()
+            load()  # timed apart from the query (the first message of a process pays it)
+            self._loaded["model_load"] = (time.perf_counter() - load_start) * 1000
+            timings["model_load"] = self._loaded["model_load"]
         embed_start = time.perf_counter()
         q = normalize_rows(self.embedder.embed(queries))
         timings["embed"] = (time.perf_counter() - embed_start) * 1000
         score_start = time.perf_counter()
-        raw = q @ self.tool_vectors.T
+        # a countdown needs a duration in the message (case route-27)
+        countdowns = set() if names_duration(text) else {self.catalog.position(n) for n in countdown_tools(self.catalog)}
+        # exact for the best RANKED_HITS (+ the countdowns demoted below) and everything >= threshold
+        raw = self.score_raw(q, k=RANKED_HITS + len(countdowns), floor=min(self.knobs.threshold, self.score_floor))
         rows = self.calibrate(raw)
         unread = unread_script(text)
         names = self.catalog.names
         clause_best = rows[first_clause:own].argmax(axis=1)  # each request's best tool (issue 18 item 8)
-        # a countdown needs a duration in the message (case route-27)
-        countdowns = set() if names_duration(text) else {self.catalog.position(n) for n in countdown_tools(self.catalog)}
         for i in () if unread else countdowns:
             rows[:, i] = np.minimum(rows[:, i], -1.0)
         scores = rows[:own].max(axis=0)
@@ -485,7 +533,8 @@ class Router:
             # the gate reads raw cosines, as calibration fitted it; text the embedder cannot read
             # is not judged by it (its cosines are noise): lexical scores and the policy decide
             best_row = int(raw[:used].max(axis=1).argmax())
-            self.last_features = self.gate().features(q[best_row:best_row + 1])[0]
+            self.last_features = self.gate().features(q[best_row:best_row + 1],
+                                                      scores=raw[best_row:best_row + 1])[0]
         idx, values = top_scores(scores, RANKED_HITS)
         self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
         # a clause whose best tool is a countdown without a duration names no intent
@@ -500,7 +549,7 @@ class Router:
                                      threshold=self.score_floor, forced_floor=self.knobs.forced_floor)
         hits = kept_hits(ranked, text, self.knobs)
         timings["score"] = (time.perf_counter() - score_start) * 1000
-        timings.setdefault("vectors", (embed_start - start) * 1000)
+        timings.setdefault("vectors", (embed_start - start) * 1000 - timings.get("model_load", 0.0))
         return hits, "; ".join(filter(None, notes))
 
     # -- the first half of a turn -----------------------------------------------------------

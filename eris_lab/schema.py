@@ -10,6 +10,7 @@ the draft the schema declares (2020-12 when it declares none).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Iterable, Mapping
 
@@ -33,6 +34,10 @@ BFCL_TYPE_ALIASES: dict[str, str | None] = {
 #: Schemas that passed the meta-schema check (canonical JSON text), bounded.
 _CHECKED: set[str] = set()
 _MAX_CHECKED = 4096
+#: SHA-256 digests of schemas that passed in an earlier process (:func:`_known_good`), read once.
+_KNOWN_GOOD: set[str] | None = None
+#: Bumped when :func:`check`'s rule changes, so digests written under the old rule are not trusted.
+_KNOWN_GOOD_VERSION = 1
 
 
 def normalize_types(schema: Any) -> Any:
@@ -97,14 +102,18 @@ def check(schema: Any, *, where: str = "") -> None:
         return
     if not isinstance(schema, dict):
         raise SchemaError(f"expected a JSON Schema object, got {type(schema).__name__}", where=where or "#")
-    import jsonschema
-
     try:
         key = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError):
         key = None
     if key is not None and key in _CHECKED:
         return
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest() if key is not None else None
+    if digest is not None and digest in _known_good():
+        _CHECKED.add(key)  # passed in an earlier process: jsonschema (1.6 s to import) is not needed
+        return
+    import jsonschema
+
     try:
         _validator_class(schema).check_schema(schema)
     except jsonschema.SchemaError as exc:
@@ -113,11 +122,50 @@ def check(schema: Any, *, where: str = "") -> None:
         if len(_CHECKED) >= _MAX_CHECKED:
             _CHECKED.clear()
         _CHECKED.add(key)
+        _remember_good(digest)
+
+
+def _known_good_path():
+    from ._files import cache_dir
+
+    return cache_dir() / "schemas" / f"checked-v{_KNOWN_GOOD_VERSION}.txt"
+
+
+def _known_good() -> set[str]:
+    """Digests of schemas that passed :func:`check` before (one per line in the cache), read once.
+
+    The warm start of ``eris-lab route`` loads a catalogue whose schemas were all checked on an
+    earlier run; importing jsonschema alone takes 1.6 s on a 2-core box (its format checkers),
+    more than the whole route. A line that is not a digest is ignored, never trusted.
+    """
+    global _KNOWN_GOOD
+    if _KNOWN_GOOD is None:
+        try:
+            lines = _known_good_path().read_text(encoding="ascii").split()
+        except (OSError, UnicodeDecodeError):
+            lines = []
+        _KNOWN_GOOD = {line for line in lines if len(line) == 64 and all(c in "0123456789abcdef" for c in line)}
+    return _KNOWN_GOOD
+
+
+def _remember_good(digest: str | None) -> None:
+    if digest is None or digest in _known_good() or len(_KNOWN_GOOD) >= 20 * _MAX_CHECKED:
+        return
+    _KNOWN_GOOD.add(digest)
+    try:
+        path = _known_good_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="ascii") as handle:  # one short line per append: no torn digests
+            handle.write(digest + "\n")
+    except OSError:
+        pass  # a read-only cache only costs the next start the import
 
 
 def clear_cache() -> None:
-    """Forget which schemas passed :func:`check` (a benchmark timing cold compiles calls it)."""
+    """Forget which schemas passed :func:`check` in this process (a benchmark timing cold compiles calls it)."""
+    global _KNOWN_GOOD
     _CHECKED.clear()
+    _KNOWN_GOOD = None
 
 
 def validate(schema: Mapping[str, Any], instance: Any) -> tuple[str, str] | None:

@@ -52,12 +52,22 @@ def _calibration_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("calibration")
 
 
+@pytest.fixture(scope="session")
+def _onnx_cache(tmp_path_factory):
+    """One ONNX export of the bundled model per session: it is a pure function of the weights and
+    the export settings, and costs ~10 s (torch import included) the first time."""
+    return tmp_path_factory.mktemp("onnx")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path, monkeypatch, _calibration_cache):
-    """Every test gets its own cache folder (never the user's ~/.cache); calibrations are shared
-    within the session (tests of the calibration cache itself unset ERIS_LAB_CALIBRATION_CACHE)."""
+def _isolated_cache(tmp_path, monkeypatch, _calibration_cache, _onnx_cache):
+    """Every test gets its own cache folder (never the user's ~/.cache); calibrations and the ONNX
+    export are shared within the session (tests of the calibration cache itself unset
+    ERIS_LAB_CALIBRATION_CACHE). The encoder is the default unless a test picks one."""
     monkeypatch.setenv("ERIS_LAB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("ERIS_LAB_CALIBRATION_CACHE", str(_calibration_cache))
+    monkeypatch.setenv("ERIS_LAB_ONNX_CACHE", str(_onnx_cache))
+    monkeypatch.delenv("ERIS_LAB_ENCODER", raising=False)
 
 
 def load_cases(name: str) -> dict:

@@ -1,8 +1,11 @@
-"""Route latency and start-up.
+"""Route latency and start-up, per encoder and scorer, as ratios against torch + exact scoring.
 
 Route latency p50/p95 split into embed and score (+ policy and offer) at catalogue sizes 50,
 1,000, 10,000 and 100,000 tools (the real demo vectors, then seeded random unit vectors as
-synthetic tools), and start-up time with a cold and a warm vector cache.
+synthetic tools: the worst case for any shortlist, since nothing clusters), for every encoder
+(``embed.ENCODERS``) and scorer (``scorer.SCORERS``); scoring alone with recall of the best k
+against exact scoring at k = 1, 5, 8, 64; model load, cold and warm vector cache, and the wall
+time of a new ``eris-lab route`` process (warm caches) per encoder.
 
 Run: ``eris-lab bench route [--help]``.
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -22,7 +26,7 @@ import numpy as np
 from .._files import write_atomic
 from ._stats import p50_p95
 
-__all__ = ["route_bench", "QUERIES", "main"]
+__all__ = ["route_bench", "QUERIES", "ENCODER_NAMES", "SCORER_NAMES", "RECALL_KS", "main"]
 
 QUERIES = (
     "what's the weather in Berlin tomorrow", "remind me at 10 to call mum", "delete that email",
@@ -36,63 +40,194 @@ QUERIES = (
 )
 
 
-def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_path: str | None = None) -> dict:
-    """Measure routing latency per catalogue size and start-up with cold and warm caches.
+ENCODER_NAMES = ("torch", "onnx", "onnx-int8")
+SCORER_NAMES = ("exact", "int8")
+#: Offer sizes at which scorers are compared with exact scoring (RANKED_HITS: the widening's pool).
+RECALL_KS = (1, 5, 8, 64)
+STARTUP_TEXT = "what's the weather in Oslo tomorrow"
+
+
+def _time_routes(router, repeats: int) -> dict[str, float]:
+    timings: dict[str, list[float]] = {"embed": [], "score": [], "policy_offer": [], "total": []}
+    for _ in range(repeats):
+        for q in QUERIES:
+            t = router.route(q).timings_ms
+            timings["embed"].append(t.get("embed", 0.0))
+            timings["score"].append(t.get("score", 0.0))
+            timings["policy_offer"].append(t.get("policy", 0.0) + t.get("offer", 0.0))
+            timings["total"].append(t["total"])
+    row: dict[str, float] = {}
+    for key, values in timings.items():
+        p50, p95 = p50_p95(values)
+        row[f"{key}_p50_ms"], row[f"{key}_p95_ms"] = round(p50, 3), round(p95, 3)
+    return row
+
+
+def _scorer_only(scorer, queries: np.ndarray, exact_rows: np.ndarray, floor: float, repeats: int) -> dict:
+    """Scoring alone (one query row -> raw cosines) and recall of the best k against exact scoring."""
+    times, hits = [], {k: 0.0 for k in RECALL_KS}
+    for _ in range(repeats):
+        for i in range(len(queries)):
+            start = time.perf_counter()
+            raw = scorer.raw(queries[i:i + 1], k=max(RECALL_KS), floor=floor)[0]
+            times.append((time.perf_counter() - start) * 1000)
+    for i in range(len(queries)):
+        raw = scorer.raw(queries[i:i + 1], k=max(RECALL_KS), floor=floor)[0]
+        for k in RECALL_KS:
+            truth = set(np.argsort(-exact_rows[i], kind="stable")[:k].tolist())
+            hits[k] += len(truth & set(np.argsort(-raw, kind="stable")[:k].tolist())) / min(k, len(truth))
+    p50, p95 = p50_p95(times)
+    return {"scorer_p50_ms": round(p50, 3), "scorer_p95_ms": round(p95, 3),
+            "recall_at": {str(k): round(v / len(queries), 4) for k, v in hits.items()},
+            "rescored": getattr(scorer, "last_rescored", None)}
+
+
+class _Int8Only:
+    """The int8 scorer without its exact re-score: what the shortlist bound buys (recall row)."""
+
+    name = "int8-no-rescore"
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+
+    def raw(self, queries, *, k, floor):
+        return self.inner.approximate(queries)[0]
+
+
+def _startup(encoder: str, catalog_path: str | None, runs: int) -> dict:
+    """Wall time of new ``eris-lab route`` processes, warm caches (one untimed run warms them)."""
+    command = [sys.executable, "-m", "eris_lab", "route", STARTUP_TEXT, "--encoder", encoder]
+    if catalog_path:
+        command += ["--catalog", catalog_path]
+    env = os.environ | {"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    subprocess.run(command, capture_output=True, env=env, check=True, timeout=1800)
+    import resource
+
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, env=env, check=True, timeout=600)
+        walls.append((time.perf_counter() - start) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+    # CPU time (user + system) is what the process costs; the wall time also holds waiting for a
+    # core on a shared box
+    return {"first_route_wall_ms": round(float(np.median(walls)), 1), "runs": runs,
+            "first_route_cpu_ms": round(float(np.median(cpus)), 1),
+            "first_route_wall_ms_all": [round(w, 1) for w in walls]}
+
+
+def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_path: str | None = None, *,
+                encoders=ENCODER_NAMES, scorers=SCORER_NAMES, startup_runs: int = 3) -> dict:
+    """Every encoder and scorer side by side per catalogue size, as ratios against torch + exact.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        Catalogue sizes; beyond the real catalogue, seeded random unit vectors stand for tools.
+    repeats : int
+        Passes over :data:`QUERIES` per row.
+    encoders, scorers : tuple of str
+        ``embed.ENCODERS`` and ``scorer.SCORERS`` names; ``torch`` and ``exact`` are the baseline.
+    startup_runs : int
+        Timed new ``eris-lab route`` processes per encoder (0: skip start-up).
 
     Returns
     -------
     dict
-        ``{"startup_ms": {...}, "sizes": [{"n_tools", "embed_p50_ms", "embed_p95_ms", "score_p50_ms",
-        "score_p95_ms", "policy_offer_p50_ms", "total_p50_ms", "total_p95_ms"}]}``.
+        ``{"encoders": {name: {"model_load_ms", "cosine_vs_torch_min", "cosine_vs_torch_mean", startup...}},
+        "sizes": [{"n_tools", "encoder", "scorer", <timings p50/p95 ms>, "speedup_vs_baseline"}],
+        "scoring": [{"n_tools", "scorer", "scorer_p50_ms", "recall_at": {k: recall}}], ...}``.
     """
     from ..catalog import Catalog, Tool, load
-    from ..embed import SentenceTransformerEmbedder, VectorCache
+    from ..embed import VectorCache, make_encoder
+    from ..knobs import Knobs
     from ..router import Router
+    from ..scorer import ExactScorer, make_scorer
 
     catalog = load(catalog_path)
-    embedder = SentenceTransformerEmbedder()
-    start = time.perf_counter()
-    embedder.embed(["warm up"])
-    model_load_ms = (time.perf_counter() - start) * 1000
+    baseline = ("torch", "exact")
+    encoders = tuple(dict.fromkeys(("torch", *encoders)))
+    scorers = tuple(dict.fromkeys(("exact", *scorers)))
+    embedders, info = {}, {}
+    for name in encoders:
+        embedder = make_encoder(name)
+        start = time.perf_counter()
+        embedder.embed(["warm up"])
+        info[name] = {"model_load_ms": round((time.perf_counter() - start) * 1000, 1)}
+        embedders[name] = embedder
+    reference = embedders["torch"].embed(list(QUERIES))
+    for name, embedder in embedders.items():
+        cosines = (embedder.embed(list(QUERIES)) * reference).sum(axis=1)
+        info[name] |= {"cosine_vs_torch_min": round(float(cosines.min()), 5),
+                       "cosine_vs_torch_mean": round(float(cosines.mean()), 5)}
+        print(f"  encoder {name}: model load {info[name]['model_load_ms']:.0f} ms, cosine with torch "
+              f"min {cosines.min():.4f} mean {cosines.mean():.4f}", file=sys.stderr)
 
+    real: dict[str, np.ndarray] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        start = time.perf_counter()
-        cold = Router(catalog, embedder, cache=VectorCache(embedder, tmp))
-        real = cold.tool_vectors
-        cold_ms = (time.perf_counter() - start) * 1000
-        start = time.perf_counter()
-        Router(catalog, embedder, cache=VectorCache(embedder, tmp)).tool_vectors
-        warm_ms = (time.perf_counter() - start) * 1000
+        for name, embedder in embedders.items():
+            start = time.perf_counter()
+            real[name] = Router(catalog, embedder, cache=VectorCache(embedder, tmp)).tool_vectors
+            info[name]["cold_cache_ms"] = round((time.perf_counter() - start) * 1000, 1)
+            start = time.perf_counter()
+            np.asarray(Router(catalog, embedder, cache=VectorCache(embedder, tmp)).tool_vectors).sum()
+            info[name]["warm_cache_ms"] = round((time.perf_counter() - start) * 1000, 2)
 
     rng = np.random.default_rng(0)
-    rows = []
+    rows, scoring = [], []
+    floor = Knobs().threshold
     for n in sizes:
         extra = max(0, n - len(catalog))
-        synthetic = rng.standard_normal((extra, real.shape[1])).astype(np.float32)
-        vectors = np.concatenate([real[:n], synthetic])
+        synthetic = rng.standard_normal((extra, reference.shape[1])).astype(np.float32)
         tools = list(catalog)[:n] + [Tool(name=f"synthetic:t{i}", description=f"synthetic tool {i}") for i in range(extra)]
-        router = Router(Catalog(tools), embedder, tool_vectors=vectors)
-        timings: dict[str, list[float]] = {"embed": [], "score": [], "policy_offer": [], "total": []}
-        for _ in range(repeats):
-            for q in QUERIES:
-                t = router.route(q).timings_ms
-                timings["embed"].append(t.get("embed", 0.0))
-                timings["score"].append(t.get("score", 0.0))
-                timings["policy_offer"].append(t.get("policy", 0.0) + t.get("offer", 0.0))
-                timings["total"].append(t["total"])
-        row = {"n_tools": n}
-        for key, values in timings.items():
-            p50, p95 = p50_p95(values)
-            row[f"{key}_p50_ms"], row[f"{key}_p95_ms"] = round(p50, 3), round(p95, 3)
-        rows.append(row)
-        print(f"  {n:>7} tools: total p50 {row['total_p50_ms']:.2f} ms p95 {row['total_p95_ms']:.2f} ms | "
-              f"embed p50 {row['embed_p50_ms']:.2f} | score p50 {row['score_p50_ms']:.2f} p95 {row['score_p95_ms']:.2f} | "
-              f"policy+offer p50 {row['policy_offer_p50_ms']:.2f}", file=sys.stderr)
+        big = Catalog(tools)
+        base_total = None
+        for enc in encoders:
+            vectors = np.concatenate([real[enc][:n], synthetic])
+            for sc in scorers:
+                router = Router(big, embedders[enc], tool_vectors=vectors, scorer=sc)
+                router.route("warm up the scorer")
+                row = {"n_tools": n, "encoder": enc, "scorer": sc} | _time_routes(router, repeats)
+                if (enc, sc) == baseline:
+                    base_total = row["total_p50_ms"]
+                row["speedup_vs_baseline"] = round(base_total / max(row["total_p50_ms"], 1e-6), 2)
+                rows.append(row)
+                print(f"  {n:>7} tools {enc:>9} + {sc:<5}: total p50 {row['total_p50_ms']:7.2f} p95 "
+                      f"{row['total_p95_ms']:7.2f} ms | embed p50 {row['embed_p50_ms']:6.2f} | score p50 "
+                      f"{row['score_p50_ms']:6.2f} p95 {row['score_p95_ms']:6.2f} | x{row['speedup_vs_baseline']:.2f}",
+                      file=sys.stderr)
+        # scoring alone, on the default encoder's query vectors against this size's tools
+        query_vectors = embedders[encoders[-1] if "onnx" not in encoders else "onnx"].embed(list(QUERIES))
+        tool_matrix = Router(big, embedders["torch"], tool_vectors=np.concatenate([real["torch"][:n], synthetic])).tool_vectors
+        exact = ExactScorer(tool_matrix)
+        exact_rows = exact.raw(query_vectors)
+        base_ms = None
+        candidates = [exact] + [make_scorer(sc, tool_matrix) for sc in scorers if sc != "exact"]
+        if "int8" in scorers:
+            candidates.append(_Int8Only(next(c for c in candidates if c.name == "int8")))
+        for scorer in candidates:
+            record = {"n_tools": n, "scorer": scorer.name} | _scorer_only(scorer, query_vectors, exact_rows, floor, repeats)
+            base_ms = record["scorer_p50_ms"] if scorer.name == "exact" else base_ms
+            record["speedup_vs_exact"] = round(base_ms / max(record["scorer_p50_ms"], 1e-6), 2)
+            scoring.append(record)
+            print(f"  {n:>7} tools scoring {scorer.name:<16}: p50 {record['scorer_p50_ms']:6.2f} p95 "
+                  f"{record['scorer_p95_ms']:6.2f} ms x{record['speedup_vs_exact']:.2f} | recall@k {record['recall_at']}",
+                  file=sys.stderr)
+
+    if startup_runs:
+        for name in encoders:
+            info[name] |= _startup(name, catalog_path, startup_runs)
+            print(f"  start-up {name}: a new `eris-lab route` prints in {info[name]['first_route_wall_ms']:.0f} ms "
+                  f"(CPU {info[name]['first_route_cpu_ms']:.0f} ms; warm caches, median)", file=sys.stderr)
+        base = info["torch"]["first_route_wall_ms"]
+        for name in encoders:
+            info[name]["startup_speedup_vs_torch"] = round(base / max(info[name]["first_route_wall_ms"], 1e-6), 2)
     return {
         "catalog": catalog.source, "n_real_tools": len(catalog), "queries": len(QUERIES), "repeats": repeats,
-        "startup_ms": {"model_load": round(model_load_ms, 1), "cold_cache": round(cold_ms, 1),
-                       "warm_cache": round(warm_ms, 1), "cold_over_warm": round(cold_ms / max(warm_ms, 1e-6), 1)},
-        "sizes": rows,
+        "baseline": "+".join(baseline), "encoders": info, "sizes": rows, "scoring": scoring,
+        "recall_floor": floor, "cpu_count": os.cpu_count(),
         "threads": os.environ.get("OMP_NUM_THREADS", "default"),
     }
 
@@ -107,6 +242,15 @@ def _sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
+def _names(allowed: tuple[str, ...]):
+    def parse(text: str) -> tuple[str, ...]:
+        names = tuple(n.strip() for n in text.split(",") if n.strip())
+        if not names or any(n not in allowed for n in names):
+            raise argparse.ArgumentTypeError(f"expected comma-separated names from {','.join(allowed)}, got {text!r}")
+        return names
+    return parse
+
+
 def main(argv=None) -> int:
     """``eris-lab bench route``: print the JSON (progress on stderr)."""
     from ..cli import Parser
@@ -116,10 +260,17 @@ def main(argv=None) -> int:
                         help="catalogue sizes in tools (default 50,1000,10000,100000)")
     parser.add_argument("--repeats", type=int, default=3, help="passes over the 20 queries per size (default 3)")
     parser.add_argument("--catalog", help="catalogue whose tool vectors seed the sizes (default descriptors/)")
+    parser.add_argument("--encoders", type=_names(ENCODER_NAMES), default=ENCODER_NAMES, metavar="E,E,...",
+                        help=f"encoders beside torch (default {','.join(ENCODER_NAMES)})")
+    parser.add_argument("--scorers", type=_names(SCORER_NAMES), default=SCORER_NAMES, metavar="S,S,...",
+                        help=f"scorers beside exact (default {','.join(SCORER_NAMES)})")
+    parser.add_argument("--startup-runs", type=int, default=3, metavar="N",
+                        help="timed new `eris-lab route` processes per encoder (default 3; 0 skips)")
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    result = route_bench(args.sizes, args.repeats, args.catalog)
+    result = route_bench(args.sizes, args.repeats, args.catalog, encoders=args.encoders, scorers=args.scorers,
+                         startup_runs=max(0, args.startup_runs))
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -43,6 +43,7 @@ class _Counting:
     def __init__(self, inner) -> None:
         self.inner = inner
         self.model_id = inner.model_id
+        self.encoder = getattr(inner, "encoder", "")
         self.calls = 0
         self.texts = 0
 

@@ -99,6 +99,7 @@ class MemoEmbedder:
     def __init__(self, embedder: Embedder, *, disk: bool = True) -> None:
         self.embedder = embedder
         self.model_id = embedder.model_id
+        self.encoder = getattr(embedder, "encoder", "")  # keys its VectorCache with the model (embed.vector_key)
         self.disk = disk
         self._memo: dict[str, np.ndarray] = {}
         self._store = VectorCache(embedder) if disk else None

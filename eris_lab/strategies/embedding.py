@@ -257,6 +257,7 @@ class _Prefixed:
         self.embedder = embedder
         self.prefix = prefix
         self.model_id = embedder.model_id
+        self.encoder = getattr(embedder, "encoder", "")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed([self.prefix + t for t in texts])

@@ -1,0 +1,163 @@
+"""Scorers: query vectors in, cosines with every tool out; exact, or int8 with an exact re-score.
+
+The router scores a message with one matrix product against every tool vector (semantic-router's
+``linear.py``). At 100,000 tools that product reads 150 MB of float32 per message. The int8 scorer
+reads a quarter of that through ONNX Runtime's integer GEMM and re-scores exactly every tool that
+could belong to the best ``k`` or clear the ``floor``, so what the router reads (the best ``k``
+tools, every tool at or above the floor, each row's best tool) is the exact scorer's.
+
+Scorers (:data:`SCORERS`, ``Router(scorer=...)``, ``eris-lab bench route``): ``exact``; ``int8``;
+``auto`` (the default): exact below :data:`AUTO_INT8_MIN_TOOLS` tools, int8 from there on.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from .errors import ErisLabError
+
+__all__ = ["Scorer", "ExactScorer", "Int8Scorer", "SCORERS", "AUTO_INT8_MIN_TOOLS", "make_scorer"]
+
+#: Scorer name -> what it does.
+SCORERS: dict[str, str] = {
+    "auto": "exact below AUTO_INT8_MIN_TOOLS tools, int8 from there on (default)",
+    "exact": "float32 matrix product with every tool vector",
+    "int8": "int8 matrix product (ONNX Runtime), exact float32 re-score of every tool that could matter",
+}
+
+#: From this many tools on, ``auto`` scores in int8: measured in docs/results/route-2026-11-30.json
+#: (at 10,000 tools the two cost about the same; at 100,000 int8 is about 3x faster).
+AUTO_INT8_MIN_TOOLS = 20_000
+
+#: Added to the int8 error bound: float32 rounding of the dequantised scores (cosines in [-1, 1]).
+_ROUNDING_SLACK = 1e-4
+
+
+class Scorer(Protocol):
+    """What the router needs: ``raw(queries, k=, floor=) -> (m, n_tools) float32`` cosines.
+
+    Entries of the best ``k`` tools of each row, and of every tool whose cosine may reach ``floor``,
+    are exact; any other entry is below both (the int8 scorer leaves its approximation there).
+    """
+
+    name: str
+
+    def raw(self, queries: np.ndarray, *, k: int, floor: float) -> np.ndarray: ...
+
+
+class ExactScorer:
+    """``queries @ vectors.T`` in float32.
+
+    Parameters
+    ----------
+    vectors : ndarray, ``(n_tools, dim) float32``
+        L2-normalised tool vectors (a memory map is fine).
+    """
+
+    name = "exact"
+
+    def __init__(self, vectors: np.ndarray) -> None:
+        self.vectors = vectors
+
+    def raw(self, queries: np.ndarray, *, k: int = 0, floor: float = 1.0) -> np.ndarray:
+        """``(m, n_tools) float32`` exact cosines (``k`` and ``floor`` are not needed)."""
+        return queries @ self.vectors.T
+
+
+class Int8Scorer:
+    """int8 scores (ONNX Runtime ``MatMulInteger``), then an exact re-score of every tool that may matter.
+
+    Parameters
+    ----------
+    vectors : ndarray, ``(n_tools, dim) float32``
+        L2-normalised tool vectors; quantised per row (scale ``127 / max |v|``) once, here.
+    threads : int
+        ONNX Runtime threads (default 1: the integer GEMM is bound by memory, and one thread
+        measured faster than two on a 2-core box).
+
+    Raises
+    ------
+    ErisLabError
+        onnxruntime or onnx is not installed (``pip install onnxruntime onnx``).
+
+    Notes
+    -----
+    The error of a dequantised cosine is at most ``eps = max_i ||v_i - v8_i / s_i|| + ||q - q8 / s_q||
+    * max_i ||v8_i / s_i||`` (Cauchy-Schwarz, both vectors of norm about 1). Per row, with ``L`` the
+    ``k``-th largest approximate score, a tool whose approximate score is below
+    ``min(L, floor) - 2 eps`` can be neither among the best ``k`` nor at the floor; every other tool
+    is re-scored in float32. The set read downstream is therefore exact, whatever the data (the
+    approximation only decides how many tools are re-scored). Idea as in "quantise, then re-rank
+    the shortlist" of vector search libraries (e.g. usearch, faiss ``IndexRefine``); the bound makes
+    the shortlist provably complete instead of a fixed size.
+    """
+
+    name = "int8"
+
+    def __init__(self, vectors: np.ndarray, *, threads: int = 1) -> None:
+        try:
+            import onnxruntime as ort
+            from onnx import TensorProto, helper
+        except ImportError as exc:
+            raise ErisLabError(f"the int8 scorer needs `pip install onnxruntime onnx` ({exc.name} is missing)",
+                               where="scorer int8") from None
+        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        peak = np.abs(self.vectors).max(axis=1)
+        self._scale = np.where(peak > 0, 127.0 / np.maximum(peak, 1e-12), 1.0).astype(np.float32)  # (n,)
+        quantised = np.clip(np.rint(self.vectors * self._scale[:, None]), -127, 127).astype(np.int8)
+        self._weights_t = np.ascontiguousarray(quantised.T)  # (dim, n) int8
+        dequantised = quantised.astype(np.float32) / self._scale[:, None]
+        self._err_tools = float(np.linalg.norm(self.vectors - dequantised, axis=1).max(initial=0.0))
+        self._max_norm = float(np.linalg.norm(dequantised, axis=1).max(initial=0.0))
+        # (q8 + 128) . v8 = q8 . v8 + 128 * sum(v8): the uint8 query (MLAS's fast u8 x s8 kernel)
+        self._shift = 128.0 * quantised.sum(axis=1, dtype=np.int64).astype(np.float32)
+        dim = self.vectors.shape[1]
+        graph = helper.make_graph(
+            [helper.make_node("MatMulInteger", ["q", "w"], ["s"])], "int8_scores",
+            [helper.make_tensor_value_info("q", TensorProto.UINT8, [None, dim]),
+             helper.make_tensor_value_info("w", TensorProto.INT8, [dim, None])],
+            [helper.make_tensor_value_info("s", TensorProto.INT32, [None, None])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        self.last_rescored = 0  # tools re-scored in float32 by the last call (all rows together)
+
+    def approximate(self, queries: np.ndarray) -> tuple[np.ndarray, float]:
+        """``(m, n_tools) float32`` dequantised int8 cosines and their error bound ``eps``."""
+        queries = np.asarray(queries, dtype=np.float32)
+        peak = np.abs(queries).max(axis=1, keepdims=True)
+        q_scale = np.where(peak > 0, 127.0 / np.maximum(peak, 1e-12), 1.0).astype(np.float32)
+        q8 = np.clip(np.rint(queries * q_scale), -127, 127)
+        err_query = float(np.linalg.norm(queries - q8 / q_scale, axis=1).max(initial=0.0))
+        ints = self._session.run(None, {"q": (q8 + 128).astype(np.uint8), "w": self._weights_t})[0]
+        approx = (ints.astype(np.float32) - self._shift) / (q_scale * self._scale)
+        return approx, self._err_tools + err_query * self._max_norm + _ROUNDING_SLACK
+
+    def raw(self, queries: np.ndarray, *, k: int, floor: float) -> np.ndarray:
+        """``(m, n_tools) float32``: exact where it can matter (class docstring), approximate below."""
+        approx, eps = self.approximate(queries)
+        n = approx.shape[1]
+        k = min(max(k, 1), n)
+        kth = -np.partition(-approx, k - 1, axis=1)[:, k - 1]  # (m,) k-th largest approximation
+        cut = np.minimum(kth, floor) - 2 * eps
+        candidates = np.flatnonzero((approx >= cut[:, None]).any(axis=0))  # union over rows
+        approx[:, candidates] = queries @ self.vectors[candidates].T
+        self.last_rescored = len(candidates)
+        return approx
+
+
+def make_scorer(name: str, vectors: np.ndarray) -> Scorer:
+    """The scorer ``name`` (:data:`SCORERS`) over ``vectors``; ``auto`` picks by catalogue size.
+
+    Raises :class:`ErisLabError` (``where="scorer"``) for an unknown name.
+    """
+    if name not in SCORERS:
+        raise ErisLabError(f"expected one of {', '.join(SCORERS)}, got {name!r}", where="scorer")
+    if name == "auto":
+        name = "int8" if len(vectors) >= AUTO_INT8_MIN_TOOLS else "exact"
+    return Int8Scorer(vectors) if name == "int8" else ExactScorer(vectors)

@@ -1,0 +1,85 @@
+"""Scorers: the int8 scorer's exact set (best k, everything >= floor, each row's best) equals the exact one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from eris_lab.catalog import Catalog, Tool
+from eris_lab.errors import ErisLabError
+from eris_lab.router import Router
+from eris_lab.scorer import AUTO_INT8_MIN_TOOLS, ExactScorer, Int8Scorer, make_scorer
+
+pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pyproject lists it; CI has it)")
+
+
+def _unit(a):
+    return (a / np.linalg.norm(a, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _data(kind: str, n: int, m: int, seed: int):
+    """Tool vectors and queries: random (the worst case: no structure), clustered, or near-duplicates."""
+    rng = np.random.default_rng(seed)
+    if kind == "random":
+        tools = _unit(rng.standard_normal((n, 64)))
+    elif kind == "clustered":
+        centres = _unit(rng.standard_normal((20, 64)))
+        tools = _unit(centres[rng.integers(0, 20, n)] + 0.3 * rng.standard_normal((n, 64)))
+    else:  # near-duplicates: ties within the int8 error
+        base = _unit(rng.standard_normal((n // 10, 64)))
+        tools = _unit(np.repeat(base, 10, axis=0) + 1e-3 * rng.standard_normal((n // 10 * 10, 64)))
+    queries = _unit(tools[rng.integers(0, len(tools), m)] + 0.5 * rng.standard_normal((m, 64)))
+    return tools, queries
+
+
+@pytest.mark.parametrize("kind", ["random", "clustered", "near-duplicates"])
+@pytest.mark.parametrize("k,floor", [(64, 0.5), (1, 1.0), (8, 0.2), (200, -1.0)])
+def test_int8_matches_exact_where_the_router_reads(kind, k, floor):
+    tools, queries = _data(kind, 5_000, 3, seed=k)
+    exact = ExactScorer(tools).raw(queries)
+    int8 = Int8Scorer(tools)
+    got = int8.raw(queries, k=k, floor=floor)
+    assert got.shape == exact.shape and got.dtype == np.float32
+    for row_got, row_exact in zip(got, exact):
+        top = np.argsort(-row_exact, kind="stable")[:k]
+        np.testing.assert_allclose(row_got[top], row_exact[top], atol=1e-6)  # the best k, exact
+        above = np.flatnonzero(row_exact >= floor)
+        np.testing.assert_allclose(row_got[above], row_exact[above], atol=1e-6)  # every tool at the floor
+        assert set(np.argsort(-row_got, kind="stable")[:k]) == set(top)  # nothing else sneaks in
+        assert row_got.argmax() == row_exact.argmax()
+    assert 0 < int8.last_rescored < len(tools) or floor <= -1.0
+
+
+def test_int8_approximation_error_stays_within_its_bound():
+    tools, queries = _data("random", 2_000, 4, seed=1)
+    approx, eps = Int8Scorer(tools).approximate(queries)
+    assert 0 < eps < 0.05
+    assert np.abs(approx - queries @ tools.T).max() <= eps
+
+
+def test_make_scorer_auto_picks_by_size_and_rejects_unknown_names():
+    small = _unit(np.ones((3, 4)))
+    assert make_scorer("auto", small).name == "exact" and make_scorer("int8", small).name == "int8"
+    assert make_scorer("auto", np.zeros((AUTO_INT8_MIN_TOOLS, 4), dtype=np.float32)).name == "int8"
+    with pytest.raises(ErisLabError) as info:
+        make_scorer("hnsw", small)
+    assert str(info.value) == "scorer: expected one of auto, exact, int8, got 'hnsw'"
+    with pytest.raises(ErisLabError, match="^scorer: expected one of auto, exact, int8, got 'fast'$"):
+        Router(Catalog([Tool(name="a:b", description="x")]), scorer="fast")
+
+
+def test_router_routes_the_same_with_every_scorer(fake_embedder):
+    """Synthetic tools around the fake embedder's vectors: hits, ranked tools and offers agree."""
+    rng = np.random.default_rng(3)
+    words = ["weather", "forecast", "mail", "timer", "note", "music", "news", "calendar", "battery", "convert"]
+    tools = [Tool(name=f"d{i % 25}:t{i}", description=f"{words[i % 10]} {words[(i * 7) % 10]} tool {i}")
+             for i in range(3_000)]
+    catalog = Catalog(tools)
+    vectors = fake_embedder.embed([t.description for t in tools]) + 0.05 * rng.standard_normal((3_000, 256))
+    routed = {}
+    for scorer in ("exact", "int8"):
+        router = Router(catalog, fake_embedder, tool_vectors=vectors.astype(np.float32), scorer=scorer)
+        routed[scorer] = [(r.hits, r.offer.names, router.last_ranked) for r in
+                          (router.route(q) for q in ("weather forecast for tomorrow please", "play some music now",
+                                                     "set a timer and convert the units", "what is new in the news"))]
+    assert routed["exact"] == routed["int8"]
