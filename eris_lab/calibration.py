@@ -573,14 +573,20 @@ def calibrated_knobs(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.n
     (``embed.vector_key``) and alpha.
 
     A warm call reads one small TOML file (well under a second); an unreadable cache entry is
-    refitted and rewritten atomically, never trusted.
+    refitted and rewritten atomically, never trusted. Knobs read from the cache say so in their
+    provenance (``"cached": true``) and name this catalogue's source, not the one first fitted
+    (the same fingerprint may live in another checkout).
     """
     path = _cache_path(catalog, vector_key(embedder), alpha)  # model and encoder: their vectors differ
     if cache and path.is_file():
         try:
-            return Knobs.load(path)
+            knobs = Knobs.load(path)
         except Exception:  # noqa: BLE001 - a damaged cache entry is refitted, not fatal
             pass
+        else:
+            notes = dict(knobs.notes)
+            notes["calibration"] = {**notes.get("calibration", {}), "catalog": catalog.source, "cached": True}
+            return knobs.replace(notes=notes)
     knobs = calibrate(catalog, embedder, tool_vectors=tool_vectors, alpha=alpha)
     if cache:
         try:

@@ -228,8 +228,9 @@ def _run_calibrate(args) -> int:
     else:
         prov = record["provenance"]
         labelled = f", {prov['n_labelled_queries']} labelled queries" if prov.get("n_labelled_queries") else ""
+        when = "read from the cache" if prov.get("cached") else f"in {record['seconds']:.1f} s"
         print(f"calibrated {prov.get('n_tools')} tools of {prov.get('catalog')} for {prov.get('embedding_model')} "
-              f"in {record['seconds']:.1f} s ({prov.get('n_pseudo_queries')} pseudo-queries{labelled})")
+              f"{when} ({prov.get('n_pseudo_queries')} pseudo-queries{labelled})")
         print(f"method: {prov.get('method')}")
         print(_table([(k, json.dumps(v)) for k, v in record["knobs"].items()], ("knob", "value")))
         if args.out:

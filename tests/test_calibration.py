@@ -172,7 +172,10 @@ def test_calibrated_knobs_round_trip_and_come_from_the_cache(fake_embedder, tmp_
     files = list((tmp_path / "own-cache" / "calibration").glob("*.toml"))
     assert len(files) == 1 and Knobs.load(files[0]) == first
     monkeypatch.setattr(calibration, "calibrate", lambda *a, **k: pytest.fail("refitted despite the cache"))
-    assert calibrated_knobs(catalog, fake_embedder) == first
+    cached = calibrated_knobs(catalog, fake_embedder)
+    assert cached.replace(notes={}) == first.replace(notes={})
+    assert cached.notes["calibration"]["cached"] is True and "cached" not in first.notes["calibration"]
+    assert cached.notes["calibration"]["catalog"] == catalog.source
     # a changed catalogue is another fingerprint: refitted
     with pytest.raises(pytest.fail.Exception):
         calibrated_knobs(Catalog(list(catalog)[:-1]), fake_embedder)
