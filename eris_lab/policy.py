@@ -255,7 +255,8 @@ def with_intents(decision: Decision, intents: Sequence[Hit], catalog: Catalog, k
     ----------
     decision : Decision
     intents : sequence of Hit
-        Each clause's best tool and its score (``Router.last_intents``; ``guard.clauses`` splits).
+        Each clause's best tool and its score, with same-domain siblings within ``margin`` of it
+        (``Router.last_intents``; ``guard.clauses`` splits).
     catalog : Catalog
     knobs : Knobs
         Only calibrated knobs (``subset_margin`` below 2) add intents; DESIGN.md's reference rules
@@ -281,7 +282,7 @@ def with_intents(decision: Decision, intents: Sequence[Hit], catalog: Catalog, k
     if not extra:
         return decision
     return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + extra,
-                    reason=f"{decision.reason}; plus the best tool of each further request: {', '.join(extra)}")
+                    reason=f"{decision.reason}; plus the best tools of each further request: {', '.join(extra)}")
 
 
 #: Most tools dialog memory adds to one offer.

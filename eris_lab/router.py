@@ -537,9 +537,19 @@ class Router:
                                                       scores=raw[best_row:best_row + 1])[0]
         idx, values = top_scores(scores, RANKED_HITS)
         self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
-        # a clause whose best tool is a countdown without a duration names no intent
-        self.last_intents = tuple(Hit(name=names[int(i)], score=float(row[i]))
-                                  for i, row in zip(clause_best, rows[first_clause:own]) if int(i) not in countdowns)
+        # a clause whose best tool is a countdown without a duration names no intent; a sibling of the
+        # same domain within margin of the best is one too ("add a calendar entry": calendar:list
+        # 0.551, calendar:create 0.553 in bad input row 30: which one wins is a coin flip)
+        intents: list[Hit] = []
+        for i, row in zip(clause_best, rows[first_clause:own]):
+            if int(i) in countdowns:
+                continue
+            best = names[int(i)]
+            siblings = self.catalog.cluster(domain_of(best)) if domain_of(best) else (best,)
+            at = {n: self.catalog.position(n) for n in siblings}
+            intents += [Hit(name=n, score=float(row[j])) for n, j in at.items()
+                        if row[j] >= row[i] - self.knobs.margin and j not in countdowns]
+        self.last_intents = tuple(sorted(intents, key=lambda h: -h.score))
         keep = np.flatnonzero(scores >= self.knobs.threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]
         found = {h.name: h for h in forced}  # a forced tool keeps its forced score

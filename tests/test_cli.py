@@ -239,10 +239,15 @@ def test_route_defaults_to_calibrated_knobs_and_reference_is_a_flag_away(capsys)
     assert reference["decision"]["rule"] == "EMPTY_AFTER_POLICY" and len(reference["offered"]) == 56
 
 
-def test_six_requests_in_one_message_offer_each_requested_tool(capsys):
+@pytest.mark.parametrize("text", [
+    "check my email, add a calendar entry for the dentist on Friday at 3pm, set an alarm at 7, "
+    "what's the weather in Berlin, convert 100 dollars to euros, and read notes/today.md",
+    # a variant: "add a calendar entry" scores calendar:list a hair above calendar:create here
+    "check my email, add a calendar entry for the dentist on Friday at 3, set an alarm at 7, "
+    "what's the weather in Berlin, convert 100 dollars to euros and read notes/today.md",
+])
+def test_six_requests_in_one_message_offer_each_requested_tool(capsys, text):
     # bad input row 30: was a RANKED_SUBSET of 3 (calendar:create, mail:write, calendar:list)
-    text = ("check my email, add a calendar entry for the dentist on Friday at 3pm, set an alarm at 7, "
-            "what's the weather in Berlin, convert 100 dollars to euros, and read notes/today.md")
     _, out, _ = run(capsys, "route", text, "--json")
     routed = json.loads(out)
     offered = set(routed["offered"])
