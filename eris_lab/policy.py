@@ -159,7 +159,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 PAIRINGS: tuple[_Pairing, ...] = (
     _Pairing(
         Rule.AGENDA_DIALOG_PAIRING, "agenda",
-        _rx(r"\b(?:agenda|reminders?|to-?dos?|tasks?|erinnerung\w*|aufgabe\w*)\b"),
+        _rx(r"\b(?:agenda|reminders?|to-?dos?|tasks?|items?|entry|entries|lists?|erinnerung\w*|aufgabe\w*|"
+            r"eintr[aä]g\w*|liste\w*|punkt\w*)\b"),
         (
             (_rx(r"\b(?:remove|delete|drop|cancel|clear|lösch\w*|losch\w*|entfern\w*|streich\w*)\b"), "agenda:remove"),
             (_rx(r"\b(?:complete|done|finish\w*|tick\w*|check\s+off|erledig\w*|abhak\w*)\b"), "agenda:complete"),
@@ -182,7 +183,8 @@ PAIRINGS: tuple[_Pairing, ...] = (
         Rule.CALENDAR_DIALOG_PAIRING, "calendar",
         _rx(r"\b(?:meetings?|appointments?|events?|calendar|termin\w*|besprechung\w*|kalender\w*)\b"),
         (
-            (_rx(r"\b(?:cancel|delete|remove|call\s+off|absag\w*|lösch\w*|losch\w*)\b"), "calendar:delete"),
+            (_rx(r"\b(?:cancel|delete|remove|call\s+off|absag\w*|sag\w*\b.*\bab|lösch\w*|losch\w*)\b"),
+             "calendar:delete"),
             (_rx(r"\b(?:move|reschedule|change|update|postpone|shift|verschieb\w*|änder\w*)\b"), "calendar:update"),
             (_rx(r"\b(?:show|details?|open|zeig\w*)\b"), "calendar:get"),
         ),

@@ -359,3 +359,19 @@ def test_near_tie_reason_calls_same_domain_tools_same_domain_not_unrelated():
     assert "same-domain weather:forecast" in got.reason and "unrelated" not in got.reason
     got = decide("weather news", hits(("weather:current", 0.62), ("news:today", 0.6)), catalog)
     assert "unrelated news:today" in got.reason
+
+
+@pytest.mark.parametrize("text, recent, hits_, rule, first", [
+    # variants of the pairing cases in other words (a list item, a German entry, a separable verb)
+    ("delete the second item on that list please", "agenda:list", [("doc:delete", 0.56), ("mail:delete", 0.53)],
+     Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+    ("bitte lösche den Eintrag mit der Hafermilch aus meiner Liste", "agenda:list", [("doc:delete", 0.53)],
+     Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+    ("bitte sage den Termin am Freitag im Kalender ab", "calendar:list", [("agenda:remove", 0.53)],
+     Rule.CALENDAR_DIALOG_PAIRING, "calendar:delete"),
+])
+def test_dialog_pairing_reads_other_words_for_the_same_cue(text, recent, hits_, rule, first):
+    catalog = Catalog.from_names(["agenda:list", "agenda:remove", "agenda:complete", "calendar:list",
+                                  "calendar:delete", "calendar:get", "doc:delete", "mail:delete"])
+    decision = decide(text, hits(*hits_), catalog, recent=[recent])
+    assert decision.rule == rule and decision.names[0] == first and decision.kind == "cluster"
