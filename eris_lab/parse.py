@@ -77,10 +77,14 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS
 
-__all__ = ["Call", "Parsed", "calls", "TEXT_FORMATS", "ARGUMENT_KEYS", "SOURCES", "loads_repaired"]
+__all__ = ["Call", "Parsed", "calls", "TEXT_FORMATS", "ARGUMENT_KEYS", "NAME_KEYS", "SOURCES", "loads_repaired"]
 
 #: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form).
 ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
+#: Keys a call object may name its tool under, in this order; the others only when they hold a
+#: string beside an argument key (``{"function": "get_weather", "parameters": {...}}``, seen from
+#: small models that mix the OpenAI wrapper's key into the flat form).
+NAME_KEYS: tuple[str, ...] = ("name", "function", "tool", "tool_name")
 
 #: Text formats tried after the envelope, in this order (see the module docstring).
 TEXT_FORMATS: tuple[str, ...] = (
@@ -473,7 +477,9 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
         return _from_object(function, depth=depth + 1)
     name = obj.get("name")
     if not isinstance(name, str):
-        return None
+        name = next((obj[k] for k in NAME_KEYS[1:] if isinstance(obj.get(k), str) and obj[k]), None)
+        if name is None or not any(k in obj for k in ARGUMENT_KEYS):
+            return None
     if set(obj) == {"name"}:  # a call without arguments, or data ({"name": "my-package"})
         return [_Cand(name, _MISSING, offered_only=True)]
     for key in ARGUMENT_KEYS:

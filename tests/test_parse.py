@@ -714,3 +714,18 @@ def test_cli_parse_utf8_stdin_under_a_c_locale(monkeypatch):
                           capture_output=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.decode("utf-8"))["calls"][0]["arguments"] == {"city": "Zürich"}
+
+
+@pytest.mark.parametrize("raw", [
+    '```json\n{"function": "get_weather", "parameters": {"city": "Köln"}}\n```',  # the wrapper's key, flat
+    '{"tool": "get_weather", "args": {"city": "Köln"}}',
+    '{"tool_name": "get_weather", "arguments": {"city": "Köln"}}',
+])
+def test_calls_read_other_spellings_of_the_name_key(raw):
+    parsed = calls(raw, offered=["get_weather", "web_search"])
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("get_weather", {"city": "Köln"})]
+
+
+def test_a_function_key_without_arguments_is_data_not_a_call():
+    parsed = calls('{"function": "summarise the text", "note": 1}', offered=["get_weather"])
+    assert list(parsed.calls) == []
