@@ -17,11 +17,13 @@ from typing import Any, Iterable, Literal
 from ._files import load_toml_file, write_atomic
 from .errors import KnobsError
 
-__all__ = ["Knobs", "FALLBACKS"]
+__all__ = ["Knobs", "FALLBACKS", "ENVELOPES", "GENERATION_LEVERS"]
 
 FALLBACKS = ("full_roster", "domain_cluster", "ranked")
 EMPTY_FALLBACKS = ("full_roster", "none", "ranked")
 CALIBRATIONS = ("auto", "none", "background")
+#: Reply envelope variants (issue 17, lever 3); ``grammar.envelope`` owns their shapes.
+ENVELOPES = ("reference", "calls-first", "minimal")
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
@@ -66,6 +68,13 @@ class Knobs:
     max_calls: int = 3  # tool calls one reply envelope may carry; issue #3 "up to a knob"
     max_thought_chars: int = 400  # bound on the envelope's thought string (a runaway must end); issue #3
     max_message_chars: int = 2000  # bound on the envelope's message string, in characters; issue #3
+    # How the grammar spells values (issue 17, levers 1-3). The defaults are the reference grammar;
+    # GENERATION_LEVERS (below) is the bounded, compact setting.
+    max_integer_digits: int = 19  # integer part where the schema leaves a side open; int64 has 19
+    max_fraction_digits: int = 24  # digits after the point where the bounds need no more
+    max_string_chars: int = 0  # longest string without maxLength/pattern/format; 0 = unbounded
+    compact_json: bool = False  # whitespace is nothing or one space (no newline, no indentation)
+    envelope: Literal["reference", "calls-first", "minimal"] = "reference"  # the reply object's shape
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
     notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
@@ -103,6 +112,15 @@ class Knobs:
                 f"expected one of {', '.join(EMPTY_FALLBACKS)}, got {self.empty_fallback!r}",
                 where="empty_fallback",
             )
+        if self.envelope not in ENVELOPES:
+            raise KnobsError(f"expected one of {', '.join(ENVELOPES)}, got {self.envelope!r}", where="envelope")
+        if not isinstance(self.compact_json, bool):
+            raise KnobsError(f"expected true or false, got {self.compact_json!r}", where="compact_json")
+        for name, lo, hi in (("max_integer_digits", 1, 19), ("max_fraction_digits", 1, 24),
+                             ("max_string_chars", 0, 2000)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise KnobsError(f"expected an integer in [{lo}, {hi}], got {value!r}", where=name)
         if self.calibration not in CALIBRATIONS:
             raise KnobsError(
                 f"expected one of {', '.join(CALIBRATIONS)}, got {self.calibration!r}", where="calibration"
@@ -235,6 +253,16 @@ class Knobs:
 
         text = tomli_w.dumps({"knobs": _drop_none(self.to_dict())})
         return write_atomic(path, text)
+
+
+#: The generation levers of issue 17 together (levers 1-3), as knob changes over any Knobs:
+#: ``knobs.replace(**GENERATION_LEVERS)``. Sources: 10 integer digits hold every int32 (OpenAPI's
+#: default integer format) and 4 billion; 8 fraction digits are a GPS coordinate to about 1 mm;
+#: 256 characters is longer than a tweet (280 bytes of ASCII minus the quotes), far past a
+#: city, a name or a search query, short of a runaway at 128 tokens. The values are not fitted
+#: to any benchmark.
+GENERATION_LEVERS: dict[str, Any] = {"max_integer_digits": 10, "max_fraction_digits": 8, "max_string_chars": 256,
+                                     "compact_json": True, "envelope": "calls-first"}
 
 
 def _drop_none(value: Any) -> Any:

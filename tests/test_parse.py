@@ -714,3 +714,28 @@ def test_cli_parse_utf8_stdin_under_a_c_locale(monkeypatch):
                           capture_output=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.decode("utf-8"))["calls"][0]["arguments"] == {"city": "Zürich"}
+
+
+#: Issue 17: each envelope variant, whole (compact and spaced) and cut off at the token limit.
+_CALL = {"name": "get_weather", "arguments": {"city": "Oslo"}}
+_SECOND = ', {"name": "web_search", "argu'
+
+
+@pytest.mark.parametrize(("variant", "call", "answer"), [
+    ("reference", {"thought": "t", "status": "call", "message": None, "tool_calls": [_CALL]},
+     {"thought": "t", "status": "answer", "message": "Hi!", "tool_calls": []}),
+    ("calls-first", {"tool_calls": [_CALL], "message": None}, {"tool_calls": [], "message": "Hi!"}),
+    ("minimal", {"tool_calls": [_CALL]}, {"message": "Hi!"}),
+])
+def test_calls_reads_every_envelope_variant(variant, call, answer):
+    for separators in ((",", ":"), (", ", ": ")):
+        got = calls(json.dumps(call, separators=separators), OFFERED)
+        assert (got.format, got.calls, got.content, got.error) == \
+            ("envelope", (Call(name="get_weather", arguments={"city": "Oslo"}),), "", None), variant
+        said = calls(json.dumps(answer, separators=separators), OFFERED)
+        assert (said.calls, said.content, said.error) == ((), "Hi!", None), variant
+    whole = json.dumps(call)
+    cut = whole[: whole.index("]")] + _SECOND  # a second call cut at the token limit
+    got = calls(cut, OFFERED)
+    assert got.format == "envelope" and got.calls == (Call(name="get_weather", arguments={"city": "Oslo"}),), variant
+    assert got.repairs[0].startswith("the envelope is not valid JSON (cut off?)"), variant
