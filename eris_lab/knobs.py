@@ -17,7 +17,8 @@ from typing import Any, Iterable, Literal
 from ._files import load_toml_file, write_atomic
 from .errors import KnobsError
 
-__all__ = ["Knobs", "FALLBACKS", "ENVELOPES", "GENERATION_LEVERS"]
+__all__ = ["Knobs", "FALLBACKS", "ENVELOPES", "LEVERS", "ALL_LEVERS", "GENERATION_LEVERS", "parse_levers",
+           "with_levers"]
 
 FALLBACKS = ("full_roster", "domain_cluster", "ranked")
 EMPTY_FALLBACKS = ("full_roster", "none", "ranked")
@@ -69,7 +70,7 @@ class Knobs:
     max_thought_chars: int = 400  # bound on the envelope's thought string (a runaway must end); issue #3
     max_message_chars: int = 2000  # bound on the envelope's message string, in characters; issue #3
     # How the grammar spells values (issue 17, levers 1-3). The defaults are the reference grammar;
-    # GENERATION_LEVERS (below) is the bounded, compact setting.
+    # LEVERS (below) name the bounded, compact and envelope settings.
     max_integer_digits: int = 19  # integer part where the schema leaves a side open; int64 has 19
     max_fraction_digits: int = 24  # digits after the point where the bounds need no more
     max_string_chars: int = 0  # longest string without maxLength/pattern/format; 0 = unbounded
@@ -255,14 +256,47 @@ class Knobs:
         return write_atomic(path, text)
 
 
-#: The generation levers of issue 17 together (levers 1-3), as knob changes over any Knobs:
-#: ``knobs.replace(**GENERATION_LEVERS)``. Sources: 10 integer digits hold every int32 (OpenAPI's
-#: default integer format) and 4 billion; 8 fraction digits are a GPS coordinate to about 1 mm;
-#: 256 characters is longer than a tweet (280 bytes of ASCII minus the quotes), far past a
-#: city, a name or a search query, short of a runaway at 128 tokens. The values are not fitted
-#: to any benchmark.
-GENERATION_LEVERS: dict[str, Any] = {"max_integer_digits": 10, "max_fraction_digits": 8, "max_string_chars": 256,
-                                     "compact_json": True, "envelope": "calls-first"}
+#: The generation levers of issue 17 that are knobs, each a named set of knob changes (apply with
+#: :func:`with_levers`). Sources for ``bounded``: 10 integer digits hold every int32 (OpenAPI's
+#: default integer format); 8 fraction digits give a GPS coordinate to about 1 mm; 256 characters
+#: is far past a city, a name or a search query and short of a runaway. Not fitted to any benchmark.
+LEVERS: dict[str, dict[str, Any]] = {
+    "bounded": {"max_integer_digits": 10, "max_fraction_digits": 8, "max_string_chars": 256},
+    "compact": {"compact_json": True},
+    "calls-first": {"envelope": "calls-first"},
+    "minimal": {"envelope": "minimal"},
+}
+#: What ``--levers all`` means: every lever, with the calls-first envelope.
+ALL_LEVERS = ("bounded", "compact", "calls-first")
+#: The knob changes of :data:`ALL_LEVERS` together.
+GENERATION_LEVERS: dict[str, Any] = {k: v for name in ALL_LEVERS for k, v in LEVERS[name].items()}
+
+
+def parse_levers(text: str | None, *, where: str = "--levers") -> tuple[str, ...]:
+    """Lever names from a comma-separated list (``all`` = :data:`ALL_LEVERS`; empty = none).
+
+    Raises
+    ------
+    KnobsError
+        An unknown lever, or two envelope variants at once.
+    """
+    names = [n.strip() for n in (text or "").split(",") if n.strip()]
+    if names == ["all"]:
+        return ALL_LEVERS
+    unknown = [n for n in names if n not in LEVERS]
+    if unknown:
+        raise KnobsError(f"unknown lever {unknown[0]!r}; expected all or some of {', '.join(LEVERS)}", where=where)
+    if "calls-first" in names and "minimal" in names:
+        raise KnobsError("calls-first and minimal are two envelopes; choose one", where=where)
+    return tuple(dict.fromkeys(names))
+
+
+def with_levers(knobs: "Knobs", names: Iterable[str]) -> "Knobs":
+    """``knobs`` with the named :data:`LEVERS` applied (validated like construction)."""
+    changes: dict[str, Any] = {}
+    for name in names:
+        changes.update(LEVERS[name])
+    return knobs.replace(**changes) if changes else knobs
 
 
 def _drop_none(value: Any) -> Any:

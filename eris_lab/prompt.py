@@ -132,10 +132,11 @@ def slim(offer: "Offer", catalog: Catalog, *, envelope: str = "reference") -> st
     return "\n".join(lines)
 
 
-def full(catalog: Catalog) -> str:
-    """The baseline prompt: every tool of the catalogue with its full schema (OpenAI style)."""
+def full(catalog: Catalog, *, envelope: str = "reference") -> str:
+    """The baseline prompt: every tool of the catalogue with its full schema (OpenAI style), and
+    the reply format of ``envelope`` (:func:`reply_format`)."""
     tools = [t.to_openai() for t in catalog]
-    return "## Tools\n\n" + json.dumps(tools, ensure_ascii=False, indent=1) + "\n\n" + REPLY_FORMAT + "\n"
+    return "## Tools\n\n" + json.dumps(tools, ensure_ascii=False, indent=1) + "\n\n" + reply_format(envelope) + "\n"
 
 
 def _error_path(error: Any) -> tuple[str, str]:

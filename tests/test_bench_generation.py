@@ -258,13 +258,42 @@ def test_run_case_reply_cut_at_the_token_limit_counts_as_a_begun_call():
     assert (b.calls, b.started_call, b.empty, b.finish_reason) == ((), True, False, "length")
 
 
-def test_run_case_empty_router_offer_skips_the_model_and_counts_no_call():
+class AnswerRunner(FakeRunner):
+    """Answers every request without a call, as the answer-only grammar forces."""
+
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+        self.seen.append((messages, grammar))
+        return Generation(text='{"tool_calls": [], "message": "Ha."}', n_prompt_tokens=40, n_tokens=9, seconds=1.0,
+                          tokens_per_s=9.0, grammar_used=grammar is not None)
+
+
+@pytest.mark.parametrize("levers", [(), ("bounded", "compact", "calls-first")])
+def test_run_case_empty_router_offer_runs_the_answer_only_grammar(levers):
+    """Issue 17 lever 7: condition c passes the router's empty offer through to the model, under
+    the grammar that allows no call, and the case counts as no call."""
+    from eris_lab.knobs import with_levers
+
     catalog = _catalog()
     query = Query(id="i1", query="Tell me a joke", gold=(), expect="none", catalog=catalog)
-    runner = FakeRunner()
+    runner = AnswerRunner()
     (c,) = run_case(runner, query, suite="irrelevance", conditions=("c",), truth=[],
-                    router_for=lambda cat: FixedRouter(()))
-    assert c.empty and c.skipped and c.offered == 0 and not runner.seen
+                    router_for=lambda cat: FixedRouter(()), knobs=with_levers(generation.BENCH_KNOBS, levers))
+    assert c.empty and not c.skipped and c.offered == 0 and c.grammar and c.n_tokens == 9
+    (messages, grammar), = runner.seen
+    assert "call-" not in grammar and '"\\"tool_calls\\""' in grammar
+    assert "No tool may be called this turn" in messages[0]["content"]
+
+
+def test_bench_records_its_levers_and_refuses_to_resume_across_them(tmp_path):
+    from eris_lab.errors import DataError
+
+    out = tmp_path / "run.json"
+    record = generation.bench(AnswerRunner(), suites=("irrelevance",), conditions=("c",), limit=1, out=out,
+                              progress=False, router_for=lambda cat: FixedRouter(()), levers=("compact",))
+    assert record["settings"]["levers"] == ["compact"]
+    with pytest.raises(DataError, match="levers"):
+        generation.bench(AnswerRunner(), suites=("irrelevance",), conditions=("c",), limit=1, out=out,
+                         progress=False, router_for=lambda cat: FixedRouter(()), resume=True)
 
 
 def test_bench_rejects_an_unknown_condition():

@@ -11,9 +11,12 @@ up to three conditions:
 ``b``  whole roster, the same full prompt, **with the grammar**: the reply envelope of
        ``grammar.compile`` over an Offer of every candidate.
 ``c``  the **router's offer** (``router.Router`` over the case's candidates, bundled MiniLM),
-       ``prompt.slim`` of that offer and its grammar. An empty offer (the router judged the
-       message conversational) makes a call impossible by construction: the model is not run
-       and the case counts as "no call" (``skipped`` says so).
+       ``prompt.slim`` of that offer and its grammar. The router's decision passes through as
+       it is: an empty offer (the router judged the message conversational or irrelevant)
+       compiles to the answer-only grammar, so the model answers and cannot call (issue 17).
+
+``--levers`` applies issue 17's generation levers (``knobs.LEVERS``: bounded values, compact
+JSON, an envelope variant) to the grammar and prompt of b and c; the router's knobs stay.
 
 Suites: BFCL ``multiple`` (200 cases), a fixed seeded sample of :data:`SAMPLE_SIZE` cases of
 ``live_multiple``, and ``irrelevance`` (240 cases). Every suite is put in one seeded order
@@ -89,7 +92,7 @@ from ..errors import DataError, ErisLabError
 from ..eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_suite, read_lines
 from ..grammar import compile as compile_grammar
 from ..grammar.envelope import ENVELOPE_KEYS, STATUSES
-from ..knobs import Knobs
+from ..knobs import Knobs, parse_levers, with_levers
 from ..loop import SYSTEM
 from ..offer import Offer
 from ..parse import calls as parse_calls
@@ -473,8 +476,8 @@ def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer,
          grammar: str | None, truth: Sequence[Mapping[str, Any]], max_tokens: int) -> Outcome:
     base = Outcome(suite=suite, id=query.id, condition=condition, expect=query.expect, gold=query.gold,
                    offered=len(offer.names), offer_kind=offer.kind, grammar=grammar is not None)
-    if not offer.names:
-        return replace(base, skipped="empty offer: the grammar allows no call; model not run")
+    if not offer.names and grammar is None:
+        return replace(base, skipped="empty offer without a grammar: nothing to call; model not run")
     try:
         generation = runner.generate(_messages(system, query), grammar=grammar, max_tokens=max_tokens)
     except ErisLabError as exc:
@@ -515,13 +518,14 @@ def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str]
         try:
             if condition in ("a", "b"):
                 offer = whole
-                system = SYSTEM + "\n\n" + prompts.full(catalog)
+                system = SYSTEM + "\n\n" + prompts.full(catalog, envelope=knobs.envelope)
                 grammar = None if condition == "a" else compile_grammar(offer, catalog, knobs=knobs).text
             else:
                 offer = (router_for(catalog).route(query.query, history=query.history).offer if len(catalog)
                          else replace(whole, names=()))
-                system = SYSTEM + "\n\n" + prompts.slim(offer, catalog)
-                grammar = compile_grammar(offer, catalog, knobs=knobs).text if offer.names else None
+                # the router's decision as it is: an empty offer compiles to the answer-only grammar
+                system = SYSTEM + "\n\n" + prompts.slim(offer, catalog, envelope=knobs.envelope)
+                grammar = compile_grammar(offer, catalog, knobs=knobs).text
         except ErisLabError as exc:  # a schema the compiler refuses: recorded, counted as no call
             out.append(Outcome(suite=suite, id=query.id, condition=condition, expect=query.expect, gold=query.gold,
                                grammar=condition != "a", error=str(exc), ast_reason="no call"))
@@ -552,7 +556,7 @@ def _router_factory(knobs: Knobs):
 def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[str] = tuple(CONDITIONS),
           limit: int | None = None, max_tokens: int = MAX_TOKENS, knobs: Knobs = BENCH_KNOBS,
           router_for: Any = None, out: str | os.PathLike[str] | None = None, progress: bool = True,
-          resume: bool = False, offset: int = 0) -> dict[str, Any]:
+          resume: bool = False, offset: int = 0, levers: Sequence[str] = ()) -> dict[str, Any]:
     """Run the benchmark; return (and, with ``out``, keep writing) the JSON record.
 
     Parameters
@@ -578,6 +582,9 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
     resume : bool
         Keep the cases ``out`` already holds (a run cut short) and run only the others; the
         saved settings must match these (:func:`_comparable`).
+    levers : sequence of str
+        Issue 17's generation levers (``knobs.LEVERS`` names) applied over ``knobs``; recorded
+        in the settings (None when there are none, as in records made before levers existed).
 
     Returns
     -------
@@ -598,8 +605,10 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
                         where="--conditions")
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise DataError(f"expected an integer >= 0, got {offset!r}", where="--offset")
+    levers = list(parse_levers(",".join(levers), where="--levers"))
     if "c" in conditions and router_for is None:
-        router_for = _router_factory(knobs)
+        router_for = _router_factory(knobs)  # the router's knobs: the levers only change the grammar
+    knobs = with_levers(knobs, levers)
     plan = [(suite, q) for suite in suites for q in cases(suite, limit=limit)[offset:]]
     truths = {suite: _answers(suite) for suite in suites}
     record: dict[str, Any] = {
@@ -610,7 +619,8 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
             "n_ctx": getattr(runner, "n_ctx", None), "max_tokens": max_tokens, "limit": limit, "offset": offset, "seed": SEED,
             "sample_size": SAMPLE_SIZE, "suites": list(suites), "conditions": {c: CONDITIONS[c] for c in conditions},
             "max_thought_chars": knobs.max_thought_chars, "max_message_chars": knobs.max_message_chars,
-            "max_calls": knobs.max_calls, "loadavg_1m_start": round(os.getloadavg()[0], 2),
+            "max_calls": knobs.max_calls, "levers": levers or None,
+            "loadavg_1m_start": round(os.getloadavg()[0], 2),
         },
     }
     outcomes: list[Outcome] = []
@@ -661,7 +671,7 @@ def _fill(record: dict[str, Any], outcomes: list[Outcome], case_s: Mapping[str, 
 
 #: Settings two runs must share to be resumed or merged: the same model, budget, order and
 #: envelope bounds (thread count, limit and suites may differ).
-COMPARABLE = ("max_tokens", "seed", "sample_size", "max_thought_chars", "max_message_chars", "max_calls")
+COMPARABLE = ("max_tokens", "seed", "sample_size", "max_thought_chars", "max_message_chars", "max_calls", "levers")
 
 
 def _load(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -813,6 +823,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
     parser.add_argument("--out", help="JSON file (default reports/generation-<UTC time>.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--levers", default="", metavar="L,M|all",
+                        help="issue 17 generation levers: bounded, compact, calls-first or minimal; all = "
+                             "bounded,compact,calls-first (default none: the reference grammar and prompt)")
     parser.add_argument("--rescore", metavar="FILE", help="recompute the scores of a saved run (no model) and rewrite it")
     parser.add_argument("--resume", action="store_true",
                         help="keep the cases --out already holds (an interrupted run) and run only the rest")
@@ -839,12 +852,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise DataError(f"expected an integer >= 1, got {args.limit!r}", where="--limit")
     if args.max_tokens < 1:
         raise DataError(f"expected an integer >= 1, got {args.max_tokens!r}", where="--max-tokens")
+    levers = parse_levers(args.levers)
     from ..llm import LlamaRunner
 
     runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX)
     record = bench(runner, suites=args.suites, conditions=conditions, limit=args.limit,
                    max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume,
-                   offset=args.offset)
+                   offset=args.offset, levers=levers)
     print_table(record)
     print(f"wrote {out}")
     return 0
