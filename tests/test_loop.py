@@ -210,3 +210,19 @@ def test_turn_prompt_describes_the_knobs_envelope(router):
     assert turn.answer == "Hello!"
     assert '"thought"' not in runner.messages[0][0]["content"]
     assert '"thought"' not in runner.grammars[0]
+
+
+@pytest.mark.slow
+def test_cli_generate_readme_example_shows_a_real_answer(capsys):
+    """The README's own example with the bundled model and every lever: no round runs the same
+    call twice, and the answer is neither empty nor a template slot (issue 17)."""
+    from eris_lab.cli import main
+
+    status = main(["generate", "what time is it in Tokyo?", "--levers", "all", "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert status == 0
+    answer = record["answer"].strip()
+    assert answer and not (answer.startswith("<") and answer.endswith(">"))
+    for one in record["rounds"]:
+        ran = [(r["name"], r["text"]) for r in one["results"]]
+        assert len(ran) == len(set(ran))
