@@ -437,3 +437,21 @@ def test_end_to_end_two_cases_every_condition(tmp_path, bundled_model, capsys):
         assert case["skipped"] or case["n_tokens"] > 0
     assert record["scores"]["speed"]["no_grammar"]["runs"] == 2
     assert "name acc" in capsys.readouterr().out
+
+
+def test_compare_lines_up_runs_of_the_same_cases_and_refuses_others(tmp_path, capsys):
+    from eris_lab.errors import DataError
+
+    kwargs = dict(suites=("irrelevance",), conditions=("c",), progress=False, router_for=lambda cat: FixedRouter(()))
+    one = generation.bench(AnswerRunner(), limit=2, **kwargs)
+    two = generation.bench(AnswerRunner(), limit=2, levers=("bounded",), **kwargs)
+    rows = generation.compare({"baseline": one, "bounded": two})
+    assert [(r["run"], r["levers"], r["n"], r["empty_call_rate"], r["tokens_per_call"]) for r in rows] == \
+        [("baseline", None, 2, 1.0, None), ("bounded", ["bounded"], 2, 1.0, None)]
+    with pytest.raises(DataError, match="holds other irrelevance cases than baseline"):
+        generation.compare({"baseline": one, "short": generation.bench(AnswerRunner(), limit=1, **kwargs)})
+    (tmp_path / "a.json").write_text(json.dumps(one))
+    assert generation.main(["--compare", f"base={tmp_path / 'a.json'}"]) == 0
+    assert "base" in capsys.readouterr().out
+    with pytest.raises(DataError, match="expected LABEL=FILE"):
+        generation.main(["--compare", str(tmp_path / "a.json")])

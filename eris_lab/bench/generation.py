@@ -374,7 +374,8 @@ def score(outcomes: Iterable[Outcome]) -> dict[str, Any]:
         condition: ``n``, ``name_accuracy`` and ``ast_accuracy`` (expect ``all``; ``None``
         otherwise), ``call_rate`` (complete calls), ``multi_call_rate``, ``empty_call_rate``,
         ``cut_call_rate``, ``truncated_rate`` (cut at the token limit), ``errors``,
-        ``skipped``, ``mean_offer``, ``mean_prompt_tokens``, and the :func:`_speed` fields.
+        ``skipped``, ``mean_offer``, ``mean_prompt_tokens``, ``tokens_per_call`` (generated
+        tokens of the runs that made a complete call), and the :func:`_speed` fields.
         Rates are fractions in [0, 1], rounded to 4 places; ``None`` for no cases.
     """
     outcomes = list(outcomes)
@@ -385,6 +386,7 @@ def score(outcomes: Iterable[Outcome]) -> dict[str, Any]:
             group = [o for o in outcomes if o.suite == suite and o.condition == condition]
             expected = [o for o in group if o.expect == "all"]
             prompted = [o.prompt_tokens for o in group if o.prompt_tokens]
+            per_call = [o.n_tokens for o in group if o.calls]
             suites[suite][condition] = {
                 "n": len(group),
                 "name_accuracy": _rate([o.name_ok for o in expected]),
@@ -398,6 +400,7 @@ def score(outcomes: Iterable[Outcome]) -> dict[str, Any]:
                 "skipped": sum(1 for o in group if o.skipped),
                 "mean_offer": round(statistics.fmean([o.offered for o in group]), 2) if group else None,
                 "mean_prompt_tokens": round(statistics.fmean(prompted), 1) if prompted else None,
+                "tokens_per_call": round(statistics.fmean(per_call), 1) if per_call else None,
                 **_speed(group),
             }
     return {
@@ -800,6 +803,43 @@ def print_table(record: Mapping[str, Any]) -> None:
         f"{k} {v}" for k, v in per.items() if k not in ("cases", "total_s")) + f"  ({per['cases']} cases, {per['total_s']} s)")
 
 
+def compare(records: Mapping[str, Mapping[str, Any]], *, condition: str = "c") -> list[dict[str, Any]]:
+    """An ablation table: one row per (record, suite) of ``condition``, scores recomputed from the cases.
+
+    Parameters
+    ----------
+    records : mapping of label -> saved record
+        E.g. ``{"baseline": ..., "bounded": ..., "all": ...}``, run on the same cases.
+
+    Returns
+    -------
+    list of dict
+        ``{"run", "levers", "suite", "n", "name_accuracy", "ast_accuracy", "empty_call_rate",
+        "cut_call_rate", "tokens_per_call", "mean_prompt_tokens", "seconds_per_case"}``;
+        ``seconds_per_case`` is the suite's mean wall time per case (every condition of the run).
+
+    Raises
+    ------
+    DataError
+        Two records that do not hold the same cases of a suite (not comparable).
+    """
+    rows, ids = [], {}
+    for label, record in records.items():
+        rescored = rescore(record)
+        for suite, conditions in rescored["scores"]["suites"].items():
+            case_ids = sorted(c["id"] for c in record["cases"] if c["suite"] == suite and c["condition"] == condition)
+            if ids.setdefault(suite, (label, case_ids))[1] != case_ids:
+                raise DataError(f"holds other {suite} cases than {ids[suite][0]}", where=label)
+            row = conditions.get(condition)
+            if row is None:
+                continue
+            rows.append({"run": label, "levers": record["settings"].get("levers"), "suite": suite, "n": row["n"],
+                         **{k: row.get(k) for k in ("name_accuracy", "ast_accuracy", "empty_call_rate", "cut_call_rate",
+                                                    "tokens_per_call", "mean_prompt_tokens")},
+                         "seconds_per_case": record.get("seconds_per_case", {}).get(suite)})
+    return rows
+
+
 def _save_and_print(record: Mapping[str, Any], path: str | os.PathLike[str], done: str) -> None:
     """Write ``record`` atomically to ``path``, print its table and the ``done`` line."""
     write_atomic(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
@@ -829,9 +869,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rescore", metavar="FILE", help="recompute the scores of a saved run (no model) and rewrite it")
     parser.add_argument("--resume", action="store_true",
                         help="keep the cases --out already holds (an interrupted run) and run only the rest")
+    parser.add_argument("--compare", nargs="+", metavar="LABEL=FILE",
+                        help="print an ablation table of saved runs of the same cases (condition c; no model)")
     parser.add_argument("--merge", nargs="+", metavar="FILE",
                         help="pool saved runs (e.g. one per suite) into --out (no model)")
     args = parser.parse_args(argv)
+    if args.compare:
+        records = {}
+        for item in args.compare:
+            label, sep, path = item.partition("=")
+            if not sep or not label or not path:
+                raise DataError(f"expected LABEL=FILE, got {item!r}", where="--compare")
+            records[label] = _load(path)
+        rows = compare(records)
+        if args.out:
+            write_atomic(args.out, json.dumps(rows, indent=1) + "\n")
+        print(f"{'run':<24} {'suite':<14} {'n':>3} {'name':>7} {'AST':>7} {'empty':>7} {'cut':>7} {'tok/call':>8} "
+              f"{'prompt':>7} {'s/case':>7}")
+        for r in rows:
+            print(f"{r['run']:<24} {r['suite']:<14} {r['n']:>3} {_pct(r['name_accuracy']):>7} {_pct(r['ast_accuracy']):>7} "
+                  f"{_pct(r['empty_call_rate']):>7} {_pct(r['cut_call_rate']):>7} {r['tokens_per_call'] or 0:>8.1f} "
+                  f"{r['mean_prompt_tokens'] or 0:>7.0f} {r['seconds_per_case'] or 0:>7.1f}")
+        return 0
     if args.merge:
         if not args.out:
             raise DataError("give --out FILE for the merged record", where="--merge")
