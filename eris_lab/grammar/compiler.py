@@ -1463,9 +1463,10 @@ class Compiler:
         """A number within ``minimum`` / ``maximum`` / ``exclusive*``, enforced exactly.
 
         Bounded numbers are written without an exponent (``0.00001``, never ``1e-05``) and with
-        at most 19 integral and 24 fractional digits, as every number of the grammar: narrower,
-        never wider. Bounds beyond 19 digits are open on that side (nothing the grammar writes
-        reaches them).
+        at most ``style.int_digits`` integral digits on an open side (19 by default) and
+        ``style.fraction_digits`` fractional ones (24), more only where a bound needs them:
+        narrower, never wider. Bounds beyond 19 digits are open on that side (nothing the
+        grammar writes reaches them).
         """
         lo: tuple[Decimal, bool] | None = None  # (bound, exclusive)
         hi: tuple[Decimal, bool] | None = None
