@@ -312,7 +312,8 @@ def _within_limits(value, style: Style = Style()) -> bool:
         text = repr(value)
         return "e" not in text and abs(value) < top and len(text.partition(".")[2]) <= style.fraction_digits
     if isinstance(value, list):
-        return all(_within_limits(v, style) for v in value)
+        return (style.array_items is None or len(value) <= style.array_items) and all(
+            _within_limits(v, style) for v in value)
     return all(_within_limits(k, style) and _within_limits(v, style) for k, v in value.items())
 
 
@@ -753,3 +754,14 @@ def test_envelope_variants_accept_their_shapes_only(judge):
         assert judge.accepts(empty.text, answers[variant]) and not judge.accepts(empty.text, shapes[variant]), variant
     minimal = compile(offer_of("web:fetch"), demo_catalog(), knobs=LEVERS.replace(envelope="minimal"))
     assert not judge.accepts(minimal.text, json.dumps({"tool_calls": []}))  # calls alone means a call
+
+
+def test_arrays_take_max_items_or_the_default_bound(judge):
+    style_ = Style(array_items=3)
+    free = compile_schema({"type": "array", "items": {"type": "integer"}}, style=style_)
+    assert judge.accepts(free.text, "[1,2,3]") and not judge.accepts(free.text, "[1,2,3,4]")
+    own = compile_schema({"type": "array", "items": {"type": "integer"}, "maxItems": 5}, style=style_)
+    assert judge.accepts(own.text, "[1,2,3,4,5]") and not judge.accepts(own.text, "[1,2,3,4,5,6]")
+    more = compile_schema({"type": "array", "items": {"type": "integer"}, "minItems": 4}, style=style_)
+    assert judge.accepts(more.text, "[1,2,3,4]") and not judge.accepts(more.text, "[1,2,3,4,5]")
+    assert judge.accepts(compile_schema({"type": "array"}).text, json.dumps(list(range(50))))

@@ -61,7 +61,7 @@ def test_levers_parse_and_apply():
 
 
 @pytest.mark.parametrize(("key", "value"), [("envelope", "loose"), ("max_integer_digits", 0), ("max_integer_digits", 20),
-                                            ("max_string_chars", 2001), ("compact_json", 1), ("max_fraction_digits", 25)])
+                                            ("max_string_chars", 2001), ("max_array_items", -1), ("compact_json", 1), ("max_fraction_digits", 25)])
 def test_generation_knobs_out_of_range_are_refused(key, value):
     with pytest.raises(KnobsError, match=key):
         Knobs.from_dict({key: value})

@@ -395,6 +395,9 @@ class Style:
     string_chars : int or None, default None
         Longest string, in characters, where the schema has no ``maxLength`` (nor a pattern or
         format, which bound themselves); None = unbounded. A ``minLength`` above it wins.
+    array_items : int or None, default None
+        Most items of an array whose schema has no ``maxItems``; None = unbounded. A
+        ``minItems`` above it wins.
     compact : bool, default False
         Whitespace: nothing or one space between tokens (no newline, no indentation), instead of
         :data:`~eris_lab.grammar.builtins.SPACE_RULE`.
@@ -403,6 +406,7 @@ class Style:
     int_digits: int = MAX_INT_DIGITS
     fraction_digits: int = 24
     string_chars: int | None = None
+    array_items: int | None = None
     compact: bool = False
 
     def __post_init__(self) -> None:
@@ -410,9 +414,10 @@ class Style:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise SchemaError(f"expected an integer in [{lo}, {hi}], got {v!r}", where=name)
-        v = self.string_chars
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_REPETITION):
-            raise SchemaError(f"expected an integer in [1, {MAX_REPETITION}] or None, got {v!r}", where="string_chars")
+        for name in ("string_chars", "array_items"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_REPETITION):
+                raise SchemaError(f"expected an integer in [1, {MAX_REPETITION}] or None, got {v!r}", where=name)
 
     def bodies(self) -> dict[str, str]:
         """Builtin rule bodies this style replaces (name -> GBNF body)."""
@@ -1269,6 +1274,8 @@ class Compiler:
         lo = int(schema.get("minItems", 0))
         hi = schema.get("maxItems")
         hi = None if hi is None else int(hi)
+        if hi is None and items is not False and self.style.array_items is not None:
+            hi = max(lo, len(prefix), self.style.array_items)
         if items is False:
             hi = len(prefix) if hi is None else min(hi, len(prefix))
         if hi is not None and lo > hi:

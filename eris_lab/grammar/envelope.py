@@ -69,9 +69,10 @@ def call_rule(name: str) -> str:
 
 def style(knobs: Knobs) -> Style:
     """The grammar :class:`Style` the knobs ask for (``max_integer_digits``, ``max_fraction_digits``,
-    ``max_string_chars`` with 0 = unbounded, ``compact_json``)."""
+    ``max_string_chars`` and ``max_array_items`` with 0 = unbounded, ``compact_json``)."""
     return Style(int_digits=knobs.max_integer_digits, fraction_digits=knobs.max_fraction_digits,
-                 string_chars=knobs.max_string_chars or None, compact=knobs.compact_json)
+                 string_chars=knobs.max_string_chars or None, array_items=knobs.max_array_items or None,
+                 compact=knobs.compact_json)
 
 
 def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None, lenient: bool = False,
