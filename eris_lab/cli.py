@@ -76,6 +76,21 @@ def _load_knobs(path: str | None, catalog=None, *, model_id: str | None = None):
                                           model_id=model_id, where=f"--knobs {path}")
 
 
+LEVERS_HELP = ("issue 17 generation levers, comma-separated: bounded (digit and length bounds), compact "
+               "(no newlines in JSON), calls-first or minimal (envelope); 'all' = bounded,compact,calls-first")
+
+
+def _add_levers(p) -> None:
+    p.add_argument("--levers", metavar="L,M|all", help=LEVERS_HELP)
+
+
+def _levers(args, knobs):
+    """``knobs`` with ``--levers`` applied (``knobs.with_levers``)."""
+    from .knobs import parse_levers, with_levers
+
+    return with_levers(knobs, parse_levers(args.levers))
+
+
 def _add_encoder(p) -> None:
     """``--encoder``: which runtime embeds with the bundled model (``embed.ENCODERS``)."""
     from .embed import DEFAULT_ENCODER, ENCODERS
@@ -407,6 +422,7 @@ def _add_grammar(sub) -> None:
     p.add_argument("--max-calls", type=int, help="tool calls per reply (default: the max_calls knob)")
     p.add_argument("--lenient", action="store_true", help="unsupported keywords warn instead of failing")
     p.add_argument("--knobs", help="knobs TOML file")
+    _add_levers(p)
     p.add_argument("--json", action="store_true",
                    help='print {"grammar", "names", "warnings", "not_enforced"}')
 
@@ -416,7 +432,9 @@ def _run_grammar(args) -> int:
     from .grammar import compile as compile_grammar
     from .grammar import compile_schema
     from .grammar.compiler import MAX_SCHEMA_DEPTH, recursion_headroom
+    from .grammar.envelope import style
 
+    knobs = _levers(args, _load_knobs(args.knobs))
     if args.schema is not None:
         text = _read_text(args.schema, "--schema")
         try:
@@ -428,14 +446,13 @@ def _run_grammar(args) -> int:
             raise SchemaError(f"JSON nested too deeply to read; a schema may nest at most {MAX_SCHEMA_DEPTH} "
                               "levels", where=args.schema) from None
         try:
-            grammar = compile_schema(schema, lenient=args.lenient)
+            grammar = compile_schema(schema, lenient=args.lenient, style=style(knobs))
         except SchemaError as exc:
             raise exc.within(args.schema) from None  # name the file, then the JSON path
     else:
         catalog = _load_catalog(args.catalog)
         offer = _parse_offer(args.offer, catalog)
-        grammar = compile_grammar(offer, catalog, max_calls=args.max_calls, lenient=args.lenient,
-                                  knobs=_load_knobs(args.knobs))
+        grammar = compile_grammar(offer, catalog, max_calls=args.max_calls, lenient=args.lenient, knobs=knobs)
     if args.json:
         _print_json({"grammar": grammar.text, "names": list(grammar.names),
                      "warnings": [list(w) for w in grammar.warnings],
@@ -488,6 +505,7 @@ def _add_prompt(sub) -> None:
     p.add_argument("--offer", required=True, metavar="A,B", help='offered tool names ("" = none callable)')
     p.add_argument("--tokens", action="store_true",
                    help="also print token counts (bundled Gemma tokenizer) to stderr: full catalogue vs slim")
+    _add_levers(p)
 
 
 def _run_prompt(args) -> int:
@@ -495,7 +513,9 @@ def _run_prompt(args) -> int:
 
     catalog = _load_catalog(args.catalog)
     offer = _parse_offer(args.offer, catalog)
-    sys.stdout.write(prompt.slim(offer, catalog))
+    from .knobs import Knobs
+
+    sys.stdout.write(prompt.slim(offer, catalog, envelope=_levers(args, Knobs()).envelope))
     if args.tokens:
         report = prompt.token_report(offer, catalog)
         print(f"eris-lab: tokens: catalogue with schemas {report['catalog_tokens']}, slim offer "
@@ -686,6 +706,7 @@ def _add_generate(sub) -> None:
                    help="knobs TOML file or 'reference' (default: calibrated for this catalogue)")
     _add_encoder(p)
     p.add_argument("--recent", action="append", default=[], metavar="NAME", help="a recent successful tool")
+    _add_levers(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -700,16 +721,20 @@ def _run_generate(args) -> int:
         raise ErisLabError("expected a positive integer", where="--max-tokens/--threads")
     if args.model and not Path(args.model).is_file():
         raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
+    from .knobs import parse_levers
+
+    parse_levers(args.levers)  # bad input fails before the router and the model load
 
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")
     router = _router(catalog, args.knobs, args.encoder)
+    knobs = _levers(args, router.knobs)
     runner = LlamaRunner(args.model, n_threads=args.threads)
     with Session() as session:  # its temporary agenda and vault are removed when the turn ends
         for name in args.recent:
             session.remember(name)
         turn = run_turn(args.text, router=router, runner=runner, session=session, max_rounds=args.max_rounds,
-                        max_tokens=args.max_tokens)
+                        max_tokens=args.max_tokens, knobs=knobs)
     _print_json(turn.to_json()) if args.json else print_turn(turn)
     return 0
 

@@ -17,11 +17,14 @@ from typing import Any, Iterable, Literal
 from ._files import load_toml_file, write_atomic
 from .errors import KnobsError
 
-__all__ = ["Knobs", "FALLBACKS"]
+__all__ = ["Knobs", "FALLBACKS", "ENVELOPES", "LEVERS", "ALL_LEVERS", "GENERATION_LEVERS", "parse_levers",
+           "with_levers"]
 
 FALLBACKS = ("full_roster", "domain_cluster", "ranked")
 EMPTY_FALLBACKS = ("full_roster", "none", "ranked")
 CALIBRATIONS = ("auto", "none", "background")
+#: Reply envelope variants (issue 17, lever 3); ``grammar.envelope`` owns their shapes.
+ENVELOPES = ("reference", "calls-first", "minimal")
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
@@ -66,6 +69,14 @@ class Knobs:
     max_calls: int = 3  # tool calls one reply envelope may carry; issue #3 "up to a knob"
     max_thought_chars: int = 400  # bound on the envelope's thought string (a runaway must end); issue #3
     max_message_chars: int = 2000  # bound on the envelope's message string, in characters; issue #3
+    # How the grammar spells values (issue 17, levers 1-3). The defaults are the reference grammar;
+    # LEVERS (below) name the bounded, compact and envelope settings.
+    max_integer_digits: int = 19  # integer part where the schema leaves a side open; int64 has 19
+    max_fraction_digits: int = 24  # digits after the point where the bounds need no more
+    max_string_chars: int = 0  # longest string without maxLength/pattern/format; 0 = unbounded
+    max_array_items: int = 0  # most items of an array without maxItems; 0 = unbounded
+    compact_json: bool = False  # whitespace is nothing or one space (no newline, no indentation)
+    envelope: Literal["reference", "calls-first", "minimal"] = "reference"  # the reply object's shape
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
     notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
@@ -103,6 +114,15 @@ class Knobs:
                 f"expected one of {', '.join(EMPTY_FALLBACKS)}, got {self.empty_fallback!r}",
                 where="empty_fallback",
             )
+        if self.envelope not in ENVELOPES:
+            raise KnobsError(f"expected one of {', '.join(ENVELOPES)}, got {self.envelope!r}", where="envelope")
+        if not isinstance(self.compact_json, bool):
+            raise KnobsError(f"expected true or false, got {self.compact_json!r}", where="compact_json")
+        for name, lo, hi in (("max_integer_digits", 1, 19), ("max_fraction_digits", 1, 24),
+                             ("max_string_chars", 0, 2000), ("max_array_items", 0, 2000)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise KnobsError(f"expected an integer in [{lo}, {hi}], got {value!r}", where=name)
         if self.calibration not in CALIBRATIONS:
             raise KnobsError(
                 f"expected one of {', '.join(CALIBRATIONS)}, got {self.calibration!r}", where="calibration"
@@ -235,6 +255,52 @@ class Knobs:
 
         text = tomli_w.dumps({"knobs": _drop_none(self.to_dict())})
         return write_atomic(path, text)
+
+
+#: The generation levers of issue 17 that are knobs, each a named set of knob changes (apply with
+#: :func:`with_levers`). Sources for ``bounded``: 10 integer digits hold every int32 (OpenAPI's
+#: default integer format); 8 fraction digits give a GPS coordinate to about 1 mm. Strings and
+#: arrays from BFCL 2026.3.23 gold answers of categories never used to report generation
+#: (simple_python, parallel, live_simple, parallel_multiple; 4,375 strings, 588 arrays): strings
+#: p99 57, max 224 characters -> 100; arrays p99 10, max 20 items -> 10; integers at most 9
+#: digits, fractions at most 4 (both inside the bounds above).
+LEVERS: dict[str, dict[str, Any]] = {
+    "bounded": {"max_integer_digits": 10, "max_fraction_digits": 8, "max_string_chars": 100, "max_array_items": 10},
+    "compact": {"compact_json": True},
+    "calls-first": {"envelope": "calls-first"},
+    "minimal": {"envelope": "minimal"},
+}
+#: What ``--levers all`` means: every lever, with the calls-first envelope.
+ALL_LEVERS = ("bounded", "compact", "calls-first")
+#: The knob changes of :data:`ALL_LEVERS` together.
+GENERATION_LEVERS: dict[str, Any] = {k: v for name in ALL_LEVERS for k, v in LEVERS[name].items()}
+
+
+def parse_levers(text: str | None, *, where: str = "--levers") -> tuple[str, ...]:
+    """Lever names from a comma-separated list (``all`` = :data:`ALL_LEVERS`; empty = none).
+
+    Raises
+    ------
+    KnobsError
+        An unknown lever, or two envelope variants at once.
+    """
+    names = [n.strip() for n in (text or "").split(",") if n.strip()]
+    if names == ["all"]:
+        return ALL_LEVERS
+    unknown = [n for n in names if n not in LEVERS]
+    if unknown:
+        raise KnobsError(f"unknown lever {unknown[0]!r}; expected all or some of {', '.join(LEVERS)}", where=where)
+    if "calls-first" in names and "minimal" in names:
+        raise KnobsError("calls-first and minimal are two envelopes; choose one", where=where)
+    return tuple(dict.fromkeys(names))
+
+
+def with_levers(knobs: "Knobs", names: Iterable[str]) -> "Knobs":
+    """``knobs`` with the named :data:`LEVERS` applied (validated like construction)."""
+    changes: dict[str, Any] = {}
+    for name in names:
+        changes.update(LEVERS[name])
+    return knobs.replace(**changes) if changes else knobs
 
 
 def _drop_none(value: Any) -> Any:

@@ -14,6 +14,8 @@ must answer.
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
@@ -30,7 +32,7 @@ from .router import Routed, Router
 if TYPE_CHECKING:
     from .claims import FollowThrough
 
-__all__ = ["Round", "Turn", "run_turn", "NO_TOOLS"]
+__all__ = ["Round", "Turn", "run_turn", "NO_TOOLS", "distinct_calls", "shown_answer"]
 
 #: The offer of the last round: nothing is callable, the model must answer.
 NO_TOOLS = Offer.given((), reason="tool rounds used up: the model must answer")
@@ -106,6 +108,60 @@ class Turn:
         }
 
 
+#: A reply that is only a template slot is no answer: the model copied the prompt's description
+#: ("<text for the user>", issue 17) or wrote nothing.
+_TEMPLATE_RE = re.compile(r"\s*(<[^<>\n]{0,80}>|\.\.\.|null)?\s*", re.I)
+#: Longest tool result quoted in an answer built from the results, in characters.
+MAX_RESULT_CHARS = 300
+
+
+def distinct_calls(calls: Sequence[Any]) -> tuple[list[Any], int]:
+    """The calls of one round with exact repeats dropped (same name, same arguments), in order.
+
+    A 270M model under the grammar wrote the same call three times in one reply (issue 17);
+    running it three times costs time and, for a tool that changes state, does it three times.
+
+    Returns
+    -------
+    (list, int)
+        The distinct calls and how many repeats were dropped.
+    """
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for call in calls:
+        key = (call.name, json.dumps(dict(call.arguments), sort_keys=True, ensure_ascii=False, default=str))
+        if key not in seen:
+            seen.add(key)
+            out.append(call)
+    return out, len(calls) - len(out)
+
+
+def shown_answer(answer: str, results: Sequence[ToolResult]) -> tuple[str, bool]:
+    """The answer the user sees: the model's, unless it is empty or a template slot.
+
+    Then a short answer from the turn's tool results: each ok result as ``name: data`` (cut at
+    :data:`MAX_RESULT_CHARS`), each failure as ``name failed: error``; with no result at all, a
+    plain sentence saying there is no answer. Never an empty string.
+
+    Returns
+    -------
+    (str, bool)
+        The answer, and whether it was built here (not the model's).
+    """
+    if answer and not _TEMPLATE_RE.fullmatch(answer):
+        return answer, False
+    lines = []
+    for result in results:
+        if result.status == "ok":
+            body = result.data if isinstance(result.data, str) else json.dumps(result.data, ensure_ascii=False,
+                                                                               default=str)
+            cut = body if len(body) <= MAX_RESULT_CHARS else body[:MAX_RESULT_CHARS - 1] + "…"
+            lines.append(f"{result.name}: {cut}")
+        else:
+            lines.append(f"{result.name} failed: {result.error or result.status}")
+    return ("\n".join(lines) if lines else "Sorry, I have no answer to that."), True
+
+
 def _messages(text: str, system: str, transcript: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": text}, *transcript]
 
@@ -167,6 +223,7 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
     recovered: set[str] = set()
     answer = ""
     called: list[str] = []
+    every_result: list[ToolResult] = []
     for index in range(max_rounds + 1):
         last = index == max_rounds
         if recovery is not None:
@@ -177,14 +234,17 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         else:
             round_offer = NO_TOOLS if last else offer
             grammar = compile_grammar(round_offer, catalog, knobs=knobs)
-        system = SYSTEM + "\n\n" + prompts.slim(round_offer, catalog)
+        system = SYSTEM + "\n\n" + prompts.slim(round_offer, catalog, envelope=knobs.envelope)
         messages = _messages(text, system, transcript)
         generation = runner.generate(messages, grammar=grammar.text, max_tokens=max_tokens)
         count = getattr(runner, "count_tokens", None)
         prompt_tokens = generation.n_prompt_tokens or (count(system + text) if count else 0)
         parsed = parse_calls(generation.text, round_offer.names, schemas=schemas)
         results: list[ToolResult] = []
-        for call in parsed.calls:
+        unique, repeats = distinct_calls(parsed.calls)
+        if repeats:
+            notes.append(f"round {index + 1}: {repeats} repeated identical call{'s' if repeats > 1 else ''} dropped")
+        for call in unique:
             result = execute(call, round_offer, catalog, session=session, confirm=confirm)
             results.append(result)
             called.append(call.name)
@@ -201,15 +261,21 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
                 transcript.append({"role": "assistant", "content": generation.text})
                 transcript.append({"role": "user", "content": f"PARSE ERROR: {parsed.error}"})
                 continue
-            answer = parsed.content or ("" if parsed.reasoning else generation.text.strip())
+            # an envelope's answer is its message, never the raw JSON around an empty one
+            raw_text = "" if parsed.reasoning or parsed.format == "envelope" else generation.text.strip()
+            answer = parsed.content or raw_text
             break
         transcript.append({"role": "assistant", "content": generation.text})
         transcript.append({"role": "user", "content": "\n\n".join(r.text for r in results)})
+        every_result.extend(results)
         if last:
             answer = parsed.content
             notes.append("no-tools round still produced calls; they were not executed")
+    answer, built = shown_answer(answer, every_result)
+    if built:
+        notes.append("the model gave no answer (empty or a template slot); the answer was built from the tool results")
     follow_through = None
-    if check_claims and answer:
+    if check_claims and answer and not built:
         from .claims import follow_through as check
 
         follow_through = check(runner, answer, called=called, offered=offer.names, now=session.now(), user_text=text,

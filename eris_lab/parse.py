@@ -1193,7 +1193,9 @@ def _broken_envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
     if not re.match(rf'\{{\s*"{_ENVELOPE_KEY}"', body):
         return None
     keys = {m.group(1): m for m in _ENVELOPE_KEY_RE.finditer(body)}
-    if len(keys) < 2:
+    # two envelope keys, or one that opens the object: the calls-first and minimal variants
+    # (grammar.envelope) cut inside their first call hold "tool_calls" alone
+    if len(keys) < 2 and not re.match(rf'\{{\s*"{_TOOL_CALLS}"', body):
         return None
     notes = []
     message = ""

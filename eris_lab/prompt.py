@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .grammar import Grammar
     from .offer import Offer
 
-__all__ = ["slim", "full", "schema_recovery", "count_tokens", "token_report", "phrases", "REPLY_FORMAT"]
+__all__ = ["slim", "reply_format", "full", "schema_recovery", "count_tokens", "token_report", "phrases", "REPLY_FORMAT"]
 
 #: How many routing phrases the phrase map shows per tool.
 MAX_PHRASES = 3
@@ -32,13 +32,44 @@ _THOUGHT, _STATUS, _MESSAGE, _TOOL_CALLS = ENVELOPE_KEYS
 _NAME, _ARGUMENTS = CALL_KEYS
 _ANY_STATUS = " | ".join(f'"{s}"' for s in STATUSES)
 _QUIET_STATUSES = " or ".join(f'"{s}"' for s in STATUSES[1:])
-#: The envelope the grammar enforces, described for the model, from the grammar's own keys
-#: (``grammar.envelope`` owns them), with a placeholder per value.
-REPLY_FORMAT = (
-    f'Reply with one JSON object: {{"{_THOUGHT}": "<short reasoning>", "{_STATUS}": {_ANY_STATUS}, '
-    f'"{_MESSAGE}": "<text for the user>" | null, "{_TOOL_CALLS}": [{{"{_NAME}": "<tool>", "{_ARGUMENTS}": {{...}}}}]}}. '
-    f'Use status "{STATUSES[0]}" with at least one tool call; {_QUIET_STATUSES} with an empty {_TOOL_CALLS} list.'
-)
+_CALL_LIST = (f'"{_TOOL_CALLS}" (a list of calls, each {{"{_NAME}": one tool name from the list above, '
+              f'"{_ARGUMENTS}": an object of its arguments}})')
+
+
+def reply_format(envelope: str = "reference") -> str:
+    """The reply envelope the grammar enforces, described for the model in words.
+
+    No value is shown as a placeholder (``"<short reasoning>"``, ``"<text for the user>"``): a
+    270M base model copied them into its replies verbatim (issue 17), so each value is described
+    instead. The keys come from ``grammar.envelope``, which owns them.
+
+    Parameters
+    ----------
+    envelope : {"reference", "calls-first", "minimal"}
+        The variant (``knobs.envelope``).
+
+    Raises
+    ------
+    ValueError
+        An unknown variant.
+    """
+    if envelope == "reference":
+        return (f'Reply with one JSON object with the keys "{_THOUGHT}" (one short sentence of reasoning), '
+                f'"{_STATUS}" ({_ANY_STATUS}), "{_MESSAGE}" (what the user reads, or null) and {_CALL_LIST}, '
+                f'in that order. Use status "{STATUSES[0]}" with at least one tool call; {_QUIET_STATUSES} '
+                f'with an empty {_TOOL_CALLS} list.')
+    if envelope == "calls-first":
+        return (f'Reply with one JSON object with the keys {_CALL_LIST} and then "{_MESSAGE}" (what the user '
+                f'reads, or null). To call a tool, put the call in {_TOOL_CALLS}; to answer without a tool, '
+                f'leave {_TOOL_CALLS} empty and write the answer in {_MESSAGE}.')
+    if envelope == "minimal":
+        return (f'Reply with one JSON object: either {_CALL_LIST} alone, to call a tool, or "{_MESSAGE}" '
+                f'alone (what the user reads), to answer without a tool.')
+    raise ValueError(f"unknown envelope {envelope!r}; expected reference, calls-first or minimal")
+
+
+#: The reference envelope's description (kept for callers of the reference prompt).
+REPLY_FORMAT = reply_format("reference")
 
 
 def _cell(text: str) -> str:
@@ -65,7 +96,7 @@ def _tools(offer: "Offer", catalog: Catalog) -> list[Tool]:
     return [catalog.tool(n) for n in catalog.require(offer.names, where="offer")]
 
 
-def slim(offer: "Offer", catalog: Catalog) -> str:
+def slim(offer: "Offer", catalog: Catalog, *, envelope: str = "reference") -> str:
     """The slim tool prompt for one offer.
 
     Parameters
@@ -73,6 +104,8 @@ def slim(offer: "Offer", catalog: Catalog) -> str:
     offer : Offer
         ``offer.names`` in offer order; empty means no tool may be called.
     catalog : Catalog
+    envelope : {"reference", "calls-first", "minimal"}
+        The reply envelope the grammar enforces (``knobs.envelope``), described at the end.
 
     Returns
     -------
@@ -86,22 +119,24 @@ def slim(offer: "Offer", catalog: Catalog) -> str:
         An offered name is not in the catalogue.
     """
     tools = _tools(offer, catalog)
+    reply = reply_format(envelope)
     if not tools:
-        return "No tool may be called this turn: answer in the message.\n\n" + REPLY_FORMAT + "\n"
+        return "No tool may be called this turn: answer in the message.\n\n" + reply + "\n"
     lines = ["## Tools you may call", "", "| tool | what it does | typical phrasing |", "|---|---|---|"]
     for tool in tools:
         said = "; ".join(f'"{p}"' for p in phrases(tool)) or "-"
         lines.append(f"| {_cell(tool.name)} | {_cell(_short(tool))} | {_cell(said)} |")
     definitions = [{"name": t.name, "description": " ".join(t.description.split())} for t in tools]
     lines += ["", "## Tool definitions (arguments are constrained when you call)", "",
-              json.dumps(definitions, ensure_ascii=False, indent=1), "", REPLY_FORMAT, ""]
+              json.dumps(definitions, ensure_ascii=False, indent=1), "", reply, ""]
     return "\n".join(lines)
 
 
-def full(catalog: Catalog) -> str:
-    """The baseline prompt: every tool of the catalogue with its full schema (OpenAI style)."""
+def full(catalog: Catalog, *, envelope: str = "reference") -> str:
+    """The baseline prompt: every tool of the catalogue with its full schema (OpenAI style), and
+    the reply format of ``envelope`` (:func:`reply_format`)."""
     tools = [t.to_openai() for t in catalog]
-    return "## Tools\n\n" + json.dumps(tools, ensure_ascii=False, indent=1) + "\n\n" + REPLY_FORMAT + "\n"
+    return "## Tools\n\n" + json.dumps(tools, ensure_ascii=False, indent=1) + "\n\n" + reply_format(envelope) + "\n"
 
 
 def _error_path(error: Any) -> tuple[str, str]:

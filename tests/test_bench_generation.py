@@ -258,13 +258,42 @@ def test_run_case_reply_cut_at_the_token_limit_counts_as_a_begun_call():
     assert (b.calls, b.started_call, b.empty, b.finish_reason) == ((), True, False, "length")
 
 
-def test_run_case_empty_router_offer_skips_the_model_and_counts_no_call():
+class AnswerRunner(FakeRunner):
+    """Answers every request without a call, as the answer-only grammar forces."""
+
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+        self.seen.append((messages, grammar))
+        return Generation(text='{"tool_calls": [], "message": "Ha."}', n_prompt_tokens=40, n_tokens=9, seconds=1.0,
+                          tokens_per_s=9.0, grammar_used=grammar is not None)
+
+
+@pytest.mark.parametrize("levers", [(), ("bounded", "compact", "calls-first")])
+def test_run_case_empty_router_offer_runs_the_answer_only_grammar(levers):
+    """Issue 17 lever 7: condition c passes the router's empty offer through to the model, under
+    the grammar that allows no call, and the case counts as no call."""
+    from eris_lab.knobs import with_levers
+
     catalog = _catalog()
     query = Query(id="i1", query="Tell me a joke", gold=(), expect="none", catalog=catalog)
-    runner = FakeRunner()
+    runner = AnswerRunner()
     (c,) = run_case(runner, query, suite="irrelevance", conditions=("c",), truth=[],
-                    router_for=lambda cat: FixedRouter(()))
-    assert c.empty and c.skipped and c.offered == 0 and not runner.seen
+                    router_for=lambda cat: FixedRouter(()), knobs=with_levers(generation.BENCH_KNOBS, levers))
+    assert c.empty and not c.skipped and c.offered == 0 and c.grammar and c.n_tokens == 9
+    (messages, grammar), = runner.seen
+    assert "call-" not in grammar and '"\\"tool_calls\\""' in grammar
+    assert "No tool may be called this turn" in messages[0]["content"]
+
+
+def test_bench_records_its_levers_and_refuses_to_resume_across_them(tmp_path):
+    from eris_lab.errors import DataError
+
+    out = tmp_path / "run.json"
+    record = generation.bench(AnswerRunner(), suites=("irrelevance",), conditions=("c",), limit=1, out=out,
+                              progress=False, router_for=lambda cat: FixedRouter(()), levers=("compact",))
+    assert record["settings"]["levers"] == ["compact"]
+    with pytest.raises(DataError, match="levers"):
+        generation.bench(AnswerRunner(), suites=("irrelevance",), conditions=("c",), limit=1, out=out,
+                         progress=False, router_for=lambda cat: FixedRouter(()), resume=True)
 
 
 def test_bench_rejects_an_unknown_condition():
@@ -408,3 +437,21 @@ def test_end_to_end_two_cases_every_condition(tmp_path, bundled_model, capsys):
         assert case["skipped"] or case["n_tokens"] > 0
     assert record["scores"]["speed"]["no_grammar"]["runs"] == 2
     assert "name acc" in capsys.readouterr().out
+
+
+def test_compare_lines_up_runs_of_the_same_cases_and_refuses_others(tmp_path, capsys):
+    from eris_lab.errors import DataError
+
+    kwargs = dict(suites=("irrelevance",), conditions=("c",), progress=False, router_for=lambda cat: FixedRouter(()))
+    one = generation.bench(AnswerRunner(), limit=2, **kwargs)
+    two = generation.bench(AnswerRunner(), limit=2, levers=("bounded",), **kwargs)
+    rows = generation.compare({"baseline": one, "bounded": two})
+    assert [(r["run"], r["levers"], r["n"], r["empty_call_rate"], r["tokens_per_call"]) for r in rows] == \
+        [("baseline", None, 2, 1.0, None), ("bounded", ["bounded"], 2, 1.0, None)]
+    with pytest.raises(DataError, match="holds other irrelevance cases than baseline"):
+        generation.compare({"baseline": one, "short": generation.bench(AnswerRunner(), limit=1, **kwargs)})
+    (tmp_path / "a.json").write_text(json.dumps(one))
+    assert generation.main(["--compare", f"base={tmp_path / 'a.json'}"]) == 0
+    assert "base" in capsys.readouterr().out
+    with pytest.raises(DataError, match="expected LABEL=FILE"):
+        generation.main(["--compare", str(tmp_path / "a.json")])

@@ -14,7 +14,7 @@ pytest.importorskip("llguidance")
 from conftest import load_cases  # noqa: E402
 from demo_tools import demo_catalog  # noqa: E402
 from eris_lab.grammar import compile, compile_schema  # noqa: E402
-from test_grammar_oracle import CONSTRUCTS, offer_of, reply  # noqa: E402
+from test_grammar_oracle import CONSTRUCTS, STYLES, offer_of, reply  # noqa: E402
 
 pytestmark = pytest.mark.slow
 CASES = load_cases("grammar_cases.json")["cases"]
@@ -30,10 +30,11 @@ def engines():
     return oracle(), guidance()
 
 
+@pytest.mark.parametrize("grammar_style", STYLES)
 @pytest.mark.parametrize(("schema", "texts"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
-def test_llguidance_gives_llama_cpp_verdicts(engines, schema, texts):
+def test_llguidance_gives_llama_cpp_verdicts(engines, schema, texts, grammar_style):
     judge, fast = engines
-    gbnf = compile_schema(schema).text
+    gbnf = compile_schema(schema, style=grammar_style).text
     assert [(t, judge.accepts(gbnf, t)) for t in texts] == [(t, fast.accepts(gbnf, t)) for t in texts]
 
 

@@ -22,7 +22,9 @@ from conftest import load_cases  # noqa: E402
 from demo_tools import demo_catalog  # noqa: E402
 from eris_lab.errors import CatalogError  # noqa: E402
 from eris_lab.grammar import compile, compile_schema  # noqa: E402
-from eris_lab.knobs import Knobs  # noqa: E402
+from eris_lab.grammar.compiler import Style  # noqa: E402
+from eris_lab.grammar.envelope import style  # noqa: E402
+from eris_lab.knobs import GENERATION_LEVERS, Knobs  # noqa: E402
 from eris_lab.offer import Offer  # noqa: E402
 
 CASES = load_cases("grammar_cases.json")["cases"]
@@ -294,18 +296,25 @@ def _declared_only(value, rank: dict[str, int]):
     return value
 
 
-def _within_limits(value) -> bool:
-    """Integers the grammar bounds to 19 digits, and bounded numbers it writes without an exponent
-    (narrower than JSON, documented): an exponent float is out of scope."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+def _within_limits(value, style: Style = Style()) -> bool:
+    """Integers the grammar bounds to ``style.int_digits`` digits (19 by default), bounded numbers
+    it writes without an exponent and with at most ``style.fraction_digits`` after the point, and
+    strings (keys too) of at most ``style.string_chars`` (narrower than JSON, documented): an
+    exponent float is out of scope."""
+    top = 10 ** style.int_digits
+    if isinstance(value, bool) or value is None:
         return True
+    if isinstance(value, str):
+        return style.string_chars is None or len(value) <= style.string_chars
     if isinstance(value, int):
-        return abs(value) < 10 ** 19
+        return abs(value) < top
     if isinstance(value, float):
-        return "e" not in repr(value) and abs(value) < 10 ** 19
+        text = repr(value)
+        return "e" not in text and abs(value) < top and len(text.partition(".")[2]) <= style.fraction_digits
     if isinstance(value, list):
-        return all(_within_limits(v) for v in value)
-    return all(_within_limits(v) for v in value.values())
+        return (style.array_items is None or len(value) <= style.array_items) and all(
+            _within_limits(v, style) for v in value)
+    return all(_within_limits(k, style) and _within_limits(v, style) for k, v in value.items())
 
 
 def _key_rank(schema) -> dict[str, int]:
@@ -375,16 +384,21 @@ def _property_schemas():
     return params
 
 
+#: The two grammar styles every property test runs under: the reference, and the issue-17 levers.
+STYLES = [pytest.param(Style(), id="reference"), pytest.param(style(Knobs().replace(**GENERATION_LEVERS)), id="levers")]
+
+
+@pytest.mark.parametrize("grammar_style", STYLES)
 @pytest.mark.parametrize(("schema_id", "schema"), _property_schemas())
 @settings(max_examples=6, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_generated_instances_accepted_and_invalid_mutations_rejected(judge, schema_id, schema, data):
+def test_generated_instances_accepted_and_invalid_mutations_rejected(judge, schema_id, schema, grammar_style, data):
     from hypothesis_jsonschema import from_schema
 
     from hypothesis_jsonschema._canonicalise import HypothesisRefResolutionError
 
-    g = compile_schema(schema)
+    g = compile_schema(schema, style=grammar_style)
     try:
         instance = data.draw(from_schema(schema))
     except HypothesisRefResolutionError:  # recursive $ref: hypothesis-jsonschema cannot generate
@@ -392,7 +406,7 @@ def test_generated_instances_accepted_and_invalid_mutations_rejected(judge, sche
     rank = _key_rank(schema)
     instance = _in_schema_order(_declared_only(instance, rank), rank)
     validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-    assume(_within_limits(instance) and validator.is_valid(instance))
+    assume(_within_limits(instance, grammar_style) and validator.is_valid(instance))
     for text in (json.dumps(instance, ensure_ascii=False),
                  json.dumps(instance, ensure_ascii=False, separators=(",", ":"))):
         assert judge.accepts(g.text, text), text
@@ -667,3 +681,87 @@ def test_forms_the_grammar_cannot_express_are_errors_not_widenings(schema, where
     with pytest.raises(SchemaError) as exc:
         compile_schema(schema)
     assert exc.value.where == where
+
+
+# -- issue 17: bounded values, compact JSON, envelope variants --------------------------------
+
+LEVERS = Knobs().replace(**GENERATION_LEVERS)
+
+
+def test_bounded_integers_stop_at_the_digit_knob_unless_the_schema_range_needs_more(judge):
+    loose = compile_schema({"type": "integer"}, style=Style(int_digits=4))
+    assert [judge.accepts(loose.text, t) for t in ("0", "-9999", "9999", "10000", "1000000000000")] == \
+        [True, True, True, False, False]
+    ranged = compile_schema({"type": "integer", "minimum": 0, "maximum": 10 ** 12}, style=Style(int_digits=4))
+    assert judge.accepts(ranged.text, str(10 ** 12)) and not judge.accepts(ranged.text, str(10 ** 12 + 1))
+    above = compile_schema({"type": "integer", "minimum": 123456}, style=Style(int_digits=4))
+    assert judge.accepts(above.text, "123456") and judge.accepts(above.text, "999999")
+    assert not judge.accepts(above.text, "1234567") and not judge.accepts(above.text, "123455")
+    reference = compile_schema({"type": "integer"})
+    assert judge.accepts(reference.text, "1" * 19) and not judge.accepts(reference.text, "1" * 20)
+
+
+def test_bounded_numbers_cap_fraction_digits_but_keep_exact_bounds(judge):
+    g = compile_schema({"type": "number"}, style=Style(int_digits=3, fraction_digits=2))
+    assert [judge.accepts(g.text, t) for t in ("999.99", "-1.5", "1000", "0.125", "1e5")] == \
+        [True, True, False, False, True]
+    exact = compile_schema({"type": "number", "minimum": 0.12345, "maximum": 1}, style=Style(fraction_digits=2))
+    assert judge.accepts(exact.text, "0.12345") and not judge.accepts(exact.text, "0.12344")
+    assert judge.accepts(exact.text, "0.5") and not judge.accepts(exact.text, "0.123451")  # room = the bound's 5
+    plain = compile_schema({"type": "number", "minimum": 0, "maximum": 1}, style=Style(fraction_digits=2))
+    assert judge.accepts(plain.text, "0.25") and not judge.accepts(plain.text, "0.125")
+
+
+def test_strings_take_max_length_or_the_default_bound(judge):
+    style_ = Style(string_chars=5)
+    free = compile_schema({"type": "string"}, style=style_)
+    assert judge.accepts(free.text, '"abcde"') and not judge.accepts(free.text, '"abcdef"')
+    own = compile_schema({"type": "string", "maxLength": 8}, style=style_)
+    assert judge.accepts(own.text, '"abcdefgh"') and not judge.accepts(own.text, '"abcdefghi"')
+    longer = compile_schema({"type": "string", "minLength": 7}, style=style_)
+    assert judge.accepts(longer.text, '"abcdefg"') and not judge.accepts(longer.text, '"abcdefgh"')
+    assert judge.accepts(compile_schema({"type": "string"}).text, json.dumps("a" * 3000))
+
+
+def test_compact_json_has_no_newlines_and_at_most_one_space(judge):
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}
+    compact = compile_schema(schema, style=Style(compact=True))
+    assert judge.accepts(compact.text, '{"a":1,"b":"x"}') and judge.accepts(compact.text, '{"a": 1, "b": "x"}')
+    assert not judge.accepts(compact.text, '{"a":  1}') and not judge.accepts(compact.text, '{\n "a": 1}')
+    assert judge.accepts(compile_schema(schema).text, '{\n  "a": 1,\n  "b": "x"\n}')
+
+
+def test_envelope_variants_accept_their_shapes_only(judge):
+    call = {"name": "web:fetch", "arguments": {"url": "https://x.org"}}
+    shapes = {
+        "reference": reply("call", [call]),
+        "calls-first": json.dumps({"tool_calls": [call], "message": None}),
+        "minimal": json.dumps({"tool_calls": [call]}),
+    }
+    answers = {
+        "reference": reply("answer", [], message="hi"),
+        "calls-first": json.dumps({"tool_calls": [], "message": "hi"}),
+        "minimal": json.dumps({"message": "hi"}),
+    }
+    for variant in ("reference", "calls-first", "minimal"):
+        knobs = LEVERS.replace(envelope=variant)
+        g = compile(offer_of("web:fetch", "weather:current"), demo_catalog(), knobs=knobs)
+        others = [v for k, v in shapes.items() if k != variant]
+        assert judge.accepts(g.text, shapes[variant]) and judge.accepts(g.text, answers[variant]), variant
+        assert [s for s in others if judge.accepts(g.text, s)] == [], variant
+        assert not judge.accepts(g.text, shapes[variant].replace("web:fetch", "mail:check")), variant
+        empty = compile(offer_of(), demo_catalog(), knobs=knobs)  # no tool may be called: answer only
+        assert judge.accepts(empty.text, answers[variant]) and not judge.accepts(empty.text, shapes[variant]), variant
+    minimal = compile(offer_of("web:fetch"), demo_catalog(), knobs=LEVERS.replace(envelope="minimal"))
+    assert not judge.accepts(minimal.text, json.dumps({"tool_calls": []}))  # calls alone means a call
+
+
+def test_arrays_take_max_items_or_the_default_bound(judge):
+    style_ = Style(array_items=3)
+    free = compile_schema({"type": "array", "items": {"type": "integer"}}, style=style_)
+    assert judge.accepts(free.text, "[1,2,3]") and not judge.accepts(free.text, "[1,2,3,4]")
+    own = compile_schema({"type": "array", "items": {"type": "integer"}, "maxItems": 5}, style=style_)
+    assert judge.accepts(own.text, "[1,2,3,4,5]") and not judge.accepts(own.text, "[1,2,3,4,5,6]")
+    more = compile_schema({"type": "array", "items": {"type": "integer"}, "minItems": 4}, style=style_)
+    assert judge.accepts(more.text, "[1,2,3,4]") and not judge.accepts(more.text, "[1,2,3,4,5]")
+    assert judge.accepts(compile_schema({"type": "array"}).text, json.dumps(list(range(50))))

@@ -44,3 +44,24 @@ def test_load_errors(tmp_path):
     bad.write_text("threshold = = 1")
     with pytest.raises(KnobsError, match="not valid TOML"):
         Knobs.load(bad)
+
+
+def test_levers_parse_and_apply():
+    from eris_lab.knobs import ALL_LEVERS, GENERATION_LEVERS, parse_levers, with_levers
+
+    assert parse_levers("all") == ALL_LEVERS and parse_levers("") == () and parse_levers(None) == ()
+    assert parse_levers("compact, bounded,compact") == ("compact", "bounded")
+    knobs = with_levers(Knobs(), ALL_LEVERS)
+    assert {k: getattr(knobs, k) for k in GENERATION_LEVERS} == GENERATION_LEVERS
+    assert with_levers(Knobs(), ()) == Knobs() and with_levers(Knobs(), ("minimal",)).envelope == "minimal"
+    with pytest.raises(KnobsError, match="unknown lever 'fast'"):
+        parse_levers("bounded,fast")
+    with pytest.raises(KnobsError, match="two envelopes"):
+        parse_levers("calls-first,minimal")
+
+
+@pytest.mark.parametrize(("key", "value"), [("envelope", "loose"), ("max_integer_digits", 0), ("max_integer_digits", 20),
+                                            ("max_string_chars", 2001), ("max_array_items", -1), ("compact_json", 1), ("max_fraction_digits", 25)])
+def test_generation_knobs_out_of_range_are_refused(key, value):
+    with pytest.raises(KnobsError, match=key):
+        Knobs.from_dict({key: value})

@@ -171,3 +171,58 @@ def test_turn_parse_errors_are_bounded_by_max_rounds(router, tmp_path):
     turn = run_turn(ALARM_TEXT, router=router, runner=runner, session=_alarm_session(tmp_path), max_rounds=2,
                     check_claims=False)
     assert len(turn.rounds) == 3 and turn.rounds[-1].offered == ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 17: the turn as a user sees it
+# ---------------------------------------------------------------------------------------------
+
+
+def test_turn_identical_calls_in_one_round_run_once(router):
+    call = ("calc:evaluate", {"expression": "2+3"})
+    runner = ScriptedRunner(envelope("call", None, call, call, call, ("calc:evaluate", {"expression": "2+4"})),
+                            envelope("answer", "5 and 6."))
+    turn = run_turn("calculate 2 plus 3 for me please", router=router, runner=runner, session=Session(),
+                    knobs=router.knobs.replace(max_calls=4))
+    assert [dict(r.arguments) for r in turn.rounds[0].results] == [{"expression": "2+3"}, {"expression": "2+4"}]
+    assert "round 1: 2 repeated identical calls dropped" in turn.notes
+
+
+@pytest.mark.parametrize("said", ["<text for the user>", "", "  ", "...", None])
+def test_turn_answer_is_never_a_template_slot_or_empty(router, said):
+    runner = ScriptedRunner(envelope("call", None, ("calc:evaluate", {"expression": "2+3"})),
+                            envelope("answer", said))
+    turn = run_turn("calculate 2 plus 3 for me please", router=router, runner=runner, session=Session())
+    assert turn.answer.startswith("calc:evaluate: ") and "5" in turn.answer
+    assert any("built from the tool results" in n for n in turn.notes)
+
+
+def test_turn_without_results_or_answer_still_says_something(router):
+    runner = ScriptedRunner(envelope("answer", "<text for the user>"))
+    turn = run_turn("hi", router=router, runner=runner, session=Session(), check_claims=False)
+    assert turn.answer == "Sorry, I have no answer to that."
+
+
+def test_turn_prompt_describes_the_knobs_envelope(router):
+    runner = ScriptedRunner(json.dumps({"message": "Hello!"}))
+    knobs = router.knobs.replace(envelope="minimal")
+    turn = run_turn("hi", router=router, runner=runner, session=Session(), check_claims=False, knobs=knobs)
+    assert turn.answer == "Hello!"
+    assert '"thought"' not in runner.messages[0][0]["content"]
+    assert '"thought"' not in runner.grammars[0]
+
+
+@pytest.mark.slow
+def test_cli_generate_readme_example_shows_a_real_answer(capsys):
+    """The README's own example with the bundled model and every lever: no round runs the same
+    call twice, and the answer is neither empty nor a template slot (issue 17)."""
+    from eris_lab.cli import main
+
+    status = main(["generate", "what time is it in Tokyo?", "--levers", "all", "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert status == 0
+    answer = record["answer"].strip()
+    assert answer and not (answer.startswith("<") and answer.endswith(">"))
+    for one in record["rounds"]:
+        ran = [(r["name"], r["text"]) for r in one["results"]]
+        assert len(ran) == len(set(ran))

@@ -729,3 +729,28 @@ def test_calls_read_other_spellings_of_the_name_key(raw):
 def test_a_function_key_without_arguments_is_data_not_a_call():
     parsed = calls('{"function": "summarise the text", "note": 1}', offered=["get_weather"])
     assert list(parsed.calls) == []
+
+
+#: Issue 17: each envelope variant, whole (compact and spaced) and cut off at the token limit.
+_CALL = {"name": "get_weather", "arguments": {"city": "Oslo"}}
+_SECOND = ', {"name": "web_search", "argu'
+
+
+@pytest.mark.parametrize(("variant", "call", "answer"), [
+    ("reference", {"thought": "t", "status": "call", "message": None, "tool_calls": [_CALL]},
+     {"thought": "t", "status": "answer", "message": "Hi!", "tool_calls": []}),
+    ("calls-first", {"tool_calls": [_CALL], "message": None}, {"tool_calls": [], "message": "Hi!"}),
+    ("minimal", {"tool_calls": [_CALL]}, {"message": "Hi!"}),
+])
+def test_calls_reads_every_envelope_variant(variant, call, answer):
+    for separators in ((",", ":"), (", ", ": ")):
+        got = calls(json.dumps(call, separators=separators), OFFERED)
+        assert (got.format, got.calls, got.content, got.error) == \
+            ("envelope", (Call(name="get_weather", arguments={"city": "Oslo"}),), "", None), variant
+        said = calls(json.dumps(answer, separators=separators), OFFERED)
+        assert (said.calls, said.content, said.error) == ((), "Hi!", None), variant
+    whole = json.dumps(call)
+    cut = whole[: whole.index("]")] + _SECOND  # a second call cut at the token limit
+    got = calls(cut, OFFERED)
+    assert got.format == "envelope" and got.calls == (Call(name="get_weather", arguments={"city": "Oslo"}),), variant
+    assert got.repairs[0].startswith("the envelope is not valid JSON (cut off?)"), variant

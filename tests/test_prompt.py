@@ -197,3 +197,20 @@ def test_cli_grammar_check_bad_grammar_exit_2(tmp_path, capsys):
     assert cli.main(["grammar-check", "--grammar", str(gbnf), "--text", "x"]) == 2
     assert capsys.readouterr().err == (f"eris-lab: error: {gbnf}: llama.cpp's grammar parser rejected it: "
                                        "parse: error parsing grammar: Undefined rule identifier 'missing'\n")
+
+
+@pytest.mark.parametrize("envelope", ["reference", "calls-first", "minimal"])
+def test_reply_format_shows_no_placeholder_the_model_could_copy(envelope):
+    """Issue 17: the 270M model copied "<short reasoning>" / "<text for the user>" into replies."""
+    catalog = demo_catalog()
+    offer = offer_for(Rule.SINGLE_STRONG_HIT, LONG, [("agenda:remove", 0.8)], [], Knobs())
+    for text in (prompt.slim(offer, catalog, envelope=envelope), prompt.slim(Offer.given((), reason="t"), catalog,
+                                                                               envelope=envelope)):
+        assert not re.search(r"<[^>|]*>|\.\.\.", text), text
+        assert '"tool_calls"' in text and '"message"' in text
+        assert ('"thought"' in text) == (envelope == "reference")
+
+
+def test_unknown_envelope_is_an_error():
+    with pytest.raises(ValueError, match="unknown envelope 'loose'"):
+        prompt.reply_format("loose")

@@ -11,9 +11,12 @@ up to three conditions:
 ``b``  whole roster, the same full prompt, **with the grammar**: the reply envelope of
        ``grammar.compile`` over an Offer of every candidate.
 ``c``  the **router's offer** (``router.Router`` over the case's candidates, bundled MiniLM),
-       ``prompt.slim`` of that offer and its grammar. An empty offer (the router judged the
-       message conversational) makes a call impossible by construction: the model is not run
-       and the case counts as "no call" (``skipped`` says so).
+       ``prompt.slim`` of that offer and its grammar. The router's decision passes through as
+       it is: an empty offer (the router judged the message conversational or irrelevant)
+       compiles to the answer-only grammar, so the model answers and cannot call (issue 17).
+
+``--levers`` applies issue 17's generation levers (``knobs.LEVERS``: bounded values, compact
+JSON, an envelope variant) to the grammar and prompt of b and c; the router's knobs stay.
 
 Suites: BFCL ``multiple`` (200 cases), a fixed seeded sample of :data:`SAMPLE_SIZE` cases of
 ``live_multiple``, and ``irrelevance`` (240 cases). Every suite is put in one seeded order
@@ -89,7 +92,7 @@ from ..errors import DataError, ErisLabError
 from ..eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_suite, read_lines
 from ..grammar import compile as compile_grammar
 from ..grammar.envelope import ENVELOPE_KEYS, STATUSES
-from ..knobs import Knobs
+from ..knobs import Knobs, parse_levers, with_levers
 from ..loop import SYSTEM
 from ..offer import Offer
 from ..parse import calls as parse_calls
@@ -371,7 +374,8 @@ def score(outcomes: Iterable[Outcome]) -> dict[str, Any]:
         condition: ``n``, ``name_accuracy`` and ``ast_accuracy`` (expect ``all``; ``None``
         otherwise), ``call_rate`` (complete calls), ``multi_call_rate``, ``empty_call_rate``,
         ``cut_call_rate``, ``truncated_rate`` (cut at the token limit), ``errors``,
-        ``skipped``, ``mean_offer``, ``mean_prompt_tokens``, and the :func:`_speed` fields.
+        ``skipped``, ``mean_offer``, ``mean_prompt_tokens``, ``tokens_per_call`` (generated
+        tokens of the runs that made a complete call), and the :func:`_speed` fields.
         Rates are fractions in [0, 1], rounded to 4 places; ``None`` for no cases.
     """
     outcomes = list(outcomes)
@@ -382,6 +386,7 @@ def score(outcomes: Iterable[Outcome]) -> dict[str, Any]:
             group = [o for o in outcomes if o.suite == suite and o.condition == condition]
             expected = [o for o in group if o.expect == "all"]
             prompted = [o.prompt_tokens for o in group if o.prompt_tokens]
+            per_call = [o.n_tokens for o in group if o.calls]
             suites[suite][condition] = {
                 "n": len(group),
                 "name_accuracy": _rate([o.name_ok for o in expected]),
@@ -395,6 +400,7 @@ def score(outcomes: Iterable[Outcome]) -> dict[str, Any]:
                 "skipped": sum(1 for o in group if o.skipped),
                 "mean_offer": round(statistics.fmean([o.offered for o in group]), 2) if group else None,
                 "mean_prompt_tokens": round(statistics.fmean(prompted), 1) if prompted else None,
+                "tokens_per_call": round(statistics.fmean(per_call), 1) if per_call else None,
                 **_speed(group),
             }
     return {
@@ -473,8 +479,8 @@ def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer,
          grammar: str | None, truth: Sequence[Mapping[str, Any]], max_tokens: int) -> Outcome:
     base = Outcome(suite=suite, id=query.id, condition=condition, expect=query.expect, gold=query.gold,
                    offered=len(offer.names), offer_kind=offer.kind, grammar=grammar is not None)
-    if not offer.names:
-        return replace(base, skipped="empty offer: the grammar allows no call; model not run")
+    if not offer.names and grammar is None:
+        return replace(base, skipped="empty offer without a grammar: nothing to call; model not run")
     try:
         generation = runner.generate(_messages(system, query), grammar=grammar, max_tokens=max_tokens)
     except ErisLabError as exc:
@@ -515,13 +521,14 @@ def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str]
         try:
             if condition in ("a", "b"):
                 offer = whole
-                system = SYSTEM + "\n\n" + prompts.full(catalog)
+                system = SYSTEM + "\n\n" + prompts.full(catalog, envelope=knobs.envelope)
                 grammar = None if condition == "a" else compile_grammar(offer, catalog, knobs=knobs).text
             else:
                 offer = (router_for(catalog).route(query.query, history=query.history).offer if len(catalog)
                          else replace(whole, names=()))
-                system = SYSTEM + "\n\n" + prompts.slim(offer, catalog)
-                grammar = compile_grammar(offer, catalog, knobs=knobs).text if offer.names else None
+                # the router's decision as it is: an empty offer compiles to the answer-only grammar
+                system = SYSTEM + "\n\n" + prompts.slim(offer, catalog, envelope=knobs.envelope)
+                grammar = compile_grammar(offer, catalog, knobs=knobs).text
         except ErisLabError as exc:  # a schema the compiler refuses: recorded, counted as no call
             out.append(Outcome(suite=suite, id=query.id, condition=condition, expect=query.expect, gold=query.gold,
                                grammar=condition != "a", error=str(exc), ast_reason="no call"))
@@ -552,7 +559,7 @@ def _router_factory(knobs: Knobs):
 def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[str] = tuple(CONDITIONS),
           limit: int | None = None, max_tokens: int = MAX_TOKENS, knobs: Knobs = BENCH_KNOBS,
           router_for: Any = None, out: str | os.PathLike[str] | None = None, progress: bool = True,
-          resume: bool = False, offset: int = 0) -> dict[str, Any]:
+          resume: bool = False, offset: int = 0, levers: Sequence[str] = ()) -> dict[str, Any]:
     """Run the benchmark; return (and, with ``out``, keep writing) the JSON record.
 
     Parameters
@@ -578,6 +585,9 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
     resume : bool
         Keep the cases ``out`` already holds (a run cut short) and run only the others; the
         saved settings must match these (:func:`_comparable`).
+    levers : sequence of str
+        Issue 17's generation levers (``knobs.LEVERS`` names) applied over ``knobs``; recorded
+        in the settings (None when there are none, as in records made before levers existed).
 
     Returns
     -------
@@ -598,8 +608,10 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
                         where="--conditions")
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise DataError(f"expected an integer >= 0, got {offset!r}", where="--offset")
+    levers = list(parse_levers(",".join(levers), where="--levers"))
     if "c" in conditions and router_for is None:
-        router_for = _router_factory(knobs)
+        router_for = _router_factory(knobs)  # the router's knobs: the levers only change the grammar
+    knobs = with_levers(knobs, levers)
     plan = [(suite, q) for suite in suites for q in cases(suite, limit=limit)[offset:]]
     truths = {suite: _answers(suite) for suite in suites}
     record: dict[str, Any] = {
@@ -610,7 +622,8 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
             "n_ctx": getattr(runner, "n_ctx", None), "max_tokens": max_tokens, "limit": limit, "offset": offset, "seed": SEED,
             "sample_size": SAMPLE_SIZE, "suites": list(suites), "conditions": {c: CONDITIONS[c] for c in conditions},
             "max_thought_chars": knobs.max_thought_chars, "max_message_chars": knobs.max_message_chars,
-            "max_calls": knobs.max_calls, "loadavg_1m_start": round(os.getloadavg()[0], 2),
+            "max_calls": knobs.max_calls, "levers": levers or None,
+            "loadavg_1m_start": round(os.getloadavg()[0], 2),
         },
     }
     outcomes: list[Outcome] = []
@@ -661,7 +674,7 @@ def _fill(record: dict[str, Any], outcomes: list[Outcome], case_s: Mapping[str, 
 
 #: Settings two runs must share to be resumed or merged: the same model, budget, order and
 #: envelope bounds (thread count, limit and suites may differ).
-COMPARABLE = ("max_tokens", "seed", "sample_size", "max_thought_chars", "max_message_chars", "max_calls")
+COMPARABLE = ("max_tokens", "seed", "sample_size", "max_thought_chars", "max_message_chars", "max_calls", "levers")
 
 
 def _load(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -790,6 +803,43 @@ def print_table(record: Mapping[str, Any]) -> None:
         f"{k} {v}" for k, v in per.items() if k not in ("cases", "total_s")) + f"  ({per['cases']} cases, {per['total_s']} s)")
 
 
+def compare(records: Mapping[str, Mapping[str, Any]], *, condition: str = "c") -> list[dict[str, Any]]:
+    """An ablation table: one row per (record, suite) of ``condition``, scores recomputed from the cases.
+
+    Parameters
+    ----------
+    records : mapping of label -> saved record
+        E.g. ``{"baseline": ..., "bounded": ..., "all": ...}``, run on the same cases.
+
+    Returns
+    -------
+    list of dict
+        ``{"run", "levers", "suite", "n", "name_accuracy", "ast_accuracy", "empty_call_rate",
+        "cut_call_rate", "tokens_per_call", "mean_prompt_tokens", "seconds_per_case"}``;
+        ``seconds_per_case`` is the suite's mean wall time per case (every condition of the run).
+
+    Raises
+    ------
+    DataError
+        Two records that do not hold the same cases of a suite (not comparable).
+    """
+    rows, ids = [], {}
+    for label, record in records.items():
+        rescored = rescore(record)
+        for suite, conditions in rescored["scores"]["suites"].items():
+            case_ids = sorted(c["id"] for c in record["cases"] if c["suite"] == suite and c["condition"] == condition)
+            if ids.setdefault(suite, (label, case_ids))[1] != case_ids:
+                raise DataError(f"holds other {suite} cases than {ids[suite][0]}", where=label)
+            row = conditions.get(condition)
+            if row is None:
+                continue
+            rows.append({"run": label, "levers": record["settings"].get("levers"), "suite": suite, "n": row["n"],
+                         **{k: row.get(k) for k in ("name_accuracy", "ast_accuracy", "empty_call_rate", "cut_call_rate",
+                                                    "tokens_per_call", "mean_prompt_tokens")},
+                         "seconds_per_case": record.get("seconds_per_case", {}).get(suite)})
+    return rows
+
+
 def _save_and_print(record: Mapping[str, Any], path: str | os.PathLike[str], done: str) -> None:
     """Write ``record`` atomically to ``path``, print its table and the ``done`` line."""
     write_atomic(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
@@ -813,12 +863,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
     parser.add_argument("--out", help="JSON file (default reports/generation-<UTC time>.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--levers", default="", metavar="L,M|all",
+                        help="issue 17 generation levers: bounded, compact, calls-first or minimal; all = "
+                             "bounded,compact,calls-first (default none: the reference grammar and prompt)")
     parser.add_argument("--rescore", metavar="FILE", help="recompute the scores of a saved run (no model) and rewrite it")
     parser.add_argument("--resume", action="store_true",
                         help="keep the cases --out already holds (an interrupted run) and run only the rest")
+    parser.add_argument("--compare", nargs="+", metavar="LABEL=FILE",
+                        help="print an ablation table of saved runs of the same cases (condition c; no model)")
     parser.add_argument("--merge", nargs="+", metavar="FILE",
                         help="pool saved runs (e.g. one per suite) into --out (no model)")
     args = parser.parse_args(argv)
+    if args.compare:
+        records = {}
+        for item in args.compare:
+            label, sep, path = item.partition("=")
+            if not sep or not label or not path:
+                raise DataError(f"expected LABEL=FILE, got {item!r}", where="--compare")
+            records[label] = _load(path)
+        rows = compare(records)
+        if args.out:
+            write_atomic(args.out, json.dumps(rows, indent=1) + "\n")
+        print(f"{'run':<24} {'suite':<14} {'n':>3} {'name':>7} {'AST':>7} {'empty':>7} {'cut':>7} {'tok/call':>8} "
+              f"{'prompt':>7} {'s/case':>7}")
+        for r in rows:
+            print(f"{r['run']:<24} {r['suite']:<14} {r['n']:>3} {_pct(r['name_accuracy']):>7} {_pct(r['ast_accuracy']):>7} "
+                  f"{_pct(r['empty_call_rate']):>7} {_pct(r['cut_call_rate']):>7} {r['tokens_per_call'] or 0:>8.1f} "
+                  f"{r['mean_prompt_tokens'] or 0:>7.0f} {r['seconds_per_case'] or 0:>7.1f}")
+        return 0
     if args.merge:
         if not args.out:
             raise DataError("give --out FILE for the merged record", where="--merge")
@@ -839,12 +911,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise DataError(f"expected an integer >= 1, got {args.limit!r}", where="--limit")
     if args.max_tokens < 1:
         raise DataError(f"expected an integer >= 1, got {args.max_tokens!r}", where="--max-tokens")
+    levers = parse_levers(args.levers)
     from ..llm import LlamaRunner
 
     runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX)
     record = bench(runner, suites=args.suites, conditions=conditions, limit=args.limit,
                    max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume,
-                   offset=args.offset)
+                   offset=args.offset, levers=levers)
     print_table(record)
     print(f"wrote {out}")
     return 0

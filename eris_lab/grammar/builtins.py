@@ -26,6 +26,7 @@ __all__ = [
     "PRIMITIVE_RULES",
     "STRING_FORMAT_RULES",
     "SPACE_RULE",
+    "COMPACT_SPACE_RULE",
     "RESERVED_NAMES",
     "MAX_REPETITION",
     "literal",
@@ -54,6 +55,9 @@ class BuiltinRule:
 #: whitespace forever (llama.cpp bounds it the same way, ``SPACE_RULE``). One space, or one
 #: newline followed by at most 20 spaces or tabs of indentation, or nothing.
 SPACE_RULE = '| " " | "\\n" [ \\t]{0,20}'
+#: Compact JSON (issue 17, lever 2): nothing or one space, never a newline. The model at 270M
+#: used the newline branch between tokens (``"\\n    , "``), spending tokens and drifting.
+COMPACT_SPACE_RULE = '| " "'
 
 _HEX = "[0-9a-fA-F]"
 

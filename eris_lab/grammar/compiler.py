@@ -46,6 +46,8 @@ from . import _analysis, _pattern
 from .builtins import (
     PRIMITIVE_RULES,
     RESERVED_NAMES,
+    COMPACT_SPACE_RULE,
+    MAX_REPETITION,
     SPACE_RULE,
     STRING_FORMAT_RULES,
     char_class,
@@ -58,6 +60,7 @@ from .builtins import (
 __all__ = [
     "Grammar",
     "Compiler",
+    "Style",
     "compile_schema",
     "ANNOTATION_KEYWORDS",
     "SUPPORTED_KEYWORDS",
@@ -220,10 +223,11 @@ def _group(expr: str) -> str:
     return f"({expr})" if "|" in expr else expr
 
 
-def _natural_range(lo: int, hi: int | None) -> str:
-    """GBNF for the decimal spellings (no leading zeros) of lo..hi, 0 <= lo; hi None = open."""
+def _natural_range(lo: int, hi: int | None, digits: int = MAX_INT_DIGITS) -> str:
+    """GBNF for the decimal spellings (no leading zeros) of lo..hi, 0 <= lo; hi None = open
+    (up to ``digits`` digits, or as many as ``lo`` has when it needs more)."""
     alts = []
-    top = len(str(hi)) if hi is not None else max(MAX_INT_DIGITS, len(str(lo)))
+    top = len(str(hi)) if hi is not None else max(digits, len(str(lo)))
     for digits in range(len(str(lo)), top + 1):
         start = max(lo, 0 if digits == 1 else 10 ** (digits - 1))
         end = (10 ** digits) - 1 if hi is None else min(hi, 10 ** digits - 1)
@@ -278,49 +282,55 @@ def _fraction(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None, room: in
     return " | ".join(alts) if alts else None
 
 
-def _fraction_part(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None) -> str | None:
-    """The optional ``"." digits`` after an integer part, within fraction bounds; None if impossible."""
-    digits = _fraction(lo, hi, 24)
+def _fraction_part(lo: tuple[str, bool] | None, hi: tuple[str, bool] | None, room: int = 24) -> str | None:
+    """The optional ``"." digits`` (1 to ``room``) after an integer part, within fraction bounds;
+    None if impossible."""
+    digits = _fraction(lo, hi, room)
     zero_ok = (lo is None or (lo[0] == "" and not lo[1])) and (hi is None or hi[0] != "" or not hi[1])
     if digits is None:
         return "" if zero_ok else None
     return f'("." {_group(digits)})?' if zero_ok else f'"." {_group(digits)}'
 
 
-def _magnitudes(lo: tuple[Decimal, bool], hi: tuple[Decimal, bool] | None) -> list[str]:
+def _magnitudes(lo: tuple[Decimal, bool], hi: tuple[Decimal, bool] | None, digits: int = MAX_INT_DIGITS,
+                fraction: int = 24) -> list[str]:
     """GBNF alternatives for the unsigned decimal spellings (no exponent) of magnitudes within
-    ``lo`` (>= 0) and ``hi`` (None: up to 19 integral digits); each bound is (value, exclusive)."""
+    ``lo`` (>= 0) and ``hi`` (None: up to ``digits`` integral digits), with at most ``fraction``
+    fraction digits (more where a bound needs them); each bound is (value, exclusive)."""
     out = []
     ia, fa = int(lo[0]), (_digits_after_point(lo[0]), lo[1])
+    room = max(fraction, len(fa[0]))
     if hi is not None:
         ib, fb = int(hi[0]), (_digits_after_point(hi[0]), hi[1])
+        room = max(room, len(fb[0]))
         if ia == ib:
-            part = _fraction_part(fa, fb)
+            part = _fraction_part(fa, fb, room)
             return [] if part is None else [_seq(literal(str(ia)), part)]
-    part = _fraction_part(fa, None)
+    part = _fraction_part(fa, None, room)
     if part is not None:
         out.append(_seq(literal(str(ia)), part))
     top = None if hi is None else ib - 1
     if top is None or top >= ia + 1:
-        out.append(f'({_natural_range(ia + 1, top)}) ("." {repetition("[0-9]", 1, 24)})?')
+        out.append(f'({_natural_range(ia + 1, top, digits)}) ("." {repetition("[0-9]", 1, fraction)})?')
     if hi is not None:
-        part = _fraction_part(None, fb)
+        part = _fraction_part(None, fb, room)
         if part is not None:
             out.append(_seq(literal(str(ib)), part))
     return out
 
 
-def integer_range(lo: int | None, hi: int | None) -> str:
-    """GBNF for the integers in [lo, hi] (``None`` = unbounded), without ``space``; no ``-0``."""
+def integer_range(lo: int | None, hi: int | None, digits: int = MAX_INT_DIGITS) -> str:
+    """GBNF for the integers in [lo, hi] (``None`` = unbounded: at most ``digits`` digits on that
+    side, or as many as the other bound needs), without ``space``; no ``-0``."""
     alts = []
     if lo is None or lo < 0:  # negatives v = -m, m in [m_lo, m_hi]
         m_lo = 1 if hi is None else max(1, -hi)
         m_hi = None if lo is None else -lo
         if m_hi is None or m_lo <= m_hi:
-            alts.append(f'"-" {_group(_natural_range(m_lo, m_hi))}')
+            alts.append(f'"-" {_group(_natural_range(m_lo, m_hi, digits))}')
     start = max(lo or 0, 0)
     if hi is None or hi >= start:
-        alts.append(_natural_range(start, hi))
+        alts.append(_natural_range(start, hi, digits))
     return " | ".join(alts)
 
 
@@ -370,6 +380,59 @@ def _json_char_alternatives(ranges: _pattern.Ranges) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Style:
+    """How the grammar spells values and whitespace (issue 17, levers 1 and 2); the defaults are
+    the reference grammar (llama.cpp's bounds, widened to Python's float ``repr``).
+
+    Attributes
+    ----------
+    int_digits : int, default 19
+        Digits of an integer part where the schema gives no bound on that side (int64 has 19); a
+        bound the schema gives is kept exactly, however many digits it needs.
+    fraction_digits : int, default 24
+        Digits after the point where the schema's bounds do not need more.
+    string_chars : int or None, default None
+        Longest string, in characters, where the schema has no ``maxLength`` (nor a pattern or
+        format, which bound themselves); None = unbounded. A ``minLength`` above it wins.
+    array_items : int or None, default None
+        Most items of an array whose schema has no ``maxItems``; None = unbounded. A
+        ``minItems`` above it wins.
+    compact : bool, default False
+        Whitespace: nothing or one space between tokens (no newline, no indentation), instead of
+        :data:`~eris_lab.grammar.builtins.SPACE_RULE`.
+    """
+
+    int_digits: int = MAX_INT_DIGITS
+    fraction_digits: int = 24
+    string_chars: int | None = None
+    array_items: int | None = None
+    compact: bool = False
+
+    def __post_init__(self) -> None:
+        for name, lo, hi in (("int_digits", 1, MAX_INT_DIGITS), ("fraction_digits", 1, 24)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise SchemaError(f"expected an integer in [{lo}, {hi}], got {v!r}", where=name)
+        for name in ("string_chars", "array_items"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_REPETITION):
+                raise SchemaError(f"expected an integer in [1, {MAX_REPETITION}] or None, got {v!r}", where=name)
+
+    def bodies(self) -> dict[str, str]:
+        """Builtin rule bodies this style replaces (name -> GBNF body)."""
+        out = {}
+        if self.compact:
+            out["space"] = COMPACT_SPACE_RULE
+        if self.int_digits != MAX_INT_DIGITS:
+            out["integral-part"] = "[0] | [1-9]" + (f" [0-9]{{0,{self.int_digits - 1}}}" if self.int_digits > 1 else "")
+        if self.fraction_digits != 24:
+            out["decimal-part"] = repetition("[0-9]", 1, self.fraction_digits)
+        if self.string_chars is not None:
+            out["string"] = f'"\\"" {repetition("char", 0, self.string_chars)} "\\"" space'
+        return out
+
+
 class Compiler:
     """Turns JSON Schemas into GBNF rules; one instance builds one grammar.
 
@@ -377,6 +440,8 @@ class Compiler:
     ----------
     lenient : bool, default False
         Unsupported keywords become warnings (and ``not_enforced`` entries) instead of errors.
+    style : Style, default Style()
+        Digit and length bounds, and whitespace (the reference grammar by default).
 
     Notes
     -----
@@ -384,9 +449,11 @@ class Compiler:
     :meth:`add_rule` for hand-written rules (the envelope), then :meth:`format`.
     """
 
-    def __init__(self, *, lenient: bool = False) -> None:
+    def __init__(self, *, lenient: bool = False, style: Style = Style()) -> None:
         self.lenient = lenient
-        self._rules: dict[str, str | None] = {"space": SPACE_RULE}
+        self.style = style
+        self._bodies = style.bodies()
+        self._rules: dict[str, str | None] = {"space": self._bodies.get("space", SPACE_RULE)}
         self._paths: dict[str, str] = {}
         self._warnings: list[tuple[str, str]] = []
         self._not_enforced: list[tuple[str, str]] = []
@@ -462,7 +529,7 @@ class Compiler:
         table = PRIMITIVE_RULES if name in PRIMITIVE_RULES else STRING_FORMAT_RULES
         rule = table[name]
         if name not in self._rules:
-            self._rules[name] = rule.body
+            self._rules[name] = self._bodies.get(name, rule.body)
             for dep in rule.deps:
                 if dep != "space":
                     self.primitive(dep)
@@ -1207,6 +1274,8 @@ class Compiler:
         lo = int(schema.get("minItems", 0))
         hi = schema.get("maxItems")
         hi = None if hi is None else int(hi)
+        if hi is None and items is not False and self.style.array_items is not None:
+            hi = max(lo, len(prefix), self.style.array_items)
         if items is False:
             hi = len(prefix) if hi is None else min(hi, len(prefix))
         if hi is not None and lo > hi:
@@ -1278,6 +1347,8 @@ class Compiler:
             return self._rule(f"{fmt}-string", f'"\\"" {inner} "\\"" space', path)
         if fmt is not None:
             self._unenforced(f"{path}/format", f"format:{fmt}")
+        if hi is None and self.style.string_chars is not None:
+            hi = max(lo, self.style.string_chars)
         if lo == 0 and hi is None:
             return self.primitive("string")
         char = self.primitive("char")
@@ -1393,15 +1464,16 @@ class Compiler:
             return self.primitive("integer")
         if lo is not None and hi is not None and lo > hi:
             raise self._unsat(path, f"no integer lies between the bounds ({lo} > {hi})")
-        return self._rule(name, f"({integer_range(lo, hi)}) space", path)
+        return self._rule(name, f"({integer_range(lo, hi, self.style.int_digits)}) space", path)
 
     def _build_number_rule(self, schema: dict, name: str, path: str) -> str:
         """A number within ``minimum`` / ``maximum`` / ``exclusive*``, enforced exactly.
 
         Bounded numbers are written without an exponent (``0.00001``, never ``1e-05``) and with
-        at most 19 integral and 24 fractional digits, as every number of the grammar: narrower,
-        never wider. Bounds beyond 19 digits are open on that side (nothing the grammar writes
-        reaches them).
+        at most ``style.int_digits`` integral digits on an open side (19 by default) and
+        ``style.fraction_digits`` fractional ones (24), more only where a bound needs them:
+        narrower, never wider. Bounds beyond 19 digits are open on that side (nothing the
+        grammar writes reaches them).
         """
         lo: tuple[Decimal, bool] | None = None  # (bound, exclusive)
         hi: tuple[Decimal, bool] | None = None
@@ -1434,12 +1506,12 @@ class Compiler:
         # values >= 0, spelt without a sign: magnitudes in [max(lo, 0), hi]
         if hi is None or hi[0] > 0 or (hi[0] == 0 and not hi[1]):
             low = lo if lo is not None and lo[0] >= 0 else (Decimal(0), False)
-            alts += _magnitudes(low, hi)
+            alts += _magnitudes(low, hi, self.style.int_digits, self.style.fraction_digits)
         # values < 0, spelt "-" m: m in (max(0, -hi), -lo]
         if lo is None or lo[0] < 0:
             low = (-hi[0], hi[1]) if hi is not None and hi[0] < 0 else (Decimal(0), True)
             top = None if lo is None else (-lo[0], lo[1])
-            alts += [f'"-" {_group(m)}' for m in _magnitudes(low, top)]
+            alts += [f'"-" {_group(m)}' for m in _magnitudes(low, top, self.style.int_digits, self.style.fraction_digits)]
         if not alts:  # pragma: no cover - the checks above leave at least one value
             raise self._unsat(path, "no number lies between the bounds")
         return self._rule(name, f"({' | '.join(alts)}) space", path)
@@ -1692,7 +1764,7 @@ class recursion_headroom:
         return False
 
 
-def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) -> Grammar:
+def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True, style: Style = Style()) -> Grammar:
     """Compile one bare JSON Schema to a grammar whose root accepts exactly its instances.
 
     Parameters
@@ -1704,6 +1776,8 @@ def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) ->
     check : bool, default True
         Parse the result with llama.cpp's own grammar parser (fail closed). Needs
         ``llama-cpp-python``.
+    style : Style, default Style()
+        Digit and length bounds and whitespace (the reference grammar by default).
 
     Returns
     -------
@@ -1721,7 +1795,7 @@ def compile_schema(schema: Any, *, lenient: bool = False, check: bool = True) ->
     with recursion_headroom():
         schema = normalize_types(schema)
         check_schema(schema)
-        compiler = Compiler(lenient=lenient)
+        compiler = Compiler(lenient=lenient, style=style)
         got = compiler.document(schema, "root")
         if got != "root":  # pragma: no cover - document() always returns the reserved root
             compiler.add_rule("root", got)

@@ -11,6 +11,14 @@ Shape (keys in this fixed order, whitespace bounded by ``space``)::
 * Each call is one alternative per offered tool: the name is a literal with its closing quote,
   so choosing it locks the argument shape and no name matches as a prefix of another.
 * Strings are bounded and, like every string in the grammar, carry no raw control characters.
+
+Variants (``knobs.envelope``, issue 17 lever 3), the same keys in fewer places:
+
+* ``reference``: the shape above.
+* ``calls-first``: ``{"tool_calls": [...], "message": ... }``: the call comes before any prose,
+  so the model's first choice after ``[`` is a call or ``]``; no thought, no status (a list with
+  calls is the "call" status, an empty one an answer).
+* ``minimal``: ``{"tool_calls": [...]}`` with 1 to ``max_calls`` calls, or ``{"message": "..."}``.
 """
 
 from __future__ import annotations
@@ -22,13 +30,13 @@ from ..knobs import Knobs
 from ..schema import check as check_schema
 from ..schema import normalize_types
 from .builtins import json_literal, repetition
-from .compiler import Compiler, Grammar, check_depth, recursion_headroom, rule_name
+from .compiler import Compiler, Grammar, Style, check_depth, recursion_headroom, rule_name
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..offer import Offer
 
-__all__ = ["compile", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS", "tool_rule", "call_rule"]
+__all__ = ["compile", "style", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS", "tool_rule", "call_rule"]
 
 #: The one definition of the reply envelope's vocabulary: this grammar, the parser
 #: (``parse.calls`` reads the same keys) and the prompt's description of it (``prompt.REPLY_FORMAT``).
@@ -59,6 +67,14 @@ def call_rule(name: str) -> str:
     return f"call-{rule_name(name)}"
 
 
+def style(knobs: Knobs) -> Style:
+    """The grammar :class:`Style` the knobs ask for (``max_integer_digits``, ``max_fraction_digits``,
+    ``max_string_chars`` and ``max_array_items`` with 0 = unbounded, ``compact_json``)."""
+    return Style(int_digits=knobs.max_integer_digits, fraction_digits=knobs.max_fraction_digits,
+                 string_chars=knobs.max_string_chars or None, array_items=knobs.max_array_items or None,
+                 compact=knobs.compact_json)
+
+
 def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None, lenient: bool = False,
             knobs: Knobs = Knobs(), check: bool = True) -> Grammar:
     """Compile the reply grammar for one offer.
@@ -74,7 +90,8 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
     lenient : bool, default False
         Unsupported schema keywords become warnings (never a silent widening).
     knobs : Knobs
-        Reads ``max_calls``, ``max_thought_chars``, ``max_message_chars``.
+        Reads ``max_calls``, ``max_thought_chars``, ``max_message_chars``, ``envelope`` (the
+        variant) and the value style (:func:`style`).
     check : bool, default True
         Parse the grammar with llama.cpp's own parser (fail closed).
 
@@ -95,7 +112,7 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
         raise CatalogError(f"expected an integer >= 0, got {max_calls!r}", where="max_calls")
     names = tuple(offer.names)
     catalog.require(names, where="offer")
-    compiler = Compiler(lenient=lenient)
+    compiler = Compiler(lenient=lenient, style=style(knobs))
     root = compiler.reserve("root")  # first: no schema rule can take the start symbol
     calls = []
     for name in names if max_calls else ():
@@ -109,24 +126,26 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
             f'"{{" space {_key(CALL_KEYS[0])} {json_literal(name)} space "," space '
             f'{_key(CALL_KEYS[1])} {args} "}}" space'))
     char = compiler.primitive("char")
-    thought = compiler.add_rule(
-        "envelope-thought", f'"\\"" {repetition(char, 0, knobs.max_thought_chars)} "\\"" space')
     message = compiler.add_rule(
         "envelope-message",
         f'"\\"" {repetition(char, 0, knobs.max_message_chars)} "\\"" space | {compiler.primitive("null")}')
-    thought_key, status_key, message_key, calls_key = ENVELOPE_KEYS
-    tail = f'"," space {_key(message_key)} {message} "," space {_key(calls_key)}'
-    branches = []
+    calls_list = None
     if calls:
         call = compiler.add_rule("envelope-call", " | ".join(calls))
         more = compiler.add_rule("envelope-more-calls", f'"," space {call}')
         calls_list = f'"[" space {call} {repetition(more, 0, max_calls - 1)} "]" space'.replace("  ", " ")
-        branches.append(compiler.add_rule("envelope-status-call", f'{json_literal(STATUSES[0])} space {tail} {calls_list}'))
-    quiet = " | ".join(json_literal(s) for s in STATUSES[1:])
-    branches.append(compiler.add_rule("envelope-status-other", f'({quiet}) space {tail} "[" space "]" space'))
-    compiler.define(
-        root,
-        f'"{{" space {_key(thought_key)} {thought} "," space {_key(status_key)} ({" | ".join(branches)}) "}}" space')
+    message_key, calls_key = ENVELOPE_KEYS[2:]
+    if knobs.envelope == "reference":
+        body = _reference(compiler, knobs, message, calls_list)
+    elif knobs.envelope == "calls-first":
+        any_calls = '"[" space "]" space' if calls_list is None else f'({calls_list} | "[" space "]" space)'
+        body = f'"{{" space {_key(calls_key)} {any_calls} "," space {_key(message_key)} {message} "}}" space'
+    else:  # minimal: calls alone, or a message alone
+        said = compiler.add_rule(
+            "envelope-said", f'"\\"" {repetition(char, 0, knobs.max_message_chars)} "\\"" space')
+        answer = f'"{{" space {_key(message_key)} {said} "}}" space'
+        body = answer if calls_list is None else f'"{{" space {_key(calls_key)} {calls_list} "}}" space | {answer}'
+    compiler.define(root, body)
     with recursion_headroom(where="grammar"):
         text = compiler.format()
     if check:
@@ -134,3 +153,18 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
 
         check_parses(text)
     return Grammar(text=text, names=names, warnings=compiler.warnings, not_enforced=compiler.not_enforced)
+
+
+def _reference(compiler: Compiler, knobs: Knobs, message: str, calls_list: str | None) -> str:
+    """The reference envelope's root body: thought, status, message, tool_calls."""
+    char = compiler.primitive("char")
+    thought = compiler.add_rule(
+        "envelope-thought", f'"\\"" {repetition(char, 0, knobs.max_thought_chars)} "\\"" space')
+    thought_key, status_key, message_key, calls_key = ENVELOPE_KEYS
+    tail = f'"," space {_key(message_key)} {message} "," space {_key(calls_key)}'
+    branches = []
+    if calls_list is not None:
+        branches.append(compiler.add_rule("envelope-status-call", f'{json_literal(STATUSES[0])} space {tail} {calls_list}'))
+    quiet = " | ".join(json_literal(s) for s in STATUSES[1:])
+    branches.append(compiler.add_rule("envelope-status-other", f'({quiet}) space {tail} "[" space "]" space'))
+    return f'"{{" space {_key(thought_key)} {thought} "," space {_key(status_key)} ({" | ".join(branches)}) "}}" space'
