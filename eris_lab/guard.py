@@ -286,8 +286,9 @@ _CLAUSE_SPLIT_RE = re.compile(r"\s*;\s*|\s*,?\s+(?:and\s+then|and\s+also|then|an
                               r"|\s*,\s+(?=\w+(?:['’]\w+)?\s+\w+)", re.IGNORECASE)
 
 
-#: A question about what came before ("..., what's it doing tomorrow?", "wie wird es morgen?"): no
-#: request of its own, so it stays with the part it points back at (reported case route-01).
+#: A question about what came before ("..., what's it doing tomorrow?", "wie wird es morgen?"): read
+#: alone it is about nothing ("what's it doing" scores news), so its part carries the part before it
+#: too (reported case route-01).
 _QUESTION_BACK_RE = re.compile(
     r"(?i)^(?:what|how|when|where|which|who|why|wie|was|wann|wo|welche\w*)\b(?:['’]s)?"
     r".*\b(?:it|that|this|them|those|these|es|das|dies\w*)\b")
@@ -297,8 +298,8 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     """The requests a message joins ("grab X and store it as Y" -> both halves); ``()`` for one.
 
     Split at ``;``, ``and``/``then``/``und``/``dann`` and commas; parts of fewer than two words
-    join their neighbour ("salt and pepper" stays whole), and so does a question that points back
-    ("..., what's it doing tomorrow?"). The router scores each part too and keeps each tool's best
+    join their neighbour ("salt and pepper" stays whole), and a question that points back
+    ("..., what's it doing tomorrow?") is prefixed with the part before it. The router scores each part too and keeps each tool's best
     score, so a second request is not drowned by the first (case route-26, bad input row 30). At
     most ``max_clauses`` parts, the last holding whatever is left.
     """
