@@ -523,7 +523,9 @@ def test_bfcl_generated_instances_accepted_and_invalid_mutations_rejected(judge,
         compile_schema(schema, lenient=True)
     except SchemaError:
         pytest.skip("a schema no value satisfies")
-    test_generated_instances_accepted_and_invalid_mutations_rejected.hypothesis.inner_test(judge, schema_id, schema, data)
+    for grammar_style in (p.values[0] for p in STYLES):  # both styles, as the property test above
+        test_generated_instances_accepted_and_invalid_mutations_rejected.hypothesis.inner_test(
+            judge, schema_id, schema, grammar_style, data)
 
 
 def test_every_call_in_a_roster_locks_to_its_own_tool(judge):
