@@ -55,7 +55,8 @@ def _prime(memo, suite) -> None:
 
 def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
     """One scoring pass of the calibrated policy, re-decided for each calibrated variant."""
-    from ..eval.metrics import QueryResult, ToolTokens
+    from ..eval.harness import result_of
+    from ..eval.metrics import ToolTokens
     from ..strategies import EmbeddingPolicy
     from ..strategies.base import Context
 
@@ -81,11 +82,8 @@ def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
             policy.companions_ = tables[key]
             routed = policy.decide_scored(scored)
             offer = routed.offer
-            out[name].append(QueryResult(
-                id=q.id, query=q.query, gold=q.gold, expect=q.expect, offered=offer.names, kind=offer.kind,
-                rule=str(offer.decision.rule), reason=offer.decision.reason, hits=routed.hits,
-                offer_tokens=tokens.of(catalog, offer.names), catalog_tokens=tokens.catalog(catalog), tags=q.tags,
-                overlays=offer.overlays + tuple(f"{s} {n}" for n, s in offer.decision.sources)))
+            out[name].append(result_of(q, routed, offer_tokens=tokens.of(catalog, offer.names),
+                                       catalog_tokens=tokens.catalog(catalog)))
         if progress and i % 100 == 0:
             print(f"  {suite.name}: {i}/{len(suite.queries)}", file=sys.stderr)
     return out

@@ -15,10 +15,10 @@ from ..catalog import routing_phrases, toolkit_of
 from ..embed import Embedder, default_embedder
 from ..guard import clean_text
 from ..strategies import Context, MemoEmbedder, Strategy, make
-from .datasets import Suite
+from .datasets import Query, Suite
 from .metrics import QueryResult, ToolTokens, approx_tokens, evaluate
 
-__all__ = ["run", "run_eval", "prime", "shared_embedder"]
+__all__ = ["run", "run_eval", "prime", "shared_embedder", "result_of"]
 
 PROGRESS_MIN = 50  # show a progress bar from this many queries on
 
@@ -66,14 +66,22 @@ def run(strategy: Strategy, suite: Suite, *, tokenizer: Callable[[str], int] = a
             fitted = catalog
         routed = strategy.route(q.query, Context(history=q.history))
         offer = routed.offer
-        results.append(QueryResult(
-            id=q.id, query=q.query, gold=q.gold, expect=q.expect, offered=offer.names, kind=offer.kind,
-            rule=str(offer.decision.rule), reason=offer.decision.reason, hits=routed.hits,
-            offer_tokens=tokens.of(catalog, offer.names), catalog_tokens=tokens.catalog(catalog),
-            toolkit=toolkit_of(q.gold[0]) if q.gold and q.expect == "all" else "", tags=q.tags,
-            overlays=offer.overlays + tuple(f"{source} {name}" for name, source in offer.decision.sources),
-        ))
+        results.append(result_of(q, routed, offer_tokens=tokens.of(catalog, offer.names),
+                                 catalog_tokens=tokens.catalog(catalog),
+                                 toolkit=toolkit_of(q.gold[0]) if q.gold and q.expect == "all" else ""))
     return results
+
+
+def result_of(query: Query, routed: Any, **extra: Any) -> QueryResult:
+    """The :class:`QueryResult` of one routed labelled query: what was offered, by which rule, the
+    hits, and the overlays and post-rule additions (``Decision.sources``); ``extra`` sets further
+    fields (token counts, toolkit)."""
+    offer = routed.offer
+    return QueryResult(id=query.id, query=query.query, gold=query.gold, expect=query.expect, offered=offer.names,
+                       kind=offer.kind, rule=str(offer.decision.rule), reason=offer.decision.reason, hits=routed.hits,
+                       tags=query.tags,
+                       overlays=offer.overlays + tuple(f"{source} {name}" for name, source in offer.decision.sources),
+                       **extra)
 
 
 def run_eval(suite: Suite, spec: str, *, embedder: Embedder | None = None, knobs=None,

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..eval.datasets import Query, Suite
-from ..eval.harness import prime, shared_embedder
+from ..eval.harness import prime, result_of, shared_embedder
 from ..eval.metrics import QueryResult
 from ..knobs import Knobs
 from ..strategies import Context, EmbeddingPolicy
@@ -77,9 +77,7 @@ class Decided:
         out = []
         for c in self.cases:
             routed = c.policy.decide_scored(c.scored, c.policy.knobs_.replace(**overrides) if overrides else None)
-            out.append(QueryResult(id=c.query.id, query=c.query.query, gold=c.query.gold, expect=c.query.expect,
-                                   offered=routed.offer.names, kind=routed.offer.kind, rule=str(routed.decision.rule),
-                                   reason=routed.decision.reason, hits=routed.hits, tags=c.query.tags))
+            out.append(result_of(c.query, routed))
         return out
 
     def point(self, **overrides: Any) -> dict[str, float]:
