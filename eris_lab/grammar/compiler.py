@@ -44,10 +44,10 @@ from ..schema import check as check_schema
 from ..schema import normalize_types, pointer
 from . import _analysis, _pattern
 from .builtins import (
-    PRIMITIVE_RULES,
-    RESERVED_NAMES,
     COMPACT_SPACE_RULE,
     MAX_REPETITION,
+    PRIMITIVE_RULES,
+    RESERVED_NAMES,
     SPACE_RULE,
     STRING_FORMAT_RULES,
     char_class,

@@ -30,7 +30,14 @@ from ..knobs import Knobs
 from ..schema import check as check_schema
 from ..schema import normalize_types
 from .builtins import json_literal, repetition
-from .compiler import Compiler, Grammar, Style, check_depth, recursion_headroom, rule_name
+from .compiler import (
+    Compiler,
+    Grammar,
+    Style,
+    check_depth,
+    recursion_headroom,
+    rule_name,
+)
 
 if TYPE_CHECKING:
     from ..catalog import Catalog
