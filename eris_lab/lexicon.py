@@ -10,6 +10,7 @@ every module that shares the list:
 :data:`DURATION_UNITS`   time units that make a phrase a duration (``guard``: countdown tools)
 :data:`KEYWORD_STOPWORDS`  tool-name words that never make a short message a request (``guard``)
 :data:`GERMAN_GLOSSES`   German words glossed in English before embedding (``router``, meta-tools)
+:data:`GERMAN_CUES`     German function words: does a message read German (``router``)
 :data:`BACKGROUND_QUERIES`  neutral chit-chat, the calibration background (``router``)
 :data:`FALLBACK_PHRASES`  routing phrases for tools without hints (``catalog``, ``prompt``)
 :data:`READ_VERBS`, :data:`WRITE_VERBS`  what a tool's verb says about state (meta-tools' access)
@@ -22,7 +23,8 @@ every module that shares the list:
 from __future__ import annotations
 
 __all__ = [
-    "GREETINGS", "DURATION_UNITS", "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
+    "GREETINGS", "DURATION_UNITS", "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "ENGLISH_HOMOGRAPHS", "GERMAN_CUES",
+    "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
     "WRITE_VERBS", "ALIASES", "WRITE_ALIAS_GROUPS", "STOPWORDS", "GENERIC_WORDS",
 ]
 
@@ -82,6 +84,20 @@ GERMAN_GLOSSES: dict[str, str] = {
     "erledigt": "done", "verschiebe": "postpone move", "antworte": "reply", "sende": "send",
     "schicke": "send", "archiviere": "archive", "gedächtnis": "memory", "wiki": "wiki",
 }
+
+#: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he
+#: lies"): glossed only when the message reads German otherwise (:data:`GERMAN_CUES`), so an
+#: English message is neither glossed nor labelled "german gloss".
+ENGLISH_HOMOGRAPHS = frozenset({"mail", "such", "lies", "wiki", "regen"})
+
+#: German function words: with a non-homograph gloss key or a German letter (ä ö ü ß), evidence
+#: that a message reads German (``router.gloss_german``). The commonest ones that are not English
+#: words as well ("die", "was", "an", "im" are left out).
+GERMAN_CUES = frozenset(
+    """der das den dem des ein eine einen einem einer mein meine meinen meinem mir mich ich du
+    bitte und oder ist sind von mit zu auf fuer für welche alle nicht noch schon auch wie wo
+    wann warum gibt kannst könntest vor nach bei aus""".split()
+)
 
 #: Neutral chit-chat (English and German) that no tool should answer: the background against
 #: which ``calibration = "background"`` standardises each tool's cosines. Written for this project.

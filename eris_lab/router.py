@@ -38,7 +38,7 @@ from .guard import (
     unread_script,
 )
 from .knobs import Knobs
-from .lexicon import BACKGROUND_QUERIES, GERMAN_GLOSSES
+from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES
 from .offer import Offer, build
 from .policy import (
     SIBLING_OFFSET,
@@ -72,9 +72,21 @@ _MAX_CALIBRATED = 0.98  # a calibrated score never reaches forced_floor (0.99): 
 
 
 def gloss_german(text: str) -> str:
-    """Append English glosses of known German words (:data:`~eris_lab.lexicon.GERMAN_GLOSSES`); ``""`` if none."""
-    glosses = [GERMAN_GLOSSES[w.lower()] for w in _WORD_RE.findall(text) if w.lower() in GERMAN_GLOSSES]
-    return " ".join(dict.fromkeys(glosses))
+    """English glosses of the known German words of a German message
+    (:data:`~eris_lab.lexicon.GERMAN_GLOSSES`); ``""`` if none or if the message does not read German.
+
+    A key that is an English word too (:data:`~eris_lab.lexicon.ENGLISH_HOMOGRAPHS`: "mail", "such",
+    "lies") counts only beside other German evidence: another gloss key, a German function word
+    (:data:`~eris_lab.lexicon.GERMAN_CUES`) or a German letter. Otherwise "find flights such as..."
+    was glossed "search" and "mail the report" was labelled a German gloss.
+    """
+    words = [w.lower() for w in _WORD_RE.findall(text)]
+    keys = [w for w in words if w in GERMAN_GLOSSES]
+    reads_german = (any(w not in ENGLISH_HOMOGRAPHS for w in keys) or any(w in GERMAN_CUES for w in words)
+                    or any(c in "äöüß" for c in text.lower()))
+    if not reads_german:
+        return ""
+    return " ".join(dict.fromkeys(GERMAN_GLOSSES[w] for w in keys))
 
 
 def embed_tools(catalog: Catalog, embed) -> np.ndarray:

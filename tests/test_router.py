@@ -10,7 +10,7 @@ from eris_lab.embed import SentenceTransformerEmbedder, VectorCache
 from eris_lab.errors import CatalogError
 from eris_lab.knobs import Knobs
 from eris_lab.policy import Hit, Rule
-from eris_lab.router import Router, kept_hits, rank_catch_all_last, top_scores
+from eris_lab.router import Router, gloss_german, kept_hits, rank_catch_all_last, top_scores
 
 from conftest import load_cases
 
@@ -313,3 +313,23 @@ def test_a_key_noun_written_verbatim_finds_its_tool_in_cjk(text, tool, fake_embe
 def test_cjk_request_on_an_english_catalogue_gets_the_roster_not_nothing(fake_embedder):
     routed = Router(Catalog(tools_from_json(SLOT_TOOLS)), fake_embedder).route("天気は？")
     assert routed.decision.kind != "conversational" and routed.offer.names
+
+
+@pytest.mark.parametrize("text", [
+    "mail the report to Anna", "find flights such as the one to Rome", "he lies about the wiki page",
+    "what was the weather like", "regen the thumbnails",
+])
+def test_english_message_with_german_homographs_is_not_glossed(text):
+    # an English word that is also a German gloss key ("mail", "such", "lies") is no evidence of German
+    assert gloss_german(text) == ""
+
+
+@pytest.mark.parametrize(("text", "gloss"), [
+    ("schicke eine Mail an Anna", "send email"),  # a homograph counts beside German evidence
+    ("lies die Datei notes.md", "read file"),
+    ("Mail an Anna, bitte", "email"),  # a German function word alone is evidence
+    ("wie wird das Wetter morgen", "weather tomorrow"),
+    ("Lautstärke runter", "volume"),
+])
+def test_german_message_is_glossed(text, gloss):
+    assert gloss_german(text) == gloss
