@@ -69,7 +69,8 @@ KEYWORD_STOPWORDS = frozenset({
 # ---------------------------------------------------------------------------------------------
 
 #: German words glossed in English before embedding: the bundled MiniLM is English-only, and
-#: German requests otherwise score as low-signal (case route-08). Small and domain-anchored.
+#: German requests otherwise score as low-signal (case route-08). Small and domain-anchored; an
+#: inflected form finds its key through the Snowball stem ("spiel", "löschen", ``router.gloss_german``).
 GERMAN_GLOSSES: dict[str, str] = {
     "schreibe": "write", "schreib": "write", "schreiben": "write", "datei": "file", "dateien": "files",
     "ordner": "folder directory", "inhalt": "content", "lies": "read", "lesen": "read",
@@ -83,6 +84,8 @@ GERMAN_GLOSSES: dict[str, str] = {
     "lautstärke": "volume", "rechne": "calculate", "umrechnen": "convert", "aufgabe": "task",
     "erledigt": "done", "verschiebe": "postpone move", "antworte": "reply", "sende": "send",
     "schicke": "send", "archiviere": "archive", "gedächtnis": "memory", "wiki": "wiki",
+    "lied": "song", "licht": "light", "nächste": "next", "nächsten": "next", "übersetze": "translate",
+    "uhr": "clock time", "ordne": "sort", "erstelle": "create", "lege": "create", "bestelle": "order",
 }
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he

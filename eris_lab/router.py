@@ -9,6 +9,7 @@ cached on disk per model (``embed.VectorCache``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -78,15 +79,36 @@ def gloss_german(text: str) -> str:
     A key that is an English word too (:data:`~eris_lab.lexicon.ENGLISH_HOMOGRAPHS`: "mail", "such",
     "lies") counts only beside other German evidence: another gloss key, a German function word
     (:data:`~eris_lab.lexicon.GERMAN_CUES`) or a German letter. Otherwise "find flights such as..."
-    was glossed "search" and "mail the report" was labelled a German gloss.
+    was glossed "search" and "mail the report" was labelled a German gloss. In a German message an
+    inflected form finds its key by its Snowball stem ("spiel", "löschen"; snowballstemmer).
     """
     words = [w.lower() for w in _WORD_RE.findall(text)]
-    keys = [w for w in words if w in GERMAN_GLOSSES]
-    reads_german = (any(w not in ENGLISH_HOMOGRAPHS for w in keys) or any(w in GERMAN_CUES for w in words)
-                    or any(c in "äöüß" for c in text.lower()))
-    if not reads_german:
+    reads_german = (any(w in GERMAN_GLOSSES and w not in ENGLISH_HOMOGRAPHS for w in words)
+                    or any(w in GERMAN_CUES for w in words) or any(c in "äöüß" for c in text.lower()))
+    if not reads_german:  # a stem match alone is no evidence: English "list" stems like "liste"
         return ""
-    return " ".join(dict.fromkeys(GERMAN_GLOSSES[w] for w in keys))
+    by_stem = _gloss_stems()
+    keys = [w if w in GERMAN_GLOSSES else by_stem.get(_german_stem(w)) for w in words]
+    return " ".join(dict.fromkeys(GERMAN_GLOSSES[k] for k in keys if k))
+
+
+def _german_stem(word: str) -> str:
+    import snowballstemmer  # small, pure Python; imported on the first German gloss lookup
+
+    return snowballstemmer.stemmer("german").stemWord(word)
+
+
+@functools.cache
+def _gloss_stems() -> dict[str, str]:
+    """Snowball stem -> gloss key, for keys whose stem has 5+ letters and is no function word (a
+    short stem is a word of its own too often: "seite" stems to "seit", "since"; "nächste" to
+    "nach", "after")."""
+    stems: dict[str, str] = {}
+    for key in GERMAN_GLOSSES:
+        stem = _german_stem(key)
+        if len(stem) >= 5 and stem not in GERMAN_CUES and key not in ENGLISH_HOMOGRAPHS:
+            stems.setdefault(stem, key)
+    return stems
 
 
 def embed_tools(catalog: Catalog, embed) -> np.ndarray:

@@ -318,6 +318,7 @@ def test_cjk_request_on_an_english_catalogue_gets_the_roster_not_nothing(fake_em
 @pytest.mark.parametrize("text", [
     "mail the report to Anna", "find flights such as the one to Rome", "he lies about the wiki page",
     "what was the weather like", "regen the thumbnails",
+    "list the files in my folder",  # "list" stems like the key "liste": no German evidence
 ])
 def test_english_message_with_german_homographs_is_not_glossed(text):
     # an English word that is also a German gloss key ("mail", "such", "lies") is no evidence of German
@@ -330,6 +331,13 @@ def test_english_message_with_german_homographs_is_not_glossed(text):
     ("Mail an Anna, bitte", "email"),  # a German function word alone is evidence
     ("wie wird das Wetter morgen", "weather tomorrow"),
     ("Lautstärke runter", "volume"),
+    ("Spiel bitte das nächste Lied", "play next song"),  # inflected forms by their stem
+    ("Löschen Sie die Dateien", "delete files"),
 ])
 def test_german_message_is_glossed(text, gloss):
     assert gloss_german(text) == gloss
+
+
+def test_short_german_stem_is_no_gloss():
+    # "seite" (page) stems to "seit" (since): a stem that short is a word of its own
+    assert gloss_german("Was ist der Unterschied zwischen 'seit' und 'seid'?") == ""
