@@ -30,7 +30,7 @@ from typing import Any, Iterator
 from .errors import ErisLabError
 
 __all__ = [
-    "repo_root", "cache_dir", "atomic_path", "write_atomic", "sha256_file",
+    "repo_root", "shown_path", "cache_dir", "atomic_path", "write_atomic", "sha256_file",
     "MAX_INPUT_BYTES", "MAX_NESTING", "read_user_text", "loads_json", "load_json_file", "loads_toml",
     "load_toml_file", "nesting_depth",
 ]
@@ -53,6 +53,15 @@ _PACKAGE = Path(__file__).resolve().parent
 def repo_root() -> Path:
     """The checkout that holds the ``eris_lab`` package (``descriptors/``, ``data/``, ``notebooks/``)."""
     return _PACKAGE.parent
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as recorded in results: relative to the checkout when inside it (records are
+    committed, and another machine's absolute path means nothing there); unchanged otherwise."""
+    try:
+        return str(Path(path).resolve().relative_to(repo_root().resolve()))
+    except (ValueError, OSError):
+        return str(path)
 
 
 def cache_dir() -> Path:

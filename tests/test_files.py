@@ -48,3 +48,10 @@ def test_write_atomic_gives_a_new_file_the_umask_mode_and_keeps_an_old_files_mod
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
     finally:
         os.umask(old)
+
+
+def test_shown_path_is_relative_inside_the_checkout_and_unchanged_outside(tmp_path):
+    from eris_lab._files import repo_root, shown_path
+
+    assert shown_path(repo_root() / "descriptors") == "descriptors"  # a committed record names no machine
+    assert shown_path(tmp_path) == str(tmp_path)

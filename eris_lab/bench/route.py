@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import repo_root, write_atomic
+from .._files import shown_path, write_atomic
 from ._stats import p50_p95
 
 __all__ = ["route_bench", "QUERIES", "ENCODER_NAMES", "SCORER_NAMES", "RECALL_KS", "main"]
@@ -45,15 +45,6 @@ SCORER_NAMES = ("exact", "int8")
 #: Offer sizes at which scorers are compared with exact scoring (RANKED_HITS: the widening's pool).
 RECALL_KS = (1, 5, 8, 64)
 STARTUP_TEXT = "what's the weather in Oslo tomorrow"
-
-
-def _shown(source: str) -> str:
-    """A catalogue path as recorded in results: relative to the checkout when inside it (records are
-    committed, and another machine's absolute path means nothing there)."""
-    try:
-        return str(Path(source).resolve().relative_to(repo_root().resolve()))
-    except (ValueError, OSError):
-        return source
 
 
 def _time_routes(router, repeats: int) -> dict[str, float]:
@@ -234,7 +225,7 @@ def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_pa
         for name in encoders:
             info[name]["startup_speedup_vs_torch"] = round(base / max(info[name]["first_route_wall_ms"], 1e-6), 2)
     return {
-        "catalog": _shown(catalog.source), "n_real_tools": len(catalog), "queries": len(QUERIES), "repeats": repeats,
+        "catalog": shown_path(catalog.source), "n_real_tools": len(catalog), "queries": len(QUERIES), "repeats": repeats,
         "baseline": "+".join(baseline), "encoders": info, "sizes": rows, "scoring": scoring,
         "recall_floor": floor, "cpu_count": os.cpu_count(),
         "threads": os.environ.get("OMP_NUM_THREADS", "default"),

@@ -76,7 +76,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Mapping, Sequence
 
-from .._files import cache_dir, loads_json, read_user_text, repo_root, sha256_file
+from .._files import cache_dir, loads_json, read_user_text, repo_root, sha256_file, shown_path
 from ..catalog import VARIANT_MARK, Catalog, Tool, tools_from_json
 from ..catalog import load as load_catalog
 from ..errors import CatalogError, DataError
@@ -553,7 +553,7 @@ def load_suite(name: str, *, catalog: str | os.PathLike[str] | Catalog | None = 
         if not queries:
             raise DataError("no queries (the file holds no JSON lines); nothing to evaluate", where=str(path))
         suite = Suite(name=name, queries=queries, catalog=cat, source=str(path),
-                      notes=f"{path.name} against {cat.source} ({len(cat)} tools)")
+                      notes=f"{path.name} against {shown_path(cat.source)} ({len(cat)} tools)")
     else:
         raise DataError(f"unknown suite {name!r}; expected one of {', '.join(SUITES)} or a FILE.jsonl", where="--suite")
     queries = suite.queries
