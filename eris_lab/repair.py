@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
+from .errors import ErisLabError
 from .resolution import normalize, resolve
 from .schema import normalize_types
 
@@ -98,11 +99,11 @@ class Repair:
 
 
 def check_rules(rules: Iterable[str], *, where: str = "rules") -> tuple[str, ...]:
-    """The rules, validated; raises ``ValueError`` naming an unknown one."""
+    """The rules, validated; raises :class:`ErisLabError` naming an unknown one."""
     out = tuple(dict.fromkeys(rules))
     unknown = [r for r in out if r not in RULES]
     if unknown:
-        raise ValueError(f"{where}: unknown repair rule {unknown[0]!r}; expected some of {', '.join(RULES)}")
+        raise ErisLabError(f"unknown repair rule {unknown[0]!r}; expected some of {', '.join(RULES)}", where=where)
     return out
 
 
@@ -368,7 +369,7 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
 
     Raises
     ------
-    ValueError
+    ErisLabError
         An unknown rule.
     """
     wanted = check_rules(rules)
