@@ -273,8 +273,10 @@ LEVERS: dict[str, dict[str, Any]] = {
     "minimal": {"envelope": "minimal"},
     "repair": {"repair_arguments": True},
 }
-#: What ``--levers all`` means: every lever, with the calls-first envelope.
-ALL_LEVERS = ("bounded", "compact", "calls-first")
+#: What ``--levers all`` means: every lever, with the calls-first envelope. ``repair`` changes no
+#: grammar: it repairs parsed arguments (``repair.py``; it broke no right value on BFCL multiple
+#: or live_multiple, docs/results/repair-2026-11-30.json).
+ALL_LEVERS = ("bounded", "compact", "calls-first", "repair")
 #: The knob changes of :data:`ALL_LEVERS` together.
 GENERATION_LEVERS: dict[str, Any] = {k: v for name in ALL_LEVERS for k, v in LEVERS[name].items()}
 

@@ -118,6 +118,7 @@ _CLOSED_RE = re.compile(r"\b(?:one of|options(?: include| are)?|possible values(
 _OPEN_RE = re.compile(r"(?:\be\.?g\b\.?,?|\bi\.e\.?,?|\bsuch as\b|\bfor example\b,?|\bexamples?\b:?|\blike\b)"
                       r"\s*:?\s*(.+?)(?:\.(?:\s|$)|;|\)|$)", re.I)
 _SPLIT_RE = re.compile(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+")
+_QUOTED_RE = re.compile(r"(?<!\w)(['\"])([^'\"]+)\1(?!\w)")  # an apostrophe (user's) opens no quote
 _CITY_STATE_RE = re.compile(r"\bcity,\s*(?:state|country|province)\b", re.I)
 _EXAMPLE_PLACE_RE = re.compile(r"['\"]([A-Z][\w .'-]*?),\s*([A-Z][\w.]*(?: [A-Z][\w.]*)?)['\"]")
 _STATE_AFTER_RE = re.compile(r",\s*([A-Z]{2}\b|[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
@@ -135,6 +136,9 @@ def _numbers(message: str) -> list[tuple[float, str, str, bool]]:
 
 
 def _items(text: str) -> list[str]:
+    quoted = [m.group(2) for m in _QUOTED_RE.finditer(text)]
+    if quoted:  # quoted examples are whole values ('New York, NY' is one value, not two)
+        return [q.strip() for q in quoted if q.strip() and len(q) <= MAX_LISTED_CHARS]
     items = []
     for part in _SPLIT_RE.split(text):
         item = part.strip().strip("'\"`").strip()

@@ -124,3 +124,12 @@ def test_repair_record_says_what_changed_and_why():
     record = repair.to_json()
     assert record == {"argument": "n", "rule": "coerce", "status": "auto", "before": "7", "after": 7,
                       "why": record["why"]} and "integer" in record["why"]
+
+
+def test_listed_quoted_examples_stay_whole():
+    description = "The city, such as 'New York, NY' or 'Los Angeles, CA'; the user's choice"
+    assert listed_values(description) == ((), ("New York, NY", "Los Angeles, CA"))
+    # a value the model wrote with another country is not cut back to a piece of an example
+    out, repairs = one({"city": "New York, United States"}, {"city": {"type": "string", "description": description}},
+                       "a cultural event in New York on March 10th")
+    assert out["city"] == "New York, United States" and not any(r.changed for r in repairs)

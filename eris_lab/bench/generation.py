@@ -16,7 +16,10 @@ up to three conditions:
        compiles to the answer-only grammar, so the model answers and cannot call (issue 17).
 
 ``--levers`` applies issue 17's generation levers (``knobs.LEVERS``: bounded values, compact
-JSON, an envelope variant) to the grammar and prompt of b and c; the router's knobs stay.
+JSON, an envelope variant) to the grammar and prompt of b and c; the router's knobs stay. The
+``repair`` lever repairs the first call's arguments before it is scored (``repair.py``; each
+change in the case's ``repairs``), and ``--replay-repair FILE`` replays it over a saved run's
+raw outputs, per rule, without the model (:func:`replay_repair`).
 
 Suites: BFCL ``multiple`` (200 cases), a fixed seeded sample of :data:`SAMPLE_SIZE` cases of
 ``live_multiple``, and ``irrelevance`` (240 cases). Every suite is put in one seeded order
@@ -960,8 +963,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", help="JSON file (default reports/generation-<UTC time>.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--levers", default="", metavar="L,M|all",
-                        help="issue 17 generation levers: bounded, compact, calls-first or minimal; all = "
-                             "bounded,compact,calls-first (default none: the reference grammar and prompt)")
+                        help="issue 17 generation levers: bounded, compact, calls-first or minimal, repair; all = "
+                             "bounded,compact,calls-first,repair (default none: the reference grammar and prompt)")
     parser.add_argument("--rescore", metavar="FILE", help="recompute the scores of a saved run (no model) and rewrite it")
     parser.add_argument("--resume", action="store_true",
                         help="keep the cases --out already holds (an interrupted run) and run only the rest")
@@ -974,7 +977,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.replay_repair:
         replay = replay_repair(_load(args.replay_repair))
-        replay = {"benchmark": "generation-repair-replay", "record": Path(args.replay_repair).name,
+        source = Path(args.replay_repair).resolve()
+        try:  # a committed record names its source relative to the checkout, never by an absolute path
+            shown = source.relative_to(repo_root()).as_posix()
+        except ValueError:
+            shown = source.name
+        replay = {"benchmark": "generation-repair-replay", "record": shown,
                   "default_rules": list(DEFAULT_RULES), **replay}
         if args.out:
             write_atomic(args.out, json.dumps(replay, indent=1, ensure_ascii=False) + "\n")
