@@ -10,6 +10,12 @@ model. A recoverable validation error gets one schema-recovery round (``prompt.s
 the failed JSON Pointer, the tool's full schema, a grammar narrowed to that tool). After
 ``max_rounds`` rounds with calls, the request goes out with the no-tools grammar, so the model
 must answer.
+
+The turn as a user sees it (issue 17): identical calls in one round run once; with the ``repair``
+lever the arguments are repaired first (``repair.repair_arguments``); a value the executor rejects
+is resolved against the values it knows (``execution.resolve_rejected``) and the call retried
+once in the same round; a call that already ran ok is not run again, and the model answers; an
+answer that is empty, a template slot or the user's message repeated is built from the results.
 """
 
 from __future__ import annotations
@@ -128,6 +134,11 @@ _TEMPLATE_RE = re.compile(r"\s*(<[^<>\n]{0,80}>|\.\.\.|null)?\s*", re.I)
 MAX_RESULT_CHARS = 300
 
 
+def _key(call: Any) -> str:
+    """One call as a string: the same name and arguments give the same key."""
+    return json.dumps([call.name, dict(call.arguments)], sort_keys=True, ensure_ascii=False, default=str)
+
+
 def distinct_calls(calls: Sequence[Any]) -> tuple[list[Any], int]:
     """The calls of one round with exact repeats dropped (same name, same arguments), in order.
 
@@ -139,10 +150,10 @@ def distinct_calls(calls: Sequence[Any]) -> tuple[list[Any], int]:
     (list, int)
         The distinct calls and how many repeats were dropped.
     """
-    seen: set[tuple[str, str]] = set()
+    seen: set[str] = set()
     out = []
     for call in calls:
-        key = (call.name, json.dumps(dict(call.arguments), sort_keys=True, ensure_ascii=False, default=str))
+        key = _key(call)
         if key not in seen:
             seen.add(key)
             out.append(call)
@@ -176,10 +187,6 @@ def shown_answer(answer: str, results: Sequence[ToolResult], *, user_text: str =
         else:
             lines.append(f"{result.name} failed: {result.error or result.status}")
     return ("\n".join(lines) if lines else "Sorry, I have no answer to that."), True
-
-
-def _key(call: Any) -> str:
-    return json.dumps([call.name, dict(call.arguments)], sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _repaired(call: Call, schema: Mapping[str, Any] | None, text: str, record: list[dict[str, Any]]) -> Call:
