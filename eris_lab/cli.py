@@ -77,7 +77,8 @@ def _load_knobs(path: str | None, catalog=None, *, model_id: str | None = None):
 
 
 LEVERS_HELP = ("issue 17 generation levers, comma-separated: bounded (digit and length bounds), compact "
-               "(no newlines in JSON), calls-first or minimal (envelope); 'all' = bounded,compact,calls-first")
+               "(no newlines in JSON), calls-first or minimal (envelope), repair (arguments repaired from the "
+               "schema and the message); 'all' = bounded,compact,calls-first,repair")
 
 
 def _add_levers(p) -> None:

@@ -77,6 +77,7 @@ class Knobs:
     max_array_items: int = 0  # most items of an array without maxItems; 0 = unbounded
     compact_json: bool = False  # whitespace is nothing or one space (no newline, no indentation)
     envelope: Literal["reference", "calls-first", "minimal"] = "reference"  # the reply object's shape
+    repair_arguments: bool = False  # repair parsed arguments from the schema and the message (issue 17, repair.py)
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
     notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
@@ -116,8 +117,9 @@ class Knobs:
             )
         if self.envelope not in ENVELOPES:
             raise KnobsError(f"expected one of {', '.join(ENVELOPES)}, got {self.envelope!r}", where="envelope")
-        if not isinstance(self.compact_json, bool):
-            raise KnobsError(f"expected true or false, got {self.compact_json!r}", where="compact_json")
+        for name in ("compact_json", "repair_arguments"):
+            if not isinstance(getattr(self, name), bool):
+                raise KnobsError(f"expected true or false, got {getattr(self, name)!r}", where=name)
         for name, lo, hi in (("max_integer_digits", 1, 19), ("max_fraction_digits", 1, 24),
                              ("max_string_chars", 0, 2000), ("max_array_items", 0, 2000)):
             value = getattr(self, name)
@@ -269,9 +271,12 @@ LEVERS: dict[str, dict[str, Any]] = {
     "compact": {"compact_json": True},
     "calls-first": {"envelope": "calls-first"},
     "minimal": {"envelope": "minimal"},
+    "repair": {"repair_arguments": True},
 }
-#: What ``--levers all`` means: every lever, with the calls-first envelope.
-ALL_LEVERS = ("bounded", "compact", "calls-first")
+#: What ``--levers all`` means: every lever, with the calls-first envelope. ``repair`` changes no
+#: grammar: it repairs parsed arguments (``repair.py``; it broke no right value on BFCL multiple
+#: or live_multiple, docs/results/repair-2026-11-30.json).
+ALL_LEVERS = ("bounded", "compact", "calls-first", "repair")
 #: The knob changes of :data:`ALL_LEVERS` together.
 GENERATION_LEVERS: dict[str, Any] = {k: v for name in ALL_LEVERS for k, v in LEVERS[name].items()}
 

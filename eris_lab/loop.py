@@ -10,6 +10,12 @@ model. A recoverable validation error gets one schema-recovery round (``prompt.s
 the failed JSON Pointer, the tool's full schema, a grammar narrowed to that tool). After
 ``max_rounds`` rounds with calls, the request goes out with the no-tools grammar, so the model
 must answer.
+
+The turn as a user sees it (issue 17): identical calls in one round run once; with the ``repair``
+lever the arguments are repaired first (``repair.repair_arguments``); a value the executor rejects
+is resolved against the values it knows (``execution.resolve_rejected``) and the call retried
+once in the same round; a call that already ran ok is not run again, and the model answers; an
+answer that is empty, a template slot or the user's message repeated is built from the results.
 """
 
 from __future__ import annotations
@@ -21,12 +27,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from . import prompt as prompts
-from .execution import Session, ToolResult, execute
+from .execution import Session, ToolResult, execute, resolve_rejected
 from .grammar import compile as compile_grammar
 from .knobs import Knobs
 from .offer import Offer
-from .parse import Parsed
+from .parse import Call, Parsed
 from .parse import calls as parse_calls
+from .repair import repair_arguments
+from .resolution import normalize
 from .router import Routed, Router
 
 if TYPE_CHECKING:
@@ -59,6 +67,13 @@ class Round:
     results : tuple of ToolResult
     seconds : float
     tokens_per_s : float
+    repairs : tuple of dict
+        Argument repairs made before the calls ran (the ``repair`` lever; ``repair.Repair.to_json``
+        plus the ``tool``).
+    resolutions : tuple of dict
+        Values an executor rejected and ``resolve-arg`` resolved against the values it knows
+        (``{"tool", "argument", "value", "status", "match", "candidates", "retried"}``); an
+        ``auto`` one was retried once in this round and ``results`` holds the retry.
     """
 
     offered: tuple[str, ...]
@@ -69,6 +84,8 @@ class Round:
     results: tuple[ToolResult, ...] = ()
     seconds: float = 0.0
     tokens_per_s: float = 0.0
+    repairs: tuple[dict[str, Any], ...] = ()
+    resolutions: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -96,6 +113,8 @@ class Turn:
                     "results": [{"name": x.name, "status": x.status, "text": x.text} for x in r.results],
                     "seconds": round(r.seconds, 3),
                     "tokens_per_s": round(r.tokens_per_s, 1),
+                    "repairs": list(r.repairs),
+                    "resolutions": list(r.resolutions),
                 }
                 for r in self.rounds
             ],
@@ -115,6 +134,11 @@ _TEMPLATE_RE = re.compile(r"\s*(<[^<>\n]{0,80}>|\.\.\.|null)?\s*", re.I)
 MAX_RESULT_CHARS = 300
 
 
+def _key(call: Any) -> str:
+    """One call as a string: the same name and arguments give the same key."""
+    return json.dumps([call.name, dict(call.arguments)], sort_keys=True, ensure_ascii=False, default=str)
+
+
 def distinct_calls(calls: Sequence[Any]) -> tuple[list[Any], int]:
     """The calls of one round with exact repeats dropped (same name, same arguments), in order.
 
@@ -126,18 +150,20 @@ def distinct_calls(calls: Sequence[Any]) -> tuple[list[Any], int]:
     (list, int)
         The distinct calls and how many repeats were dropped.
     """
-    seen: set[tuple[str, str]] = set()
+    seen: set[str] = set()
     out = []
     for call in calls:
-        key = (call.name, json.dumps(dict(call.arguments), sort_keys=True, ensure_ascii=False, default=str))
+        key = _key(call)
         if key not in seen:
             seen.add(key)
             out.append(call)
     return out, len(calls) - len(out)
 
 
-def shown_answer(answer: str, results: Sequence[ToolResult]) -> tuple[str, bool]:
-    """The answer the user sees: the model's, unless it is empty or a template slot.
+def shown_answer(answer: str, results: Sequence[ToolResult], *, user_text: str = "") -> tuple[str, bool]:
+    """The answer the user sees: the model's, unless it is empty, a template slot, or the user's
+    own message repeated (the bundled base model echoes it: ``generate "what time is it in
+    Tokyo?"`` answered "what time is it in Tokyo", issue 17).
 
     Then a short answer from the turn's tool results: each ok result as ``name: data`` (cut at
     :data:`MAX_RESULT_CHARS`), each failure as ``name failed: error``; with no result at all, a
@@ -148,7 +174,8 @@ def shown_answer(answer: str, results: Sequence[ToolResult]) -> tuple[str, bool]
     (str, bool)
         The answer, and whether it was built here (not the model's).
     """
-    if answer and not _TEMPLATE_RE.fullmatch(answer):
+    echo = bool(user_text) and normalize(answer) == normalize(user_text)
+    if answer and not _TEMPLATE_RE.fullmatch(answer) and not echo:
         return answer, False
     lines = []
     for result in results:
@@ -160,6 +187,36 @@ def shown_answer(answer: str, results: Sequence[ToolResult]) -> tuple[str, bool]
         else:
             lines.append(f"{result.name} failed: {result.error or result.status}")
     return ("\n".join(lines) if lines else "Sorry, I have no answer to that."), True
+
+
+def _repaired(call: Call, schema: Mapping[str, Any] | None, text: str, record: list[dict[str, Any]]) -> Call:
+    """The call with its arguments repaired (``repair.repair_arguments``); each repair noted in ``record``."""
+    arguments, repairs = repair_arguments(call.arguments, schema, text)
+    record.extend({"tool": call.name, **r.to_json()} for r in repairs)
+    return Call(name=call.name, arguments=arguments, source=call.source) if any(r.changed for r in repairs) else call
+
+
+def _resolve_and_retry(result: ToolResult, call: Call, offer: Offer, catalog: Any, session: Session,
+                       confirm: Any, record: list[dict[str, Any]], notes: list[str], index: int) -> ToolResult:
+    """A call the executor rejected, retried once with values resolved against those it knows.
+
+    ``execution.resolve_rejected`` resolves each argument with known values (``tools.KNOWN_VALUES``:
+    a city for a time zone, a unit's spelling); an ``auto`` match is retried once in this round
+    and its result replaces the rejected one. ``ask`` and ``not_found`` leave the error as it is,
+    for the model to read. Every resolution goes into ``record`` (issue 17, item 6).
+    """
+    if result.ok or result.status not in ("error", "invalid"):
+        return result
+    arguments, resolutions = resolve_rejected(result)
+    retry = any(r["status"] == "auto" for r in resolutions.values())
+    record.extend({"tool": result.name, "argument": name, **r, "retried": retry} for name, r in resolutions.items())
+    if not retry:
+        return result
+    again = execute(Call(name=call.name, arguments=arguments, source=call.source), offer, catalog, session=session,
+                    confirm=confirm)
+    changed = ", ".join(f"{k} {r['value']!r} -> {r['match']!r}" for k, r in resolutions.items() if r["status"] == "auto")
+    notes.append(f"round {index + 1}: {result.name} rejected a value; resolved ({changed}) and retried: {again.status}")
+    return again
 
 
 def _messages(text: str, system: str, transcript: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
@@ -224,9 +281,11 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
     answer = ""
     called: list[str] = []
     every_result: list[ToolResult] = []
+    succeeded: set[str] = set()
+    skip_to_answer = False
     for index in range(max_rounds + 1):
-        last = index == max_rounds
-        if recovery is not None:
+        last = index == max_rounds or skip_to_answer
+        if recovery is not None and not skip_to_answer:
             message, grammar = recovery
             transcript.append({"role": "user", "content": message})
             round_offer = Offer.given(grammar.names, reason="schema recovery: the failed tool alone")
@@ -241,20 +300,40 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         prompt_tokens = generation.n_prompt_tokens or (count(system + text) if count else 0)
         parsed = parse_calls(generation.text, round_offer.names, schemas=schemas)
         results: list[ToolResult] = []
+        repairs: list[dict[str, Any]] = []
+        resolutions: list[dict[str, Any]] = []
         unique, repeats = distinct_calls(parsed.calls)
         if repeats:
             notes.append(f"round {index + 1}: {repeats} repeated identical call{'s' if repeats > 1 else ''} dropped")
-        for call in unique:
+        if knobs.repair_arguments:
+            unique = [_repaired(call, schemas.get(call.name), text, repairs) for call in unique]
+        fresh = [call for call in unique if _key(call) not in succeeded]
+        if unique and not fresh:
+            # every call already ran ok this turn: its result is in the transcript; running it
+            # again changes nothing, so the model answers now
+            notes.append(f"round {index + 1}: the calls repeat ones that already ran ok; not run again")
+        for call in fresh:
             result = execute(call, round_offer, catalog, session=session, confirm=confirm)
+            result = _resolve_and_retry(result, call, round_offer, catalog, session, confirm, resolutions, notes,
+                                        index)
             results.append(result)
             called.append(call.name)
+            if result.ok:
+                succeeded.add(_key(Call(name=result.name, arguments=result.arguments)))
+                succeeded.add(_key(call))
             if result.recoverable and result.narrow_to and result.narrow_to not in recovered:
                 recovered.add(result.narrow_to)
                 recovery = prompts.schema_recovery(catalog.tool(result.narrow_to), (result.path or "#", result.error or ""),
                                                    max_calls=1)
         rounds.append(Round(offered=round_offer.names, prompt_tokens=prompt_tokens, grammar_chars=len(grammar.text),
                             raw=generation.text, parsed=parsed, results=tuple(results), seconds=generation.seconds,
-                            tokens_per_s=generation.tokens_per_s))
+                            tokens_per_s=generation.tokens_per_s, repairs=tuple(repairs),
+                            resolutions=tuple(resolutions)))
+        if unique and not fresh and not last:
+            transcript.append({"role": "assistant", "content": generation.text})
+            transcript.append({"role": "user", "content": "The tool results above answer this; reply to the user."})
+            skip_to_answer = True
+            continue
         if not parsed.calls:
             if parsed.error and not last and round_offer.names:
                 # the model tried to call and failed: say so and let it try again
@@ -271,9 +350,11 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         if last:
             answer = parsed.content
             notes.append("no-tools round still produced calls; they were not executed")
-    answer, built = shown_answer(answer, every_result)
+            break
+    answer, built = shown_answer(answer, every_result, user_text=text)
     if built:
-        notes.append("the model gave no answer (empty or a template slot); the answer was built from the tool results")
+        notes.append("the model gave no answer (empty, a template slot or the message repeated); the answer was "
+                     "built from the tool results")
     follow_through = None
     if check_claims and answer and not built:
         from .claims import follow_through as check
@@ -299,10 +380,18 @@ def print_turn(turn: Turn) -> None:
         print(f"raw:     {r.raw}")
         for c in r.parsed.calls:
             print(f"call:    {c.name} {dict(c.arguments)}")
+        for x in r.repairs:
+            if x["status"] == "auto":
+                print(f"repair:  {x['tool']} {x['argument']}: {x['before']!r} -> {x['after']!r} ({x['rule']}: {x['why']})")
+        for x in r.resolutions:
+            print(f"resolve: {x['tool']} {x['argument']}: {x['value']!r} -> {x['status']}"
+                  f"{' ' + repr(x['match']) if x['match'] else ''}{', retried' if x['retried'] else ''}")
         if r.parsed.error:
             print(f"error:   {r.parsed.error}")
         for x in r.results:
             print(f"result:  [{x.status}] {x.text[:300]}")
+    for note in turn.notes:
+        print(f"note:    {note}")
     print(f"answer:  {turn.answer}")
     if turn.follow_through is not None and (turn.follow_through.calls or turn.follow_through.removed):
         print(f"follow-through: {turn.follow_through.note}")

@@ -455,3 +455,49 @@ def test_compare_lines_up_runs_of_the_same_cases_and_refuses_others(tmp_path, ca
     assert "base" in capsys.readouterr().out
     with pytest.raises(DataError, match="expected LABEL=FILE"):
         generation.main(["--compare", str(tmp_path / "a.json")])
+
+
+# -- issue 17, item 5: the repair lever and its offline replay ------------------------------------
+
+RUNAWAY = json.dumps({"thought": "", "status": "call", "message": None, "tool_calls": [
+    {"name": "weather.get", "arguments": {"city": "San Diego", "days": 3000000000000000000}}]})
+
+
+class RunawayRunner(FakeRunner):
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+        return Generation(text=RUNAWAY, n_prompt_tokens=50, n_tokens=40, seconds=1.0, tokens_per_s=40.0,
+                          grammar_used=True)
+
+
+@pytest.mark.parametrize("levers, ast_ok, repairs", [((), False, ()), (("repair",), True, ("number:days",))])
+def test_run_case_repair_lever_scores_the_repaired_call(levers, ast_ok, repairs):
+    from eris_lab.knobs import with_levers
+
+    query = Query(id="m1", query="Weather in San Diego for 3 days?", gold=("weather.get",), catalog=_catalog())
+    (c,) = run_case(RunawayRunner(), query, suite="multiple", conditions=("c",), truth=[TRUTH],
+                    router_for=lambda cat: FixedRouter(("weather.get",)),
+                    knobs=with_levers(generation.BENCH_KNOBS, levers))
+    assert (c.ast_ok, c.repairs) == (ast_ok, repairs)
+
+
+def test_replay_repair_counts_fixes_and_breaks_per_rule(monkeypatch, capsys, tmp_path):
+    catalog = _catalog()
+    query = Query(id="m1", query="Weather in San Diego for 3 days?", gold=("weather.get",), catalog=catalog)
+    monkeypatch.setattr(generation, "load_suite", lambda suite: type("Suite", (), {"queries": (query,)})())
+    monkeypatch.setattr(generation, "_answers", lambda suite: {"m1": [TRUTH]})
+    record = {"benchmark": "generation", "cases": [{"suite": "multiple", "id": "m1", "condition": "c", "raw": RUNAWAY, "ast_ok": False},
+                        {"suite": "multiple", "id": "m1", "condition": "b", "raw": RUNAWAY, "ast_ok": False}]}
+    replay = generation.replay_repair(record)
+    number, span, together = (replay["rules"][r]["multiple"] for r in ("number", "span", "all"))
+    assert (number["calls"], number["ast_before"], number["ast_after"], number["cases_fixed"]) == (1, 0, 1, 1)
+    assert (number["values_fixed"], number["values_broken"]) == (1, 0)
+    assert number["changes"][0]["before"] == 3000000000000000000 and number["changes"][0]["after"] == 3
+    assert (span["ast_after"], span["changes"]) == (0, [])
+    assert together["cases_fixed"] == 1 and replay["reparse_mismatch"] == 0
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    out = tmp_path / "replay.json"
+    assert cli.main(["bench", "generation", "--replay-repair", str(path), "--out", str(out)]) == 0
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["record"] == "run.json" and saved["rules"]["number"]["multiple"]["cases_fixed"] == 1
+    assert "number   multiple" in capsys.readouterr().out

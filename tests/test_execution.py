@@ -270,3 +270,34 @@ def test_execute_descriptor_access_overrides_the_verb(session):
     deletes = execute({"name": "x:delete", "arguments": {}, "source": "prose"}, ["x:get", "x:delete"], catalog,
                       session=session, executors={"x:get": lambda a, s: 1, "x:delete": lambda a, s: 1})
     assert (gets.status, deletes.status) == ("refused", "ok")
+
+
+# -- issue 17: a rejected value resolved against the values the executor knows ---------------------
+
+@pytest.mark.parametrize("call, status, match", [
+    ({"name": "clock:now", "arguments": {"timezone": "Tokyo"}}, "auto", "Asia/Tokyo"),
+    ({"name": "clock:now", "arguments": {"timezone": "new york"}}, "auto", "America/New_York"),
+    ({"name": "clock:now", "arguments": {"timezone": "Springfield"}}, "not_found", None),
+    ({"name": "clock:now", "arguments": {"timezone": "Europe"}}, "ask", None),
+    ({"name": "calc:convert", "arguments": {"value": 3, "from_unit": "celcius", "to_unit": "kelvin"}}, "auto", "celsius"),
+])
+def test_resolve_rejected_against_the_executors_values(call, status, match):
+    from eris_lab.catalog import load
+    from eris_lab.execution import resolve_rejected
+
+    result = execute(call, [call["name"]], load(), session=Session())
+    assert result.status == "error"
+    arguments, resolutions = resolve_rejected(result)
+    (name, resolution), = resolutions.items()
+    assert resolution["status"] == status and resolution["match"] == match
+    assert arguments[name] == (match if status == "auto" else call["arguments"][name])
+    if status == "auto":
+        assert execute({"name": call["name"], "arguments": arguments}, [call["name"]], load(), session=Session()).ok
+
+
+def test_resolve_rejected_leaves_a_successful_call_and_known_values_alone():
+    from eris_lab.catalog import load
+    from eris_lab.execution import resolve_rejected
+
+    ok = execute({"name": "clock:now", "arguments": {"timezone": "Asia/Tokyo"}}, ["clock:now"], load(), session=Session())
+    assert ok.ok and resolve_rejected(ok) == ({"timezone": "Asia/Tokyo"}, {})

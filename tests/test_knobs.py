@@ -54,6 +54,8 @@ def test_levers_parse_and_apply():
     knobs = with_levers(Knobs(), ALL_LEVERS)
     assert {k: getattr(knobs, k) for k in GENERATION_LEVERS} == GENERATION_LEVERS
     assert with_levers(Knobs(), ()) == Knobs() and with_levers(Knobs(), ("minimal",)).envelope == "minimal"
+    assert with_levers(Knobs(), ("repair",)).repair_arguments and not Knobs().repair_arguments
+    assert "repair" in parse_levers("all")
     with pytest.raises(KnobsError, match="unknown lever 'fast'"):
         parse_levers("bounded,fast")
     with pytest.raises(KnobsError, match="two envelopes"):
@@ -61,7 +63,8 @@ def test_levers_parse_and_apply():
 
 
 @pytest.mark.parametrize(("key", "value"), [("envelope", "loose"), ("max_integer_digits", 0), ("max_integer_digits", 20),
-                                            ("max_string_chars", 2001), ("max_array_items", -1), ("compact_json", 1), ("max_fraction_digits", 25)])
+                                            ("max_string_chars", 2001), ("max_array_items", -1), ("compact_json", 1), ("max_fraction_digits", 25),
+                                            ("repair_arguments", "yes")])
 def test_generation_knobs_out_of_range_are_refused(key, value):
     with pytest.raises(KnobsError, match=key):
         Knobs.from_dict({key: value})

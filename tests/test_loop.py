@@ -226,3 +226,61 @@ def test_cli_generate_readme_example_shows_a_real_answer(capsys):
     for one in record["rounds"]:
         ran = [(r["name"], r["text"]) for r in one["results"]]
         assert len(ran) == len(set(ran))
+
+
+def test_turn_rejected_value_is_resolved_and_retried_once_in_the_same_round(router):
+    """issue 17: clock:now {"timezone": "Tokyo"} is rejected; "Tokyo" resolves to Asia/Tokyo
+    against the zones the executor knows, the call is retried once, the resolution recorded."""
+    call = ("clock:now", {"timezone": "Tokyo"})
+    runner = ScriptedRunner(envelope("call", None, call, call, call), envelope("call", None, call),
+                            envelope("answer", "what time is it in Tokyo"))
+    turn = run_turn("what time is it in Tokyo?", router=router, runner=runner, session=Session(), check_claims=False)
+    first = turn.rounds[0]
+    assert [r.status for r in first.results] == ["ok"]
+    assert first.results[0].data["timezone"] == "Asia/Tokyo"
+    (resolution,) = first.resolutions
+    assert resolution["value"] == "Tokyo" and resolution["match"] == "Asia/Tokyo" and resolution["retried"]
+    # the same call again in round 2 already ran ok: not run again, the model answers
+    assert turn.rounds[1].results == () and turn.rounds[-1].offered == ()
+    # the model only repeated the question: the answer is built from the result
+    assert "Asia/Tokyo" in turn.answer and turn.rounds[0].results[0].data["iso"] in turn.answer
+    assert turn.to_json()["rounds"][0]["resolutions"][0]["match"] == "Asia/Tokyo"
+
+
+@pytest.mark.parametrize("value, status", [("Springfield", "not_found"), ("Europe", "ask")])
+def test_turn_unresolvable_value_is_left_as_the_error(router, value, status):
+    runner = ScriptedRunner(envelope("call", None, ("clock:now", {"timezone": value})), envelope("answer", "Sorry."))
+    turn = run_turn("what time is it there?", router=router, runner=runner, session=Session(), check_claims=False)
+    result, = turn.rounds[0].results
+    assert result.status == "error" and value in result.error
+    assert turn.rounds[0].resolutions[0]["status"] == status and not turn.rounds[0].resolutions[0]["retried"]
+
+
+def test_turn_repair_lever_repairs_arguments_before_they_run(router):
+    """The repair lever: a string where the schema wants a number is coerced, and recorded."""
+    runner = ScriptedRunner(envelope("call", None, ("calc:convert", {"value": "5", "from_unit": "km", "to_unit": "mi"})),
+                            envelope("answer", "About 3.1 miles."))
+    text = "convert 5 km to miles"
+    knobs = router.knobs.replace(repair_arguments=True)
+    turn = run_turn(text, router=router, runner=runner, session=Session(), check_claims=False, knobs=knobs)
+    assert turn.rounds[0].results[0].status == "ok"
+    assert turn.rounds[0].repairs[0]["rule"] == "coerce" and turn.rounds[0].repairs[0]["after"] == 5
+    off = run_turn(text, router=router, session=Session(), check_claims=False,
+                   runner=ScriptedRunner(envelope("call", None, ("calc:convert", {"value": "5", "from_unit": "km", "to_unit": "mi"}))))
+    assert off.rounds[0].repairs == () and off.rounds[0].results[0].status != "ok"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("levers", [[], ["--levers", "all"]])
+def test_cli_generate_readme_examples_run_the_tool_and_answer_with_its_result(capsys, levers):
+    """The README's `generate` examples with the bundled model (issue 17, item 6): the tool ran
+    ok and the answer shown holds its result."""
+    from eris_lab.cli import main
+
+    status = main(["generate", "what time is it in Tokyo?", *levers, "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert status == 0
+    results = [r for one in record["rounds"] for r in one["results"]]
+    assert any(r["name"] == "clock:now" and r["status"] == "ok" for r in results)
+    assert "Asia/Tokyo" in record["answer"] or "Tokyo" in record["answer"] and any(
+        ch.isdigit() for ch in record["answer"])

@@ -16,7 +16,10 @@ up to three conditions:
        compiles to the answer-only grammar, so the model answers and cannot call (issue 17).
 
 ``--levers`` applies issue 17's generation levers (``knobs.LEVERS``: bounded values, compact
-JSON, an envelope variant) to the grammar and prompt of b and c; the router's knobs stay.
+JSON, an envelope variant) to the grammar and prompt of b and c; the router's knobs stay. The
+``repair`` lever repairs the first call's arguments before it is scored (``repair.py``; each
+change in the case's ``repairs``), and ``--replay-repair FILE`` replays it over a saved run's
+raw outputs, per rule, without the model (:func:`replay_repair`).
 
 Suites: BFCL ``multiple`` (200 cases), a fixed seeded sample of :data:`SAMPLE_SIZE` cases of
 ``live_multiple``, and ``irrelevance`` (240 cases). Every suite is put in one seeded order
@@ -96,6 +99,7 @@ from ..knobs import Knobs, parse_levers, with_levers
 from ..loop import SYSTEM
 from ..offer import Offer
 from ..parse import calls as parse_calls
+from ..repair import DEFAULT_RULES, RULES, repair_arguments
 from ..schema import normalize_types
 
 __all__ = [
@@ -108,6 +112,7 @@ __all__ = [
     "bench",
     "rescore",
     "merge",
+    "replay_repair",
     "main",
     "CONDITIONS",
     "SUITES",
@@ -306,6 +311,9 @@ class Outcome:
         An LLM error (e.g. prompt longer than the context), else ``""``. Counts as no call.
     raw : str
         The first :data:`RAW_CHARS` characters of the output.
+    repairs : tuple of str
+        With the ``repair`` lever: each change to the first call's arguments, ``rule:argument``
+        (``repair.repair_arguments``); it is the repaired call that is scored.
     """
 
     suite: str
@@ -330,6 +338,7 @@ class Outcome:
     started_call: bool = False
     error: str = ""
     raw: str = ""
+    repairs: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -476,7 +485,7 @@ def _began_call(text: str, names: Sequence[str]) -> bool:
 
 
 def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer, catalog: Catalog, system: str,
-         grammar: str | None, truth: Sequence[Mapping[str, Any]], max_tokens: int) -> Outcome:
+         grammar: str | None, truth: Sequence[Mapping[str, Any]], max_tokens: int, repair: bool = False) -> Outcome:
     base = Outcome(suite=suite, id=query.id, condition=condition, expect=query.expect, gold=query.gold,
                    offered=len(offer.names), offer_kind=offer.kind, grammar=grammar is not None)
     if not offer.names and grammar is None:
@@ -490,20 +499,26 @@ def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer,
     started = not names and _began_call(generation.text, offer.names)
     name_ok = ast_ok = False
     reason = ""
+    changes: tuple[str, ...] = ()
     if query.expect == "all":
         if parsed.calls:
             first = parsed.calls[0]
             name_ok = first.name in query.gold
             entry = truth[0] if truth else {}
             schema = catalog.tool(first.name).parameters if first.name in catalog else None
-            ast_ok, reason = match_call(first.name, dict(first.arguments), entry, schema)
+            arguments = dict(first.arguments)
+            if repair:
+                arguments, repairs = repair_arguments(arguments, schema, query.query)
+                changes = tuple(f"{r.rule}:{r.argument}" for r in repairs if r.changed)
+            ast_ok, reason = match_call(first.name, arguments, entry, schema)
         else:
             reason = "no call (one begun, cut off at the token limit)" if started else "no call"
     return replace(base, calls=names, started_call=started, finish_reason=generation.finish_reason,
                    name_ok=name_ok, ast_ok=ast_ok, ast_reason=reason,
                    prompt_tokens=generation.n_prompt_tokens, n_tokens=generation.n_tokens,
                    seconds=round(generation.seconds, 3), tokens_per_s=round(generation.tokens_per_s, 2),
-                   grammar_s=round(getattr(generation, "grammar_s", 0.0), 4), raw=generation.text[:RAW_CHARS])
+                   grammar_s=round(getattr(generation, "grammar_s", 0.0), 4), raw=generation.text[:RAW_CHARS],
+                   repairs=changes)
 
 
 def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str], truth: Sequence[Mapping[str, Any]],
@@ -534,7 +549,8 @@ def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str]
                                grammar=condition != "a", error=str(exc), ast_reason="no call"))
             continue
         out.append(_run(runner, suite=suite, query=query, condition=condition, offer=offer, catalog=catalog,
-                        system=system, grammar=grammar, truth=truth, max_tokens=max_tokens))
+                        system=system, grammar=grammar, truth=truth, max_tokens=max_tokens,
+                        repair=knobs.repair_arguments))
     return out
 
 
@@ -840,6 +856,89 @@ def compare(records: Mapping[str, Mapping[str, Any]], *, condition: str = "c") -
     return rows
 
 
+def replay_repair(record: Mapping[str, Any], *, condition: str = "c",
+                  rules: Sequence[str] = RULES) -> dict[str, Any]:
+    """Replay argument repair over a saved run's calls (no model): what each rule fixes and breaks.
+
+    Every case of ``record`` under ``condition`` with a gold call is parsed again from its saved
+    ``raw`` output; the first call is judged by :func:`match_call` as saved, then after each rule
+    alone and after all of ``rules`` together (``repair.repair_arguments``).
+
+    Returns
+    -------
+    dict
+        ``rules`` -> suite -> ``{"changes", "asks", "cases_fixed", "cases_broken", "values_fixed",
+        "values_broken", "ast_before", "ast_after", "calls"}``, with ``"all"`` for the rules
+        together; ``changes`` lists every change with its case, argument, values and whether the
+        value was right (among BFCL's accepted ones) before and after; ``reparse_mismatch`` counts
+        cases whose saved AST verdict the re-parse of a raw output (cut at :data:`RAW_CHARS`)
+        does not reproduce.
+    """
+    queries = {}
+    truths = {}
+    for suite in {c["suite"] for c in record["cases"]}:
+        if BFCL_SUITES.get(suite) == "all":
+            queries[suite] = {q.id: q for q in load_suite(suite).queries}
+            truths[suite] = _answers(suite)
+    runs = {rule: (rule,) for rule in rules}
+    runs["all"] = tuple(rules)
+    out: dict[str, Any] = {name: {} for name in runs}
+    mismatch = 0
+    for case in record["cases"]:
+        suite = case["suite"]
+        if case["condition"] != condition or suite not in queries:
+            continue
+        query = queries[suite][case["id"]]
+        catalog = query.catalog
+        parsed = parse_calls(case.get("raw", ""), catalog.names)
+        truth = truths[suite].get(case["id"]) or [{}]
+        for name in runs:
+            out[name].setdefault(suite, {"calls": 0, "ast_before": 0, "ast_after": 0, "cases_fixed": 0,
+                                         "cases_broken": 0, "values_fixed": 0, "values_broken": 0, "asks": 0,
+                                         "changes": []})
+        if not parsed.calls:
+            continue
+        first = parsed.calls[0]
+        schema = catalog.tool(first.name).parameters if first.name in catalog else None
+        before, _ = match_call(first.name, dict(first.arguments), truth[0], schema)
+        mismatch += before != bool(case.get("ast_ok"))
+        expected = truth[0].get(first.name, {})
+        for name, chosen in runs.items():
+            row = out[name][suite]
+            arguments, repairs = repair_arguments(dict(first.arguments), schema, query.query, rules=chosen)
+            after, _ = match_call(first.name, arguments, truth[0], schema)
+            row["calls"] += 1
+            row["ast_before"] += before
+            row["ast_after"] += after
+            row["cases_fixed"] += after and not before
+            row["cases_broken"] += before and not after
+            row["asks"] += sum(1 for r in repairs if r.status == "ask")
+            for argument in {r.argument for r in repairs if r.changed}:
+                accepted = _accepted_list(expected.get(argument, []))
+                right_before = argument in expected and value_matches(first.arguments[argument], accepted)
+                right_after = argument in expected and value_matches(arguments[argument], accepted)
+                row["values_fixed"] += right_after and not right_before
+                row["values_broken"] += right_before and not right_after
+                row["changes"].append({"id": case["id"], "tool": first.name, "argument": argument,
+                                       "rules": [r.rule for r in repairs if r.changed and r.argument == argument],
+                                       "before": first.arguments[argument], "after": arguments[argument],
+                                       "right_before": right_before, "right_after": right_after,
+                                       "call_before": before, "call_after": after})
+    return {"condition": condition, "rules": out, "reparse_mismatch": mismatch}
+
+
+def print_replay(replay: Mapping[str, Any]) -> None:
+    """The per-rule table of :func:`replay_repair`: calls, AST before -> after, cases and values fixed/broken."""
+    print(f"{'rules':<8} {'suite':<14} {'calls':>5} {'AST before':>10} {'after':>6} {'fixed':>6} {'broken':>6} "
+          f"{'v.fixed':>7} {'v.broken':>8} {'changes':>7} {'asks':>5}")
+    for name, suites in replay["rules"].items():
+        for suite, row in suites.items():
+            print(f"{name:<8} {suite:<14} {row['calls']:>5} {row['ast_before']:>10} {row['ast_after']:>6} "
+                  f"{row['cases_fixed']:>6} {row['cases_broken']:>6} {row['values_fixed']:>7} {row['values_broken']:>8} "
+                  f"{len(row['changes']):>7} {row['asks']:>5}")
+    print(f"re-parse mismatches (raw cut at {RAW_CHARS} characters): {replay['reparse_mismatch']}")
+
+
 def _save_and_print(record: Mapping[str, Any], path: str | os.PathLike[str], done: str) -> None:
     """Write ``record`` atomically to ``path``, print its table and the ``done`` line."""
     write_atomic(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
@@ -864,8 +963,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", help="JSON file (default reports/generation-<UTC time>.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--levers", default="", metavar="L,M|all",
-                        help="issue 17 generation levers: bounded, compact, calls-first or minimal; all = "
-                             "bounded,compact,calls-first (default none: the reference grammar and prompt)")
+                        help="issue 17 generation levers: bounded, compact, calls-first or minimal, repair; all = "
+                             "bounded,compact,calls-first,repair (default none: the reference grammar and prompt)")
     parser.add_argument("--rescore", metavar="FILE", help="recompute the scores of a saved run (no model) and rewrite it")
     parser.add_argument("--resume", action="store_true",
                         help="keep the cases --out already holds (an interrupted run) and run only the rest")
@@ -873,7 +972,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="print an ablation table of saved runs of the same cases (condition c; no model)")
     parser.add_argument("--merge", nargs="+", metavar="FILE",
                         help="pool saved runs (e.g. one per suite) into --out (no model)")
+    parser.add_argument("--replay-repair", metavar="FILE",
+                        help="replay argument repair over a saved run's condition c calls, per rule (no model)")
     args = parser.parse_args(argv)
+    if args.replay_repair:
+        replay = replay_repair(_load(args.replay_repair))
+        source = Path(args.replay_repair).resolve()
+        try:  # a committed record names its source relative to the checkout, never by an absolute path
+            shown = source.relative_to(repo_root()).as_posix()
+        except ValueError:
+            shown = source.name
+        replay = {"benchmark": "generation-repair-replay", "record": shown,
+                  "default_rules": list(DEFAULT_RULES), **replay}
+        if args.out:
+            write_atomic(args.out, json.dumps(replay, indent=1, ensure_ascii=False) + "\n")
+        print_replay(replay)
+        return 0
     if args.compare:
         records = {}
         for item in args.compare:

@@ -20,14 +20,14 @@ from .agenda import (
     agenda_remind_self,
     agenda_remove,
 )
-from .calc import UNITS, calc_convert, calc_evaluate
-from .clock import clock_now
+from .calc import UNITS, calc_convert, calc_evaluate, unit_names
+from .clock import clock_now, zone_names
 from .vault import vault_list, vault_read, vault_write
 
 if TYPE_CHECKING:
     from ..execution import Session
 
-__all__ = ["EXECUTORS", "UNITS"]
+__all__ = ["EXECUTORS", "KNOWN_VALUES", "UNITS"]
 
 #: Real and safe executors of the demo catalogue; every other tool is routing-only.
 EXECUTORS: dict[str, Callable[[Mapping[str, Any], Session], Any]] = {
@@ -43,4 +43,12 @@ EXECUTORS: dict[str, Callable[[Mapping[str, Any], Session], Any]] = {
     "vault:list": vault_list,
     "calc:evaluate": calc_evaluate,
     "calc:convert": calc_convert,
+}
+
+#: The values an executor knows for an argument, as ``resolution`` candidates (a callable, so a
+#: table is built only when a call was rejected). A rejected value is resolved against them and
+#: the call retried once (``execution.resolve_rejected``; issue 17: "Tokyo" -> Asia/Tokyo).
+KNOWN_VALUES: dict[str, dict[str, Callable[[], Any]]] = {
+    "clock:now": {"timezone": zone_names},
+    "calc:convert": {"from": unit_names, "to": unit_names, "from_unit": unit_names, "to_unit": unit_names},
 }

@@ -194,3 +194,9 @@ def calc_convert(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
             raise ToolError(f"cannot convert {src!r} ({dim_a}) to {dst!r} ({dim_b})")
         result = value * fa / fb
     return {"value": value, "from": src, "to": dst, "result": round(result, 10)}
+
+
+def unit_names() -> tuple[str, ...]:
+    """Every unit name ``calc:convert`` knows (the unit table and the temperatures), for resolving
+    a unit the model misspelled (``"celcius"``) through ``resolve-arg`` (issue 17)."""
+    return tuple(sorted({*UNITS, *_TEMPERATURE}))

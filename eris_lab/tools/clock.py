@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from ..errors import ToolError
 
 if TYPE_CHECKING:
     from ..execution import Session
 
-__all__ = ["clock_now"]
+__all__ = ["clock_now", "zone_names"]
 
 
 def _zone(name: Any) -> ZoneInfo:
@@ -29,3 +30,18 @@ def clock_now(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
     now = session.clock().astimezone(zone)
     return {"timezone": zone.key, "iso": now.isoformat(timespec="seconds"), "weekday": now.strftime("%A"),
             "utc_offset": now.strftime("%z")}
+
+
+@lru_cache(maxsize=1)
+def zone_names() -> tuple[dict[str, Any], ...]:
+    """The IANA zones ``clock:now`` knows, as ``resolution`` candidates: ``{"value": "Asia/Tokyo",
+    "aliases": ["Tokyo"]}`` (the city part of an Area/City name, ``_`` read as a space), so a city
+    the model wrote for a zone resolves through ``resolve-arg`` (issue 17). Legacy names without
+    an area (``Japan``) and ``Etc/`` offsets are left out: a city is never resolved to them."""
+    out = []
+    for key in sorted(available_timezones()):
+        area, _, city = key.partition("/")
+        if not city or area in ("Etc", "SystemV", "US"):
+            continue
+        out.append({"value": key, "aliases": [city.rsplit("/", 1)[-1].replace("_", " ")]})
+    return tuple(out)

@@ -1,0 +1,403 @@
+"""Argument repair after parsing: a parsed call's values checked against its schema and the user message.
+
+A small model under the grammar writes a call of the right shape with values copied short or
+wrong (issue 17, item 5): ``"city": "Portland"`` where the description asks for "City, State",
+``"dietary_restrictions": "dietary_restrictions"`` where the description lists ``vegan`` and the
+user said vegan, ``"amount": 2000000000000000000`` where the user said 200. ``repair_arguments``
+puts such a value right only when the schema, its description or the user message supplies the
+right one; it never invents a value. Each rule is a named switch (:data:`RULES`):
+
+``coerce``   the type the schema states (JSON Schema ``type``): ``"3"`` -> 3 for an integer,
+             ``5.0`` -> 5, ``"true"`` -> true, a number -> its text for a string, a lone item
+             -> a one-item list for an array.
+``enum``     a string outside the schema's ``enum`` resolved against it (:func:`resolution.resolve`).
+``listed``   values the description lists: a closed list ("one of", "options include",
+             "allowed values") like an enum; an open one ("e.g.", "such as", "i.e.", "for
+             example") only when the value is nowhere in the message and exactly one listed
+             value is.
+``format``   "City, State" stated in the description: a value without its state takes it from the
+             message ("Portland, OR" written there) or from the description's own example
+             ("New York, NY"); a state written out in full where the description wants it
+             abbreviated is not converted (asked).
+``number``   a runaway integer (10 digits or more, int32's width: the ``bounded`` lever's
+             source) that is a number of the message followed by zeros; a number copied short
+             from a grouped one (12 for "12,000"); a percentage the description wants as a
+             decimal (5 for "5%" -> 0.05).
+``span``     a string copied short from a proper name in the message ("Barcelona" for "FC
+             Barcelona"): the whole run of capitalised words around it (a sentence's first word
+             never starts a run).
+
+Every rule decides with :mod:`eris_lab.resolution`'s bands: ``auto`` changes the value, ``ask``
+(two or more candidates, or a candidate the rule may not take) and ``not_found`` leave it alone.
+Each change, and each ``ask``, is a :class:`Repair` record (argument, rule, status, before, after,
+why), shown in the turn record (``loop.Round.repairs``) and the benchmark's cases. Only top-level
+arguments are repaired.
+
+Sources: the rules and their examples are issue 17's reading of the 2026-11-29 generation run's
+failures; which rules are on by default (:data:`DEFAULT_RULES`) was decided on BFCL ``multiple``
+alone, and ``live_multiple`` is reported as held out (docs/results/repair-2026-11-30.json).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal, Mapping, Sequence
+
+from .errors import ErisLabError
+from .resolution import normalize, resolve
+from .schema import normalize_types
+
+__all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values"]
+
+#: Every rule, in the order it runs on a value (module docstring).
+RULES: tuple[str, ...] = ("coerce", "enum", "listed", "format", "number", "span")
+#: Rules the ``repair`` lever runs (decided on BFCL multiple; module docstring).
+DEFAULT_RULES: tuple[str, ...] = RULES
+
+#: An integer of at least this many digits that is a message number followed by zeros is a
+#: runaway: int32 holds 10 digits (the ``bounded`` lever's source, knobs.LEVERS).
+RUNAWAY_DIGITS = 10
+#: Longest item read from a description's list, in characters (longer is prose, not a value).
+MAX_LISTED_CHARS = 40
+
+Status = Literal["auto", "ask", "not_found"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Repair:
+    """One rule's decision on one argument.
+
+    Attributes
+    ----------
+    argument : str
+    rule : str
+        One of :data:`RULES`.
+    status : {"auto", "ask", "not_found"}
+        ``auto``: the value was changed to ``after``; otherwise it was left as ``before``.
+    before, after : JSON value
+    why : str
+        The evidence, for the turn record.
+    """
+
+    argument: str
+    rule: str
+    status: Status
+    before: Any
+    after: Any
+    why: str
+
+    @property
+    def changed(self) -> bool:
+        """True when the value was replaced."""
+        return self.status == "auto"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"argument", "rule", "status", "before", "after", "why"}``."""
+        return {"argument": self.argument, "rule": self.rule, "status": self.status, "before": self.before,
+                "after": self.after, "why": self.why}
+
+
+def check_rules(rules: Iterable[str], *, where: str = "rules") -> tuple[str, ...]:
+    """The rules, validated; raises :class:`ErisLabError` naming an unknown one."""
+    out = tuple(dict.fromkeys(rules))
+    unknown = [r for r in out if r not in RULES]
+    if unknown:
+        raise ErisLabError(f"unknown repair rule {unknown[0]!r}; expected some of {', '.join(RULES)}", where=where)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the message and the description
+# ---------------------------------------------------------------------------------------------
+
+_NUMBER_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(%?)")
+_CLOSED_RE = re.compile(r"\b(?:one of|options(?: include| are)?|possible values(?: are)?|allowed values(?: are)?"
+                        r"|valid values(?: are)?|accepted values(?: are)?|must be(?: one of)?)\s*:?\s*(.+?)"
+                        r"(?:\.(?:\s|$)|;|\)|$)", re.I)
+_OPEN_RE = re.compile(r"(?:\be\.?g\b\.?,?|\bi\.e\.?,?|\bsuch as\b|\bfor example\b,?|\bexamples?\b:?|\blike\b)"
+                      r"\s*:?\s*(.+?)(?:\.(?:\s|$)|;|\)|$)", re.I)
+_SPLIT_RE = re.compile(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and\s+")
+_QUOTED_RE = re.compile(r"(?<!\w)(['\"])([^'\"]+)\1(?!\w)")  # an apostrophe (user's) opens no quote
+_CITY_STATE_RE = re.compile(r"\bcity,\s*(?:state|country|province)\b", re.I)
+_EXAMPLE_PLACE_RE = re.compile(r"['\"]([A-Z][\w .'-]*?),\s*([A-Z][\w.]*(?: [A-Z][\w.]*)?)['\"]")
+_STATE_AFTER_RE = re.compile(r",\s*([A-Z]{2}\b|[A-Z][a-z]+(?: [A-Z][a-z]+)?)")
+_WORD_RE = re.compile(r"[\w'&.-]+")
+
+
+def _numbers(message: str) -> list[tuple[float, str, str, bool]]:
+    """Numbers in the message: (value, integer digits without separators, as written, percent)."""
+    out = []
+    for m in _NUMBER_RE.finditer(message):
+        whole, frac, pct = m.group(1), m.group(2) or "", m.group(3)
+        digits = whole.replace(",", "")
+        out.append((float(digits + frac), digits, whole, bool(pct)))
+    return out
+
+
+def _items(text: str) -> list[str]:
+    quoted = [m.group(2) for m in _QUOTED_RE.finditer(text)]
+    if quoted:  # quoted examples are whole values ('New York, NY' is one value, not two)
+        return [q.strip() for q in quoted if q.strip() and len(q) <= MAX_LISTED_CHARS]
+    items = []
+    for part in _SPLIT_RE.split(text):
+        item = part.strip().strip("'\"`").strip()
+        item = re.sub(r"^(?:or|and)\s+", "", item, flags=re.I).strip("'\"` ")
+        if not item or item.lower() in ("etc", "etc.") or len(item) > MAX_LISTED_CHARS:
+            continue
+        items.append(item)
+    return items
+
+
+def listed_values(description: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Values a parameter description lists: (closed list, open examples).
+
+    ``"Dietary restrictions e.g. vegan, vegetarian, gluten free"`` -> ``((), ("vegan",
+    "vegetarian", "gluten free"))``; ``"Options include: 'civil', 'criminal'"`` -> ``(("civil",
+    "criminal"), ())``. Items longer than :data:`MAX_LISTED_CHARS` are dropped.
+    """
+    closed = [i for m in _CLOSED_RE.finditer(description or "") for i in _items(m.group(1))]
+    opened = [i for m in _OPEN_RE.finditer(description or "") for i in _items(m.group(1))]
+    return tuple(dict.fromkeys(closed)), tuple(dict.fromkeys(i for i in opened if i not in closed))
+
+
+def _in_message(value: str, message: str) -> bool:
+    """The value's words occur together in the message (normalised, whole words)."""
+    v, m = normalize(value), normalize(message)
+    return bool(v) and re.search(rf"(?<!\w){re.escape(v)}(?!\w)", m) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules: each returns None (nothing to say) or (status, new value, why)
+# ---------------------------------------------------------------------------------------------
+
+Decision = tuple[Status, Any, str] | None
+
+
+def _coerce(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+    kind = spec.get("type")
+    if isinstance(value, bool) or not isinstance(kind, str):
+        return None
+    if kind == "integer":
+        if isinstance(value, str) and re.fullmatch(r"\s*-?\d{1,18}\s*", value):
+            return "auto", int(value), "the schema says integer; the text is a whole number"
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            return "auto", int(value), "the schema says integer; the float is whole"
+    elif kind == "number" and isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", value):
+        number = float(value)
+        return "auto", int(number) if number.is_integer() and "." not in value else number, \
+            "the schema says number; the text is a number"
+    elif kind == "boolean" and isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return "auto", value.strip().lower() == "true", "the schema says boolean; the text is true or false"
+    elif kind == "string" and isinstance(value, (int, float)):
+        return "auto", str(value), "the schema says string; the number is written as text"
+    elif kind == "array" and not isinstance(value, list):
+        items = spec.get("items") if isinstance(spec.get("items"), Mapping) else {}
+        item_type = items.get("type")
+        fits = {"string": isinstance(value, str), "integer": isinstance(value, int),
+                "number": isinstance(value, (int, float))}.get(item_type, False)
+        if fits:
+            return "auto", [value], "the schema says array; the lone item becomes a one-item list"
+    return None
+
+
+def _resolve_among(value: Any, options: Sequence[str], what: str) -> Decision:
+    if not isinstance(value, str) or not options or value in options:
+        return None
+    res = resolve(value, options)
+    if res.status == "auto":
+        return "auto", res.match, f"{value!r} is not {what}; it resolves to {res.match!r}"
+    if res.status == "ask":
+        names = ", ".join(repr(v) for v, _ in res.candidates)
+        return "ask", value, f"{value!r} is not {what}; close to {names}: left for the user"
+    return None
+
+
+def _enum(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+    enum = spec.get("enum")
+    if not isinstance(enum, list) or not all(isinstance(e, str) for e in enum):
+        return None
+    return _resolve_among(value, enum, "in the schema's enum")
+
+
+def _listed(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+    if not isinstance(value, str) or "enum" in spec:
+        return None
+    closed, examples = listed_values(str(spec.get("description", "")))
+    if closed:
+        return _resolve_among(value, closed, "among the values the description lists")
+    if not examples or any(normalize(value) == normalize(e) for e in examples) or _in_message(value, message):
+        return None
+    said = [e for e in examples if _in_message(e, message)]
+    if len(said) == 1:
+        return "auto", said[0], (f"{value!r} is not in the message; the description lists {said[0]!r}, "
+                                 "which the user said")
+    if len(said) > 1:
+        return "ask", value, f"the user said several listed values ({', '.join(map(repr, said))}): left for the user"
+    return None
+
+
+def _format(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+    description = str(spec.get("description", ""))
+    examples = _EXAMPLE_PLACE_RE.findall(description)
+    if not isinstance(value, str) or "," in value or not value.strip():
+        return None
+    if not _CITY_STATE_RE.search(description) and not examples:
+        return None
+    wants_code = bool(re.search(r"abbreviat|two letters", description, re.I)) or (
+        bool(examples) and all(re.fullmatch(r"[A-Z]{2}", state) for _, state in examples))
+    city = normalize(value)
+    found = []
+    for m in re.finditer(rf"(?<!\w){re.escape(value.strip())}(?!\w)", message, re.I):
+        state = _STATE_AFTER_RE.match(message, m.end())
+        if state:
+            found.append((message[m.start():m.end()], state.group(1)))
+    if found:
+        written, state = found[0]
+        if len({s for _, s in found}) > 1:
+            return "ask", value, f"the message gives {value!r} with more than one state: left for the user"
+        if wants_code and not re.fullmatch(r"[A-Z]{2}", state):
+            return "ask", value, (f"the description wants 'City, State' abbreviated; the message writes {state!r} "
+                                  "in full: left for the user")
+        return "auto", f"{written}, {state}", f"the description asks for 'City, State'; the message says {written}, {state}"
+    from_examples = [f"{c}, {s}" for c, s in examples if normalize(c) == city and normalize(c) != "city"]
+    if len(set(from_examples)) == 1:
+        return "auto", from_examples[0], f"the description asks for 'City, State' and gives {from_examples[0]!r}"
+    return "not_found", value, f"the description asks for 'City, State'; no state for {value!r} in the message or the description"
+
+
+def _number(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    numbers = _numbers(message)
+    if any(n == value for n, _, _, pct in numbers if not pct):
+        return None
+    integer = spec.get("type") == "integer"
+    description = str(spec.get("description", ""))
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e300):
+        digits = str(int(value)).lstrip("-")
+        if len(digits) >= RUNAWAY_DIGITS:
+            heads = sorted({d for n, d, _, _ in numbers if n.is_integer() and d != "0" and digits.startswith(d)
+                            and len(d) < len(digits) and set(digits[len(d):]) == {"0"}})
+            if len(heads) == 1:
+                new = int(heads[0]) * (-1 if value < 0 else 1)
+                return "auto", new, f"{digits[:12]}... ran on past the message's {heads[0]} (zeros after it)"
+            if heads:
+                return "ask", value, f"the runaway number could be any of {', '.join(heads)}: left for the user"
+        head = str(int(value))
+        grouped = {d for _, d, written, _ in numbers if "," in written and written.split(",")[0] == head}
+        if len(grouped) == 1:
+            whole = grouped.pop()
+            return "auto", int(whole), f"{head} is the first group of the message's {int(whole):,}"
+    if not integer and re.search(r"\bdecimal\b|\bfraction\b", description, re.I):
+        if any(pct and n == value for n, _, _, pct in numbers) and value > 1:
+            return "auto", round(value / 100, 10), f"the user wrote {value:g}%; the description asks for a decimal"
+    return None
+
+
+def _proper_runs(message: str) -> list[tuple[int, int]]:
+    """Character spans of runs of capitalised words; a sentence's first word starts none."""
+    runs, start, end = [], None, None
+    previous_end = 0
+    for m in _WORD_RE.finditer(message):
+        word = m.group(0)
+        gap = message[previous_end:m.start()]
+        sentence_start = m.start() == 0 or re.search(r"[.!?:]\s*$", message[:m.start()]) is not None
+        capital = word[:1].isupper() and not sentence_start
+        if capital and start is not None and gap.strip() == "":
+            end = m.end()
+        elif capital:
+            if start is not None:
+                runs.append((start, end))
+            start, end = m.start(), m.end()
+        else:
+            if start is not None:
+                runs.append((start, end))
+            start = None
+        previous_end = m.end()
+    if start is not None:
+        runs.append((start, end))
+    return runs
+
+
+def _span(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+    if not isinstance(value, str) or not value.strip() or spec.get("type") not in (None, "string") or "enum" in spec:
+        return None
+    target = value.strip()
+    hits = [m for m in re.finditer(rf"(?<!\w){re.escape(target)}(?!\w)", message)]
+    if not hits:
+        return None
+    longer = set()
+    for m in hits:
+        for a, b in _proper_runs(message):
+            if a <= m.start() and m.end() <= b and (a, b) != (m.start(), m.end()):
+                longer.add(re.sub(r"['’]s$", "", message[a:b].rstrip(".,")))  # a possessive is no part of the name
+    longer.discard(target)
+    if len(longer) == 1:
+        whole = longer.pop()
+        return "auto", whole, f"{target!r} is part of the name {whole!r} in the message"
+    if longer:
+        return "ask", value, f"{target!r} is part of several names in the message: left for the user"
+    return None
+
+
+_RULE_FNS = {"coerce": _coerce, "enum": _enum, "listed": _listed, "format": _format, "number": _number,
+             "span": _span}
+
+
+# ---------------------------------------------------------------------------------------------
+# The one entry point
+# ---------------------------------------------------------------------------------------------
+
+
+def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | None, message: str, *,
+                     rules: Iterable[str] = DEFAULT_RULES) -> tuple[dict[str, Any], tuple[Repair, ...]]:
+    """Repair one call's top-level arguments against its tool's schema and the user message.
+
+    Parameters
+    ----------
+    arguments : mapping
+        The parsed call's arguments (not changed; a copy is returned).
+    schema : mapping or None
+        The tool's parameter JSON Schema (BFCL types are normalised here); ``None``: nothing to do.
+    message : str
+        The user message the call answers.
+    rules : iterable of str
+        From :data:`RULES`, run in that order on each value.
+
+    Returns
+    -------
+    arguments, repairs
+        The arguments with every ``auto`` change made, and every change or ``ask`` as a
+        :class:`Repair`, in argument then rule order.
+
+    Raises
+    ------
+    ErisLabError
+        An unknown rule.
+    """
+    wanted = check_rules(rules)
+    out = dict(arguments)
+    if not isinstance(schema, Mapping):
+        return out, ()
+    properties = normalize_types(dict(schema)).get("properties")
+    if not isinstance(properties, Mapping):
+        return out, ()
+    report: list[Repair] = []
+    text = message if isinstance(message, str) else ""
+    for name, value in arguments.items():
+        spec = properties.get(name)
+        if not isinstance(spec, Mapping):
+            continue
+        for rule in RULES:
+            if rule not in wanted:
+                continue
+            decision = _RULE_FNS[rule](out[name], spec, text)
+            if decision is None:
+                continue
+            status, new, why = decision
+            report.append(Repair(argument=name, rule=rule, status=status, before=out[name],
+                                 after=new if status == "auto" else out[name], why=why))
+            if status == "auto":
+                out[name] = new
+    return out, tuple(report)

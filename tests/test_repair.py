@@ -1,0 +1,135 @@
+"""Argument repair after parsing (issue 17, item 5): each rule fixes what the schema or the message
+supplies, and leaves alone what it cannot place."""
+
+from __future__ import annotations
+
+import pytest
+
+from eris_lab.repair import RULES, listed_values, repair_arguments
+
+CITY_STATE = {"type": "string", "description": "The city, in the format of 'City, State', such as 'New York, NY'. "
+                                                "State names must be abbreviated"}
+
+
+def schema(**properties):
+    return {"type": "object", "properties": properties}
+
+
+def one(arguments, properties, message, rules=RULES):
+    out, repairs = repair_arguments(arguments, schema(**properties), message, rules=rules)
+    return out, repairs
+
+
+@pytest.mark.parametrize("message, value, expected", [
+    ("Check for rental cars in Portland, OR, from April 22", "Portland", "Portland, OR"),  # the message gives it
+    ("Find me some theater events happening in New York?", "New York", "New York, NY"),  # the description's example
+])
+def test_format_city_state_from_the_message_or_the_description(message, value, expected):
+    out, (repair,) = one({"city": value}, {"city": CITY_STATE}, message)
+    assert out["city"] == expected and repair.rule == "format" and repair.status == "auto"
+
+
+def test_format_never_invents_a_state():
+    out, (repair,) = one({"city": "Oakland"}, {"city": CITY_STATE}, "an average priced place in Oakland")
+    assert out["city"] == "Oakland" and repair.status == "not_found" and not repair.changed
+
+
+def test_format_asks_when_the_state_is_written_out_but_wanted_abbreviated():
+    out, (repair,) = one({"city": "Portland"}, {"city": CITY_STATE}, "cars in Portland, Oregon tomorrow")
+    assert out["city"] == "Portland" and repair.status == "ask"
+
+
+def test_listed_open_examples_only_when_the_user_said_one():
+    spec = {"type": "string", "description": "Dietary restrictions e.g. vegan, vegetarian, gluten free."}
+    out, (repair,) = one({"diet": "dietary_restrictions"}, {"diet": spec}, "Find me a vegan recipe for brownies")
+    assert out["diet"] == "vegan" and repair.rule == "listed"
+    # a value the user wrote is theirs, even when it is not among the examples
+    assert one({"diet": "keto"}, {"diet": spec}, "a keto vegan recipe")[0]["diet"] == "keto"
+    # two listed values said: ask, never pick
+    out, (repair,) = one({"diet": "x"}, {"diet": spec}, "vegan or vegetarian, please")
+    assert out["diet"] == "x" and repair.status == "ask"
+
+
+def test_listed_closed_list_resolves_like_an_enum():
+    spec = {"type": "string", "description": "The type of the case. Options include: 'civil', 'criminal', 'small_claims'."}
+    assert listed_values(spec["description"])[0] == ("civil", "criminal", "small_claims")
+    assert one({"t": "Criminal"}, {"t": spec}, "criminal cases")[0]["t"] == "criminal"
+
+
+def test_enum_resolves_a_spelling_and_leaves_an_unknown_value():
+    spec = {"type": "string", "enum": ["Daily", "Weekly", "Monthly"]}
+    assert one({"p": "weekly"}, {"p": spec}, "")[0]["p"] == "Weekly"
+    out, repairs = one({"p": "Yearly"}, {"p": spec}, "")
+    assert out["p"] == "Yearly" and not any(r.changed for r in repairs)
+
+
+@pytest.mark.parametrize("value, message, expected", [
+    (2000000000000000000, "Convert 200 euros to US dollars", 200),  # a runaway: 200 then zeros
+    (12, "travels 12,000 miles per year", 12000),  # copied short from a grouped number
+    (200, "Convert 200 euros", 200),  # in the message: left alone
+    (1000, "1 km in metres", 1000),  # short of the runaway width: a value the model may have computed
+])
+def test_number_runaway_and_grouped(value, message, expected):
+    out, _ = one({"n": value}, {"n": {"type": "integer"}}, message)
+    assert out["n"] == expected
+
+
+def test_number_runaway_with_two_heads_asks():
+    out, (repair,) = one({"n": 1000000000000000000}, {"n": {"type": "integer"}}, "10 apples and 100 pears")
+    assert out["n"] == 1000000000000000000 and repair.status == "ask"
+
+
+def test_number_percent_as_decimal_only_when_the_description_asks():
+    decimal = {"type": "number", "description": "The annual rate, as a decimal."}
+    assert one({"r": 5.0}, {"r": decimal}, "an annual rate of 5%")[0]["r"] == 0.05
+    assert one({"r": 5.0}, {"r": {"type": "number"}}, "an annual rate of 5%")[0]["r"] == 5.0
+
+
+@pytest.mark.parametrize("kind, value, expected", [
+    ("integer", "3", 3), ("integer", 5.0, 5), ("number", "2.5", 2.5), ("boolean", "True", True),
+    ("string", 42, "42"),
+])
+def test_coerce_to_the_schema_type(kind, value, expected):
+    out, (repair,) = one({"x": value}, {"x": {"type": kind}}, "", rules=["coerce"])
+    assert out["x"] == expected and type(out["x"]) is type(expected) and repair.rule == "coerce"
+
+
+def test_coerce_lone_item_to_a_list():
+    spec = {"type": "array", "items": {"type": "string"}}
+    assert one({"x": "tomatoes"}, {"x": spec}, "", rules=["coerce"])[0]["x"] == ["tomatoes"]
+
+
+def test_span_takes_the_whole_name_but_not_a_possessive_or_the_first_word():
+    out, (repair,) = one({"team": "Barcelona"}, {"team": {"type": "string"}}, "top scorers of FC Barcelona this year")
+    assert out["team"] == "FC Barcelona" and repair.rule == "span"
+    assert one({"a": "Van Gogh"}, {"a": {"type": "string"}}, "the famous paintings of Van Gogh's")[0]["a"] == "Van Gogh"
+    assert one({"a": "Paris"}, {"a": {"type": "string"}}, "Find Paris hotels")[0]["a"] == "Paris"
+
+
+def test_rules_are_switches_and_an_unknown_rule_is_refused():
+    arguments = {"city": "New York"}
+    assert one(arguments, {"city": CITY_STATE}, "events in New York", rules=[])[0] == arguments
+    assert one(arguments, {"city": CITY_STATE}, "events in New York", rules=["coerce"])[0] == arguments
+    with pytest.raises(ValueError, match="unknown repair rule 'guess'"):
+        repair_arguments(arguments, schema(city=CITY_STATE), "", rules=["guess"])
+
+
+def test_repair_leaves_unknown_arguments_and_no_schema_alone():
+    assert repair_arguments({"x": "3"}, None, "3") == ({"x": "3"}, ())
+    assert repair_arguments({"x": "3"}, schema(y={"type": "integer"}), "3") == ({"x": "3"}, ())
+
+
+def test_repair_record_says_what_changed_and_why():
+    _, (repair,) = one({"n": "7"}, {"n": {"type": "integer"}}, "", rules=["coerce"])
+    record = repair.to_json()
+    assert record == {"argument": "n", "rule": "coerce", "status": "auto", "before": "7", "after": 7,
+                      "why": record["why"]} and "integer" in record["why"]
+
+
+def test_listed_quoted_examples_stay_whole():
+    description = "The city, such as 'New York, NY' or 'Los Angeles, CA'; the user's choice"
+    assert listed_values(description) == ((), ("New York, NY", "Los Angeles, CA"))
+    # a value the model wrote with another country is not cut back to a piece of an example
+    out, repairs = one({"city": "New York, United States"}, {"city": {"type": "string", "description": description}},
+                       "a cultural event in New York on March 10th")
+    assert out["city"] == "New York, United States" and not any(r.changed for r in repairs)
