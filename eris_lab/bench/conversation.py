@@ -24,16 +24,21 @@ from .._files import write_atomic
 __all__ = ["VARIANTS", "run_conversations", "format_table", "main"]
 
 #: Row name -> (strategy spec, parameters laid over the calibrated policy). ``None``: its own run.
+#: ``policy`` has every lever on; ``policy-2026-11-30`` is the last stop's default (declared and
+#: schema companions, memory), and each ``+lever`` row adds one lever to it alone.
 VARIANTS: dict[str, tuple[str, dict[str, Any]] | None] = {
     "dense:k=5": None,
     "dense:k=8": None,
     "policy-reference": None,
     "policy": ("policy", {}),
-    "policy+learned": ("policy", {"companions": "declared,schema,learned"}),
+    "policy-2026-11-30": ("policy", {"companions": "declared,schema", "added": False}),
+    "+dataflow": ("policy", {"companions": "declared,schema,dataflow", "added": False}),
+    "+added": ("policy", {"companions": "declared,schema", "added": True}),
+    "policy+learned": ("policy", {"companions": "declared,schema,dataflow,learned"}),
     "policy-no-companions": ("policy", {"companions": ""}),
     "policy-no-memory": ("policy", {"memory": False}),
 }
-COLUMNS = ("n", "recall", "mean_offer", "full_roster_rate", "returned_recall", "follow_up_recall", "switch_recall",
+COLUMNS = ("n", "recall", "mean_offer", "full_roster_rate", "returned_function_recall", "returned_recall", "follow_up_recall", "switch_recall",
            "switch_memory_share", "companion_hit_rate", "memory_hit_rate")
 
 
@@ -63,7 +68,8 @@ def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
     tokens = ToolTokens()
     variants = {name: params for name, spec in VARIANTS.items() if spec is not None for params in [spec[1]]}
     out: dict[str, list] = {name: [] for name in variants}
-    policy = EmbeddingPolicy(embedder=memo, learned=learned, companions="declared,schema,learned")
+    policy = EmbeddingPolicy(embedder=memo, learned=learned, companions="declared,schema,dataflow,learned")
+    default = EmbeddingPolicy()
     fitted = None
     tables: dict[tuple[int, str], dict] = {}
     for i, q in enumerate(suite.queries):
@@ -73,8 +79,9 @@ def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
             fitted = catalog
         scored = policy.scored(q.query, Context(history=q.history))
         for name, params in variants.items():
-            policy.memory = params.get("memory", True)
-            source = params.get("companions", "declared,schema")
+            policy.memory = params.get("memory", default.memory)
+            policy.added = params.get("added", default.added)
+            source = params.get("companions", default.companions)
             key = (id(catalog), source)
             if key not in tables:
                 policy.companions = source
@@ -96,10 +103,20 @@ def run_conversations(suites=("multi_turn_base", "multi_turn_miss_func", "multi_
     Returns
     -------
     dict
-        ``{"suites": {suite: {variant: {COLUMNS..., "recall_at", "seconds"}}}, "folds", "notes", "seconds"}``.
+        ``{"suites": {suite: {"rows": {variant: {COLUMNS..., "recall_at", "seconds"}}, "notes",
+        "size_bound_at_8", "misses"}}, "folds", "seconds"}``; ``misses``: ``eval.conversation.miss_causes``
+        of the last stop's default and of today's; ``size_bound_at_8`` is
+        ``eval.conversation.size_bound`` of the calibrated policy's rankings (a bound, chosen on
+        the reported turns).
     """
     from ..embed import default_embedder
-    from ..eval.conversation import FOLDS, CrossFitted, conversation_metrics
+    from ..eval.conversation import (
+        FOLDS,
+        CrossFitted,
+        conversation_metrics,
+        miss_causes,
+        size_bound,
+    )
     from ..eval.datasets import load_suite
     from ..eval.harness import run, shared_embedder
     from ..eval.metrics import evaluate
@@ -131,8 +148,13 @@ def run_conversations(suites=("multi_turn_base", "multi_turn_miss_func", "multi_
             rec.update(conversation_metrics(results))
             rows[variant] = {**{c: rec.get(c) for c in COLUMNS}, "recall_at": rec["recall_at"],
                              "seconds": round(secs, 1)}
-        record["suites"][name] = {"notes": suite.notes, "rows": rows}
+        record["suites"][name] = {"notes": suite.notes, "rows": rows,
+                                  "size_bound_at_8": size_bound(results_by["policy"][0], 8.0),
+                                  "misses": {v: miss_causes(results_by[v][0], suite.queries)
+                                             for v in ("policy-2026-11-30", "policy")}}
         print(format_table(name, rows), file=sys.stderr)
+        print(f"  offer-size bound at a mean of 8: {record['suites'][name]['size_bound_at_8']}", file=sys.stderr)
+        print(f"  misses: {record['suites'][name]['misses']}", file=sys.stderr)
     record["seconds"] = round(time.perf_counter() - start, 1)
     return record
 
