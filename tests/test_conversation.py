@@ -441,3 +441,12 @@ def test_size_bound_keeps_to_the_budget_and_bounds_every_cap():
     assert best["mean_offer"] <= 3.0 and best["cap"] == 3 and best["recall"] == 0.75  # t3 is fourth
     assert conversation.size_bound(results, 4.0)["recall"] == 1.0
     assert conversation.size_bound(results, 0.5)["recall"] is None  # no grid point is that small
+
+
+@pytest.mark.parametrize("classes, fold", [(("GorillaFileSystem", "MathAPI"), 0), (("TradingBot",), 1),
+                                           (("GorillaFileSystem", "TwitterAPI"), None), ((), None)])
+def test_fold_of_a_conversation_needs_every_class_in_one_fold(classes, fold):
+    from eris_lab.eval.datasets import Query
+
+    q = Query(id="c:0", query="q", gold=(), tags=("multi_turn_base",) + tuple(f"api:{c}" for c in classes))
+    assert conversation.fold_of(q) == fold

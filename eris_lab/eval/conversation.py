@@ -62,7 +62,7 @@ from .datasets import (
 from .metrics import QueryResult, rate
 
 __all__ = ["MULTI_TURN_SUITES", "CLASS_FILES", "gold_functions", "load_multi_turn", "class_tools", "api_class_of",
-           "turn_kind", "conversation_ids", "conversation_metrics", "size_bound", "miss_causes", "FOLDS", "fit_learned", "CrossFitted",
+           "turn_kind", "conversation_ids", "conversation_metrics", "size_bound", "miss_causes", "fold_of", "FOLDS", "fit_learned", "CrossFitted",
            "conversation_view"]
 
 
@@ -414,6 +414,13 @@ FOLDS: tuple[tuple[str, ...], tuple[str, ...]] = (
     ("GorillaFileSystem", "MathAPI", "MessageAPI", "TicketAPI"),
     ("TradingBot", "TravelAPI", "TwitterAPI", "VehicleControlAPI"),
 )
+
+
+def fold_of(query: Query) -> int | None:
+    """The index of the fold of :data:`FOLDS` holding every API class of ``query``'s conversation, else None
+    (a conversation over classes of both folds)."""
+    classes = {t[4:] for t in query.tags if t.startswith("api:")}
+    return next((i for i, fold in enumerate(FOLDS) if classes and classes <= set(fold)), None)
 
 
 def fit_learned(classes: Sequence[str], embedder, *, data: Path | None = None,
