@@ -36,7 +36,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, Tool, name_words
+from .catalog import Catalog, Tool, family_of, name_words
 
 __all__ = ["Table", "default_table", "declared", "from_schemas", "from_dataflow", "SOURCES", "merge", "pair_features", "PAIR_FEATURES", "LearnedCompanions",
            "co_occurrence"]
@@ -118,14 +118,6 @@ def from_schemas(catalog: Catalog) -> dict[str, tuple[tuple[str, str], ...]]:
     return catalog.derived("companions.schema", lambda cat: _table(_schema_links(cat), "schema"))
 
 
-def _family(tool: Tool) -> str:
-    """A tool's family: its domain, else the first sentence of its description (BFCL's tools of one
-    API class share it)."""
-    from .catalog import domain_of
-
-    return domain_of(tool.name) or tool.description.split(".")[0].strip().lower()
-
-
 def _dataflow_links(catalog: Catalog) -> dict[tuple[str, str], str]:
     """``{(tool, companion): why}`` for non-identifier values (module docstring, ``dataflow``)."""
     tools = list(catalog)
@@ -146,7 +138,7 @@ def _dataflow_links(catalog: Catalog) -> dict[tuple[str, str], str]:
             said = " ".join(name_words(str(spec.get("description", "")))) if isinstance(spec, Mapping) else ""
             key = "".join(name_words(p))
             for other in tools:
-                if other.name == tool.name or _family(other) != _family(tool) or p in _required(other):
+                if other.name == tool.name or family_of(other) != family_of(tool) or p in _required(other):
                     continue
                 for field_name, field_key in fields.get(other.name, {}).items():
                     if field_key == key or (len(field_key) > 3 and re.search(rf"\b{field_key}\b", said)):
@@ -222,7 +214,7 @@ def pair_features(catalog: Catalog, vectors: np.ndarray | None = None) -> tuple[
                 named,
                 1.0 if _AUTH.search(" ".join(name_words(b.name))) or _AUTH.search(b.description[:200]) else 0.0,
                 1.0 if any("current" in name_words(r) or _ID_PARAM.search(r) for r in _props(b.returns)) else 0.0,
-                1.0 if _family(a) == _family(b) else 0.0,
+                1.0 if family_of(a) == family_of(b) else 0.0,
             ))
             pairs.append((a.name, b.name))
     return pairs, np.asarray(rows, dtype=float).reshape(len(rows), len(PAIR_FEATURES))

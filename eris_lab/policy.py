@@ -33,7 +33,7 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, base_name, domain_of, name_words
+from .catalog import Catalog, base_name, domain_of, family_of, name_words
 from .guard import is_conversational, tool_keywords
 from .knobs import Knobs
 from .lexicon import READ_VERBS
@@ -297,11 +297,8 @@ MEMORY_MAX = 2
 
 
 def _family(catalog: Catalog, name: str) -> str:
-    """A tool's family: its domain, else its description's first sentence (BFCL's API classes share one)."""
-    domain = domain_of(name)
-    if domain:
-        return domain
-    return catalog.tool(name).description.split(".")[0].strip().lower()
+    """A tool's family (``catalog.family_of``: its domain, else its description's first sentence)."""
+    return family_of(catalog.tool(name))
 
 
 def with_memory(decision: Decision, last_turn: Sequence[str], ranked: Sequence[Hit], catalog: Catalog,
