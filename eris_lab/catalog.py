@@ -32,6 +32,7 @@ __all__ = [
     "Catalog",
     "load",
     "domain_of",
+    "family_of",
     "base_name",
     "toolkit_of",
     "name_words",
@@ -58,6 +59,18 @@ def domain_of(name: str) -> str:
 #: A pooled catalogue keeps several schemas under one name as ``name~2``, ``name~3``, ...
 #: (``eval.datasets`` "Pooling"); everything that groups tools reads the name before it.
 VARIANT_MARK = "~"
+
+
+def family_of(tool: Tool) -> str:
+    """A tool's family: its domain, else the first sentence of its description, lower-cased.
+
+    Notes
+    -----
+    BFCL's multi-turn API classes have no domains, but every function of a class opens its
+    description with the same sentence ("This tool belongs to the vehicle control system, ...");
+    dialog memory and companions stay within one family (issue 15).
+    """
+    return domain_of(tool.name) or tool.description.split(".")[0].strip().lower()
 
 
 def base_name(name: str) -> str:

@@ -13,6 +13,13 @@ multi-turn conversations (README "Conversations"):
     e.g. ``cancel_booking(access_token, booking_id)`` brings ``authenticate_travel`` and
     ``book_flight``; and a tool whose parameters are read "from the current directory" brings
     the tool that sets the ``current_working_directory`` (``cd``).
+``dataflow``
+    Inferred from the schemas too (:func:`from_dataflow`), for values that are not identifiers:
+    a required parameter that a lookup of the same family (one that needs no identifier) returns as
+    its first result, under the parameter's name or a name the parameter's description uses, e.g. ``place_order(price)`` brings ``get_stock_info``
+    (returns ``price``), ``estimate_distance(cityA: "The zipcode of the first city")`` brings
+    ``get_zipcode_based_on_city`` (returns ``zipcode``). Generic result fields (``status``,
+    ``content``, ...) never link.
 ``learned``
     Fitted on call sequences of other conversations (:class:`LearnedCompanions`): a logistic
     model over pair features that do not name tools (schema link, description similarity, the
@@ -29,9 +36,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, Tool, name_words
+from .catalog import Catalog, Tool, family_of, name_words
 
-__all__ = ["Table", "default_table", "declared", "from_schemas", "merge", "pair_features", "PAIR_FEATURES", "LearnedCompanions",
+__all__ = ["Table", "default_table", "declared", "from_schemas", "from_dataflow", "SOURCES", "merge", "pair_features", "PAIR_FEATURES", "LearnedCompanions",
            "co_occurrence"]
 
 Table = Mapping[str, tuple[tuple[str, str], ...]]
@@ -41,6 +48,11 @@ _ID_PARAM = re.compile(r"(?:^|_)(?:id|token|key)$|[a-z]Id$|Token$")
 _CURRENT = re.compile(r"\bcurrent\s+(\w+)", re.IGNORECASE)
 _AUTH = re.compile(r"\b(?:log\s*in|login|authenticat\w*|sign\s*in)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+")
+#: Companion sources, in the order a merged table keeps them (``EmbeddingPolicy(companions=...)``).
+SOURCES = ("declared", "schema", "dataflow", "learned")
+#: Result fields too generic to say where a value comes from (a tool's status, its text).
+_GENERIC_FIELDS = frozenset({"status", "result", "results", "message", "messages", "content", "output", "id", "name",
+                             "type", "value", "data", "response", "error", "success", "count", "list", "text"})
 _STOP = frozenset({"get", "set", "the", "and", "for", "from", "with", "this", "that", "tool", "list", "all", "by",
                    "to", "of", "a", "an", "in", "on", "is", "be", "it", "or", "if", "as", "at", "its"})
 
@@ -93,15 +105,51 @@ def _schema_links(catalog: Catalog) -> dict[tuple[str, str], str]:
     return links
 
 
+def _table(links: Iterable[tuple[str, str]], source: str) -> dict[str, tuple[tuple[str, str], ...]]:
+    """``{tool: ((companion, source), ...)}`` from ``(tool, companion)`` links, in link order."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for tool, other in links:
+        out.setdefault(tool, []).append((other, source))
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def from_schemas(catalog: Catalog) -> dict[str, tuple[tuple[str, str], ...]]:
     """Companions inferred from parameter and result schemas (module docstring, ``schema``); cached per catalogue."""
-    def build(cat: Catalog) -> dict[str, tuple[tuple[str, str], ...]]:
-        out: dict[str, list[tuple[str, str]]] = {}
-        for (tool, other), _why in _schema_links(cat).items():
-            out.setdefault(tool, []).append((other, "schema"))
-        return {k: tuple(v) for k, v in out.items()}
+    return catalog.derived("companions.schema", lambda cat: _table(_schema_links(cat), "schema"))
 
-    return catalog.derived("companions.schema", build)
+
+def _dataflow_links(catalog: Catalog) -> dict[tuple[str, str], str]:
+    """``{(tool, companion): why}`` for non-identifier values (module docstring, ``dataflow``)."""
+    tools = list(catalog)
+    # a producer is a lookup: it needs no identifier, and the value is its main (first) result
+    fields = {}
+    for t in tools:
+        first = next(iter(_props(t.returns)), "")
+        key = "".join(name_words(first))
+        if first and key not in _GENERIC_FIELDS and not any(_ID_PARAM.search(r) for r in _required(t)):
+            fields[t.name] = {first: key}
+    links: dict[tuple[str, str], str] = {}
+    for tool in tools:
+        props = _props(tool.parameters)
+        for p in _required(tool):
+            if _ID_PARAM.search(p):  # identifiers: the schema source's
+                continue
+            spec = props.get(p)
+            said = " ".join(name_words(str(spec.get("description", "")))) if isinstance(spec, Mapping) else ""
+            key = "".join(name_words(p))
+            for other in tools:
+                if other.name == tool.name or family_of(other) != family_of(tool) or p in _required(other):
+                    continue
+                for field_name, field_key in fields.get(other.name, {}).items():
+                    if field_key == key or (len(field_key) > 3 and re.search(rf"\b{field_key}\b", said)):
+                        links.setdefault((tool.name, other.name), f"{other.name} returns {field_name} for {p}")
+                        break
+    return links
+
+
+def from_dataflow(catalog: Catalog) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Companions that supply a required non-identifier value (module docstring, ``dataflow``); cached per catalogue."""
+    return catalog.derived("companions.dataflow", lambda cat: _table(_dataflow_links(cat), "dataflow"))
 
 
 def merge(*tables: Table) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -116,8 +164,10 @@ def merge(*tables: Table) -> dict[str, tuple[tuple[str, str], ...]]:
 
 
 def default_table(catalog: Catalog) -> dict[str, tuple[tuple[str, str], ...]]:
-    """The calibrated default: declared companions, then those inferred from schemas (cached per catalogue)."""
-    return catalog.derived("companions.default", lambda cat: merge(declared(cat), from_schemas(cat)))
+    """The calibrated default: declared companions, then those inferred from schemas and from dataflow (cached per
+    catalogue)."""
+    return catalog.derived("companions.default",
+                           lambda cat: merge(declared(cat), from_schemas(cat), from_dataflow(cat)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -131,11 +181,6 @@ PAIR_FEATURES = ("schema_link", "cosine", "named_in_description", "companion_aut
 
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
-
-
-def _family(tool: Tool) -> str:
-    """The first sentence of the description: BFCL's tools of one API class share it."""
-    return tool.description.split(".")[0].strip().lower()
 
 
 def pair_features(catalog: Catalog, vectors: np.ndarray | None = None) -> tuple[list[tuple[str, str]], np.ndarray]:
@@ -169,7 +214,7 @@ def pair_features(catalog: Catalog, vectors: np.ndarray | None = None) -> tuple[
                 named,
                 1.0 if _AUTH.search(" ".join(name_words(b.name))) or _AUTH.search(b.description[:200]) else 0.0,
                 1.0 if any("current" in name_words(r) or _ID_PARAM.search(r) for r in _props(b.returns)) else 0.0,
-                1.0 if _family(a) == _family(b) else 0.0,
+                1.0 if family_of(a) == family_of(b) else 0.0,
             ))
             pairs.append((a.name, b.name))
     return pairs, np.asarray(rows, dtype=float).reshape(len(rows), len(PAIR_FEATURES))

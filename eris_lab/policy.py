@@ -20,7 +20,8 @@
 
 After ``decide``, the router applies :func:`retry_failed` (a failed tool offered again),
 :func:`with_intents` (each request of a joined message keeps its best tool) and
-:func:`with_memory` (tools of the previous turn kept when this message continues that work).
+:func:`with_memory` (tools of the previous turn kept when this message continues that work) and
+:func:`with_added` (tools the catalogue just gained, first).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, base_name, domain_of, name_words
+from .catalog import Catalog, base_name, domain_of, family_of, name_words
 from .guard import is_conversational, tool_keywords
 from .knobs import Knobs
 from .lexicon import READ_VERBS
@@ -51,6 +52,7 @@ __all__ = [
     "retry_failed",
     "with_intents",
     "with_memory",
+    "with_added",
     "MEMORY_MAX",
 ]
 
@@ -77,6 +79,9 @@ class Rule(StrEnum):
     EMPTY_AFTER_POLICY = "EMPTY_AFTER_POLICY"
     #: A tool call that failed is offered again for the user's reply (:func:`retry_failed`).
     FAILED_TOOL_RETRY = "FAILED_TOOL_RETRY"
+    #: Tools the catalogue gained since the last user message, offered for the pending request
+    #: the relevance gate had refused (:func:`with_added`).
+    TOOLS_ADDED = "TOOLS_ADDED"
     #: Not a policy rule: an offer built by hand (``Offer.given``) for a flag, a benchmark's fixed
     #: roster, a schema-recovery round or the meta-tools; ``decide`` never reports it.
     GIVEN = "GIVEN"
@@ -292,11 +297,8 @@ MEMORY_MAX = 2
 
 
 def _family(catalog: Catalog, name: str) -> str:
-    """A tool's family: its domain, else its description's first sentence (BFCL's API classes share one)."""
-    domain = domain_of(name)
-    if domain:
-        return domain
-    return catalog.tool(name).description.split(".")[0].strip().lower()
+    """A tool's family (``catalog.family_of``: its domain, else its description's first sentence)."""
+    return family_of(catalog.tool(name))
 
 
 def with_memory(decision: Decision, last_turn: Sequence[str], ranked: Sequence[Hit], catalog: Catalog,
@@ -350,6 +352,44 @@ def with_memory(decision: Decision, last_turn: Sequence[str], ranked: Sequence[H
     return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + tuple(keep),
                     reason=f"{decision.reason}; memory: {', '.join(keep)} ran on the previous turn",
                     sources=decision.sources + tuple((n, "memory") for n in keep))
+
+
+def with_added(decision: Decision, added: Sequence[str], catalog: Catalog) -> Decision:
+    """Offer tools the catalogue gained since the last user message first: the pending request waits for them.
+
+    Parameters
+    ----------
+    decision : Decision
+    added : sequence of str
+        Tools listed since the last user message (``router.added_tools``); names outside
+        ``catalog`` are ignored.
+    catalog : Catalog
+
+    Returns
+    -------
+    Decision
+        Unchanged without added tools, for a full roster or a greeting (``CONVERSATIONAL``); a
+        message the relevance gate refused becomes ``TOOLS_ADDED`` (the added tools alone);
+        otherwise the added tools go first, each recorded in ``sources`` as ``added``.
+
+    Notes
+    -----
+    Issue 15, ``multi_turn_miss_func``: BFCL withholds a function, then hands it back for the
+    request still pending; re-scored like any tool, it was offered on 0.845 of those turns
+    (docs/results/conversation-2026-11-30.json). A host announces new tools (MCP's
+    ``notifications/tools/list_changed``) because something asked for them.
+    """
+    added = tuple(n for n in dict.fromkeys(added) if n in catalog)
+    if not added or decision.kind == "full_roster" or decision.rule == Rule.CONVERSATIONAL:
+        return decision
+    if decision.kind == "conversational":
+        return Decision(rule=Rule.TOOLS_ADDED, kind="subset", names=added,
+                        reason=f"{decision.reason}; but {', '.join(added)} were just added for the pending request: "
+                               "offering them", sources=tuple((n, "added") for n in added))
+    rest = tuple(n for n in decision.names if n not in added)
+    return Decision(rule=decision.rule, kind=decision.kind, names=added + rest,
+                    reason=f"{decision.reason}; {', '.join(added)} just added to the catalogue: offered first",
+                    sources=decision.sources + tuple((n, "added") for n in added if n not in decision.names))
 
 
 def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog) -> Decision:

@@ -47,12 +47,13 @@ from .policy import (
     Hit,
     decide,
     retry_failed,
+    with_added,
     with_intents,
     with_memory,
 )
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
-           "dialog_tools", "last_turn_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
+           "dialog_tools", "last_turn_tools", "added_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
 
 #: ``status`` values of a ``tool_used`` history turn that mean the call failed.
 FAILED_STATUSES = frozenset({"failed", "failure", "fail", "error", "errored", "timeout"})
@@ -635,6 +636,7 @@ class Router:
         decision = with_intents(decision, self.last_intents, self.catalog, self.knobs)
         decision = with_memory(decision, last_turn_tools(history), self.last_ranked, self.catalog, self.knobs,
                                points_back=bool(REFERRING_CUE_RE.search(clean)))
+        decision = with_added(decision, added_tools(history), self.catalog)
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         from .companions import default_table
@@ -687,6 +689,26 @@ def last_turn_tools(history: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
               and str(turn.get("status", "")).lower() not in FAILED_STATUSES and turn.get("ok") is not False):
             out.append(turn["name"])
     return tuple(dict.fromkeys(out))
+
+
+def added_tools(history: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """Tools the catalogue gained after the last user message of ``history`` and not called since, oldest first
+    (``policy.with_added``).
+
+    A ``{"role": "tools_added", "names": [...]}`` turn records that the host listed new tools (MCP's
+    ``notifications/tools/list_changed``; BFCL's ``multi_turn_miss_func`` hands a withheld
+    function back this way, for the request still pending); once one ran, the request it was
+    listed for has been served.
+    """
+    out: list[str] = []
+    for turn in history:
+        if turn.get("role") == "user":
+            out.clear()
+        elif turn.get("role") == "tools_added" and isinstance(turn.get("names"), (list, tuple)):
+            out.extend(n for n in turn["names"] if isinstance(n, str) and n and n not in out)
+        elif turn.get("role") == "tool_used" and turn.get("name") in out:
+            out.remove(turn["name"])
+    return tuple(out)
 
 
 def rank_catch_all_last(hits: Sequence[Hit], catalog: Catalog, *, threshold: float, forced_floor: float) -> list[Hit]:

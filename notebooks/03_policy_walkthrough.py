@@ -58,14 +58,16 @@ viz.rule_coverage(rows)
 # ## A conversation, turn by turn
 # One BFCL conversation routed with the calibrated policy: each turn's message, what was offered
 # and by which rule, what the companions overlay added (`cd <- mv (schema)`: `mv` reads a file
-# of the current directory, which `cd` sets) and what dialog memory kept from the previous turn,
-# against the functions BFCL's ground truth called (`missing`: gold not offered).
+# of the current directory, which `cd` sets; `get_stock_info <- place_order (dataflow)`: it returns
+# the price an order needs), what dialog memory kept from the previous turn and which tools the
+# catalogue just gained (`added`, in `multi_turn_miss_func`: offered first), against the functions
+# BFCL's ground truth called (`missing`: gold not offered).
 
 # %%
 from eris_lab.eval.conversation import conversation_view
 
 turns = conversation_view(conversation_suite, conversation) if conversation else []
-viz.table(turns, ["turn", "message", "gold", "offered", "missing", "rule", "companions", "memory"],
+viz.table(turns, ["turn", "message", "gold", "offered", "missing", "rule", "companions", "memory", "added"],
           title=f"{conversation}: every turn through the calibrated policy",
           colours={(i, "missing"): "#cf222e" for i, t in enumerate(turns) if t["missing"]})
 

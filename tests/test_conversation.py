@@ -18,6 +18,7 @@ from eris_lab.companions import (
     co_occurrence,
     declared,
     default_table,
+    from_dataflow,
     from_schemas,
     merge,
     pair_features,
@@ -29,8 +30,8 @@ from eris_lab.eval.datasets import fetch_bfcl, load_suite
 from eris_lab.eval.metrics import QueryResult
 from eris_lab.knobs import Knobs
 from eris_lab.offer import build
-from eris_lab.policy import Decision, Hit, Rule, with_memory
-from eris_lab.router import last_turn_tools
+from eris_lab.policy import Decision, Hit, Rule, with_added, with_memory
+from eris_lab.router import added_tools, last_turn_tools
 
 # -- gold parsing ------------------------------------------------------------------------------------
 
@@ -146,11 +147,31 @@ def test_miss_func_withholds_the_function_until_its_turn(fake_bfcl):
     asked, back, later = suite.queries[1], suite.queries[2], suite.queries[3]
     assert "sort" not in asked.catalog and asked.gold == () and asked.expect == "none"
     assert "withheld" in asked.tags
-    assert "sort" in back.catalog and back.gold == ("sort",) and "returned" in back.tags
+    assert "sort" in back.catalog and back.gold == ("sort",) and {"returned", "back:sort"} <= set(back.tags)
     assert back.query == "sort a.txt please"  # the pending request, since the turn has no message
+    assert back.history[-1] == {"role": "tools_added", "names": ["sort"]}  # BFCL lists it again here
+    assert added_tools(back.history) == ("sort",) and added_tools(later.history) == ()
     assert "sort" in later.catalog and later.gold == ("authenticate_travel", "book_flight")
     # the withheld turn's catalogue cannot hold it, whatever a strategy offers
     assert set(asked.catalog.names) == {"cd", "mv", "pwd", "authenticate_travel", "book_flight", "cancel_booking"}
+
+
+def test_a_returned_function_reenters_the_vectors_calibration_and_offer(fake_bfcl, fake_embedder):
+    from eris_lab.calibration import catalog_fingerprint
+    from eris_lab.strategies import Context, EmbeddingPolicy
+
+    suite = conversation.load_multi_turn("multi_turn_miss_func")
+    asked, back = suite.queries[1], suite.queries[2]
+    assert catalog_fingerprint(asked.catalog) != catalog_fingerprint(back.catalog)  # a new calibration cache key
+    policy = EmbeddingPolicy(embedder=fake_embedder).fit(asked.catalog)
+    assert len(policy.router_.tool_vectors) == len(asked.catalog)
+    policy.fit(back.catalog)
+    assert len(policy.router_.tool_vectors) == len(back.catalog)  # the vectors hold the function again
+    narrow = Knobs(threshold=-1.0, single_hit_floor=-1.0, subset_margin=0.0, widen_k=1, max_whole_roster=1)
+    offers = {added: EmbeddingPolicy(embedder=fake_embedder, knobs=narrow, added=added, companions="").fit(
+        back.catalog).offer(back.query, Context(history=back.history)) for added in (True, False)}
+    top = offers[False].names  # the one best-scored tool
+    assert len(top) == 1 and offers[True].names == ("sort",) + tuple(n for n in top if n != "sort")
 
 
 def test_miss_func_gold_calling_a_withheld_function_keeps_it_and_says_so(fake_bfcl):
@@ -197,6 +218,37 @@ def test_schema_links_need_an_identifier_not_any_shared_name():
             {"name": "get", "description": "Get a post.", "parameters": {"type": "object", "properties": {}},
              "response": {"type": "object", "properties": {"content": {"type": "string"}}}}]
     assert from_schemas(_catalog(rows)) == {}
+
+
+TRADING = [
+    {"name": "get_stock_info", "description": "This tool belongs to the trading system. Tool description: Stock details.",
+     "parameters": {"type": "dict", "properties": {"symbol": {"type": "string"}}, "required": ["symbol"]},
+     "response": {"type": "dict", "properties": {"price": {"type": "float"}, "volume": {"type": "float"}}}},
+    {"name": "get_order_details", "description": "This tool belongs to the trading system. Tool description: An order.",
+     "parameters": {"type": "dict", "properties": {"order_id": {"type": "integer"}}, "required": ["order_id"]},
+     "response": {"type": "dict", "properties": {"price": {"type": "float"}}}},
+    {"name": "get_zipcode", "description": "This tool belongs to the trading system. Tool description: A zipcode.",
+     "parameters": {"type": "dict", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+     "response": {"type": "dict", "properties": {"zipcode": {"type": "string"}}}},
+    {"name": "place_order", "description": "This tool belongs to the trading system. Tool description: Place an order.",
+     "parameters": {"type": "dict", "properties": {
+         "price": {"type": "float"}, "where": {"type": "string", "description": "The zipcode of the branch."},
+         "volume": {"type": "float"}},
+         "required": ["price", "where"]},
+     "response": {"type": "dict", "properties": {"status": {"type": "string"}, "price": {"type": "float"}}}},
+    {"name": "get_weather", "description": "This tool belongs to the weather service. Tool description: Weather.",
+     "parameters": {"type": "dict", "properties": {}},
+     "response": {"type": "dict", "properties": {"price": {"type": "float"}}}},
+]
+
+
+def test_dataflow_companions_supply_a_required_value_from_a_lookup_of_the_same_family():
+    table = from_dataflow(_catalog(TRADING))
+    # price by name, the zipcode named in the parameter's description; volume is not required
+    assert table == {"place_order": (("get_stock_info", "dataflow"), ("get_zipcode", "dataflow"))}
+    # not: a lookup that needs an identifier (get_order_details), another family (get_weather),
+    # a value that is not the lookup's first result (volume), a generic field (status)
+    assert from_dataflow(_catalog(FS)) == {} and from_dataflow(_catalog(TRAVEL)) == {}
 
 
 def test_declared_companions_from_a_descriptor_field_and_the_reference_table(tmp_path):
@@ -262,6 +314,30 @@ def test_last_turn_tools_are_those_after_the_last_user_message():
     assert last_turn_tools(history + [{"role": "user", "content": "c"}]) == ()
 
 
+def test_added_tools_are_those_listed_after_the_last_user_message():
+    history = [{"role": "user", "content": "a"}, {"role": "tools_added", "names": ["ls"]},
+               {"role": "user", "content": "b"}, {"role": "tool_used", "name": "cd"},
+               {"role": "tools_added", "names": ["sort", 3, "sort"]}]
+    assert added_tools(history) == ("sort",)
+    assert added_tools(history + [{"role": "user", "content": "c"}]) == ()
+    assert added_tools(history + [{"role": "tool_used", "name": "sort"}]) == ()  # served
+
+
+def test_added_tools_go_first_and_override_the_gate_but_not_a_greeting_or_the_roster():
+    catalog = _catalog(FS)
+    ranked = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=("mv", "sort", "cd"))
+    first = with_added(ranked, ("sort", "gone"), catalog)
+    assert first.names == ("sort", "mv", "cd") and first.rule == Rule.RANKED_SUBSET and first.sources == ()
+    missing = with_added(Decision(rule=Rule.SINGLE_STRONG_HIT, kind="subset", names=("mv",)), ("sort",), catalog)
+    assert missing.names == ("sort", "mv") and missing.sources == (("sort", "added"),)
+    refused = with_added(Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=()), ("sort",), catalog)
+    assert (refused.rule, refused.kind, refused.names) == (Rule.TOOLS_ADDED, "subset", ("sort",))
+    greeting = Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=())
+    roster = Decision(rule=Rule.UNSURE_FULL_ROSTER, kind="full_roster", names=catalog.names)
+    for decision in (greeting, roster, ranked):
+        assert with_added(decision, () if decision is ranked else ("sort",), catalog) == decision
+
+
 def test_memory_keeps_a_relevant_tool_of_the_same_family():
     catalog = _catalog(FS + TRAVEL)
     decision = Decision(rule=Rule.SINGLE_STRONG_HIT, kind="subset", names=("sort",))
@@ -299,10 +375,12 @@ def test_conversation_metrics_count_memory_only_tools_on_switch_turns():
     rs = [result(("switch",), ("a", "b", "c", "m"), ("memory m",)),
           result(("switch",), ("a", "b", "c", "d")),
           result(("follow-up",), ("x", "m"), ("memory m",), gold=("m",)),
-          result(("returned",), ("a", "cd"), ("companion cd <- a (schema)",), gold=("a", "cd"))]
+          result(("returned", "back:a"), ("a", "cd"), ("companion cd <- a (schema)",), gold=("a", "cd")),
+          result(("returned", "back:a"), ("a",), gold=("a", "cd"))]
     m = conversation_metrics(rs)
     assert m["switch_memory_share"] == 0.125 and m["follow_up_recall"] == 1.0 and m["switch_recall"] == 1.0
-    assert m["returned_recall"] == 1.0 and m["memory_hit_rate"] == 0.5 and m["companion_hit_rate"] == 1.0
+    assert m["returned_recall"] == 0.5 and m["memory_hit_rate"] == 0.5 and m["companion_hit_rate"] == 1.0
+    assert m["returned_function_recall"] == 1.0  # the function that came back is offered on both
 
 
 # -- the real BFCL suites --------------------------------------------------------------------------------
@@ -333,3 +411,42 @@ def test_real_miss_func_returned_turns_offerable_only_when_back(bfcl):
         assert set(q.gold) <= set(q.catalog.names)
         assert set(before.catalog.names) < set(q.catalog.names), q.id  # what was withheld is back
         assert before.gold == () and "withheld" in before.tags
+        assert set(added_tools(q.history)) == set(q.catalog.names) - set(before.catalog.names), q.id
+
+
+def test_miss_causes_name_why_each_gold_function_was_not_offered():
+    from eris_lab.eval.datasets import Query
+
+    def pair(gold, offered, ranking, history=()):
+        hits = tuple(Hit(name=n, score=1.0 - i / 10) for i, n in enumerate(ranking))
+        return (QueryResult(id="x", query="q", gold=gold, expect="all", offered=offered, hits=hits),
+                Query(id="x", query="q", gold=gold, history=tuple(history)))
+
+    cases = [pair(("a",), (), ("a", "b")),                                                  # nothing offered
+             pair(("a", "b"), ("b",), ("b", "c", "a"), [{"role": "tools_added", "names": ["a"]}]),
+             pair(("a", "b"), ("b",), ("b", "c", "a"), [{"role": "tool_used", "name": "a"}]),
+             pair(("a",), ("b", "c"), ("a", "b", "c")),                                     # ranked within, left out
+             pair(("a", "b"), ("b", "c"), ("b", "c", "d", "a")),                            # companion
+             pair(("a",), ("b", "c"), ("b", "c", "d", "a")),                                # ranked below
+             pair(("a",), ("a",), ("a",))]                                                  # no miss
+    out = conversation.miss_causes([r for r, _ in cases], [q for _, q in cases])
+    assert out["turns_missed"] == 6 and out["functions_missed"] == 6 and out["functions"] == {"a": 6}
+    assert list(out["causes"].values()) == [1, 1, 1, 1, 1, 1]
+
+
+def test_size_bound_keeps_to_the_budget_and_bounds_every_cap():
+    results = [QueryResult(id=str(i), query="q", gold=(f"t{i % 4}",), expect="all", offered=(),
+                           hits=tuple(Hit(name=f"t{j}", score=1.0 - j / 100) for j in range(10))) for i in range(8)]
+    best = conversation.size_bound(results, 3.0)
+    assert best["mean_offer"] <= 3.0 and best["cap"] == 3 and best["recall"] == 0.75  # t3 is fourth
+    assert conversation.size_bound(results, 4.0)["recall"] == 1.0
+    assert conversation.size_bound(results, 0.5)["recall"] is None  # no grid point is that small
+
+
+@pytest.mark.parametrize("classes, fold", [(("GorillaFileSystem", "MathAPI"), 0), (("TradingBot",), 1),
+                                           (("GorillaFileSystem", "TwitterAPI"), None), ((), None)])
+def test_fold_of_a_conversation_needs_every_class_in_one_fold(classes, fold):
+    from eris_lab.eval.datasets import Query
+
+    q = Query(id="c:0", query="q", gold=(), tags=("multi_turn_base",) + tuple(f"api:{c}" for c in classes))
+    assert conversation.fold_of(q) == fold

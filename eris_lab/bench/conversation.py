@@ -1,14 +1,19 @@
 """Routing BFCL conversations: every gold tool of a turn offered, side by side (issue 15).
 
 One run over ``multi_turn_base``, ``multi_turn_miss_func`` and ``multi_turn_long_context``:
-dense top-k, the reference policy, the calibrated policy (declared and schema companions, dialog
-memory), the same with learned companions (cross-fitted on the other fold of API classes,
-``eval.conversation.FOLDS``), and the calibrated policy without companions and without memory.
-Each message is scored once per catalogue and knobs (``EmbeddingPolicy.scored``); the calibrated
-variants re-decide from the same scores, so they differ only in what they add.
+dense top-k, the reference policy, the calibrated policy with every lever (declared, schema and
+dataflow companions, dialog memory, tools added back first), the last stop's default
+(``policy-2026-11-30``) and each lever added to it alone, the same with learned companions
+(cross-fitted on the other fold of API classes, ``eval.conversation.FOLDS``), and the calibrated
+policy without companions and without memory. Each message is scored once per catalogue and knobs
+(``EmbeddingPolicy.scored``); the calibrated variants re-decide from the same scores, so they
+differ only in what they add. Per suite also: why the misses miss (``miss_causes``), the best
+recall any offer size reaches at a mean of 8 (``size_bound``, a bound) and a per-turn offer size
+cross-fitted on the other fold (:func:`_size_lever`).
 
 Run: ``eris-lab bench conversation [--suites A,B] [--limit N] [--out FILE]`` (prints the table,
-then the JSON; about 10 minutes on 2 CPU cores with a cold vector cache).
+then the JSON; about 80 seconds on 2 busy CPU cores with vectors and calibrations cached, about
+10 minutes cold).
 """
 
 from __future__ import annotations
@@ -24,16 +29,21 @@ from .._files import write_atomic
 __all__ = ["VARIANTS", "run_conversations", "format_table", "main"]
 
 #: Row name -> (strategy spec, parameters laid over the calibrated policy). ``None``: its own run.
+#: ``policy`` has every lever on; ``policy-2026-11-30`` is the last stop's default (declared and
+#: schema companions, memory), and each ``+lever`` row adds one lever to it alone.
 VARIANTS: dict[str, tuple[str, dict[str, Any]] | None] = {
     "dense:k=5": None,
     "dense:k=8": None,
     "policy-reference": None,
     "policy": ("policy", {}),
-    "policy+learned": ("policy", {"companions": "declared,schema,learned"}),
+    "policy-2026-11-30": ("policy", {"companions": "declared,schema", "added": False}),
+    "+dataflow": ("policy", {"companions": "declared,schema,dataflow", "added": False}),
+    "+added": ("policy", {"companions": "declared,schema", "added": True}),
+    "policy+learned": ("policy", {"companions": "declared,schema,dataflow,learned"}),
     "policy-no-companions": ("policy", {"companions": ""}),
     "policy-no-memory": ("policy", {"memory": False}),
 }
-COLUMNS = ("n", "recall", "mean_offer", "full_roster_rate", "returned_recall", "follow_up_recall", "switch_recall",
+COLUMNS = ("n", "recall", "mean_offer", "full_roster_rate", "returned_function_recall", "returned_recall", "other_recall", "follow_up_recall", "switch_recall",
            "switch_memory_share", "companion_hit_rate", "memory_hit_rate")
 
 
@@ -63,7 +73,8 @@ def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
     tokens = ToolTokens()
     variants = {name: params for name, spec in VARIANTS.items() if spec is not None for params in [spec[1]]}
     out: dict[str, list] = {name: [] for name in variants}
-    policy = EmbeddingPolicy(embedder=memo, learned=learned, companions="declared,schema,learned")
+    policy = EmbeddingPolicy(embedder=memo, learned=learned, companions="declared,schema,dataflow,learned")
+    default = EmbeddingPolicy()
     fitted = None
     tables: dict[tuple[int, str], dict] = {}
     for i, q in enumerate(suite.queries):
@@ -73,8 +84,9 @@ def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
             fitted = catalog
         scored = policy.scored(q.query, Context(history=q.history))
         for name, params in variants.items():
-            policy.memory = params.get("memory", True)
-            source = params.get("companions", "declared,schema")
+            policy.memory = params.get("memory", default.memory)
+            policy.added = params.get("added", default.added)
+            source = params.get("companions", default.companions)
             key = (id(catalog), source)
             if key not in tables:
                 policy.companions = source
@@ -89,6 +101,48 @@ def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
     return out
 
 
+def _size_lever(suite, memo, results) -> dict[str, Any]:
+    """A per-turn offer size fitted on the other fold's conversations, judged on this fold's (issue 15).
+
+    For each fold of ``FOLDS``: on the turns of conversations whose API classes all lie in it, the
+    calibrated policy's rankings (``results``, the ``policy`` row) fit the margin and cap of
+    ``eval.conversation.size_bound`` at a mean of 8 tools less the companions the policy added
+    there; the other fold's turns are then re-decided with ``subset_margin`` and ``widen_k`` set
+    to them. Conversations over classes of both folds have no fold that never saw them: they are
+    left out, and the calibrated policy is reported on the same turns.
+    """
+    from ..eval.conversation import _added, fold_of, size_bound
+    from ..eval.metrics import rate
+    from ..strategies import EmbeddingPolicy
+    from ..strategies.base import Context
+
+    folds = [fold_of(q) for q in suite.queries]
+    fitted: dict[int, dict[str, Any]] = {}
+    for i in (0, 1):
+        own = [r for r, f in zip(results, folds) if f == i and r.expect == "all"]
+        companions = sum(len(_added(r, "companion")) for r in own) / max(len(own), 1)
+        fitted[i] = {**size_bound(own, 8.0 - companions), "budget": round(8.0 - companions, 3), "n": len(own)}
+    policy = EmbeddingPolicy(embedder=memo)
+    judged, baseline, catalog = [], [], None
+    for q, fold, base in zip(suite.queries, folds, results):
+        if fold is None or q.expect != "all" or fitted[1 - fold]["margin"] is None:
+            continue
+        if catalog is not suite.catalog_of(q):
+            catalog = suite.catalog_of(q)
+            policy.fit(catalog)
+        knobs = policy.knobs_.replace(subset_margin=fitted[1 - fold]["margin"], widen_k=fitted[1 - fold]["cap"])
+        offer = policy.decide_scored(policy.scored(q.query, Context(history=q.history)), knobs).offer
+        judged.append((all(g in offer.names for g in q.gold), len(offer.names)))
+        baseline.append((base.recalled, len(base.offered)))
+
+    def summary(pairs):
+        return {"n": len(pairs), "recall": rate([p[0] for p in pairs]),
+                "mean_offer": round(sum(p[1] for p in pairs) / len(pairs), 3) if pairs else None}
+
+    return {"fitted_on_fold": {str(i): fitted[i] for i in fitted}, "cross_fitted": summary(judged),
+            "policy_same_turns": summary(baseline)}
+
+
 def run_conversations(suites=("multi_turn_base", "multi_turn_miss_func", "multi_turn_long_context"), *,
                       limit: int | None = None, progress: bool = True) -> dict[str, Any]:
     """Every row of :data:`VARIANTS` on every suite; the record written to docs/results.
@@ -96,10 +150,21 @@ def run_conversations(suites=("multi_turn_base", "multi_turn_miss_func", "multi_
     Returns
     -------
     dict
-        ``{"suites": {suite: {variant: {COLUMNS..., "recall_at", "seconds"}}}, "folds", "notes", "seconds"}``.
+        ``{"suites": {suite: {"rows": {variant: {COLUMNS..., "recall_at", "seconds"}}, "notes",
+        "size_bound_at_8", "size_lever", "misses"}}, "folds", "seconds"}``; ``size_lever``:
+        :func:`_size_lever`; ``misses``: ``eval.conversation.miss_causes``
+        of the last stop's default and of today's; ``size_bound_at_8`` is
+        ``eval.conversation.size_bound`` of the calibrated policy's rankings (a bound, chosen on
+        the reported turns).
     """
     from ..embed import default_embedder
-    from ..eval.conversation import FOLDS, CrossFitted, conversation_metrics
+    from ..eval.conversation import (
+        FOLDS,
+        CrossFitted,
+        conversation_metrics,
+        miss_causes,
+        size_bound,
+    )
     from ..eval.datasets import load_suite
     from ..eval.harness import run, shared_embedder
     from ..eval.metrics import evaluate
@@ -131,8 +196,15 @@ def run_conversations(suites=("multi_turn_base", "multi_turn_miss_func", "multi_
             rec.update(conversation_metrics(results))
             rows[variant] = {**{c: rec.get(c) for c in COLUMNS}, "recall_at": rec["recall_at"],
                              "seconds": round(secs, 1)}
-        record["suites"][name] = {"notes": suite.notes, "rows": rows}
+        record["suites"][name] = {"notes": suite.notes, "rows": rows,
+                                  "size_lever": _size_lever(suite, memo, results_by["policy"][0]),
+                                  "size_bound_at_8": size_bound(results_by["policy"][0], 8.0),
+                                  "misses": {v: miss_causes(results_by[v][0], suite.queries)
+                                             for v in ("policy-2026-11-30", "policy")}}
         print(format_table(name, rows), file=sys.stderr)
+        print(f"  offer-size bound at a mean of 8: {record['suites'][name]['size_bound_at_8']}", file=sys.stderr)
+        print(f"  misses: {record['suites'][name]['misses']}", file=sys.stderr)
+        print(f"  per-turn size cross-fitted: {record['suites'][name]['size_lever']}", file=sys.stderr)
     record["seconds"] = round(time.perf_counter() - start, 1)
     return record
 

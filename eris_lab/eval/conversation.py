@@ -14,9 +14,11 @@ Suites
       parses each call string with :mod:`ast`), in call order, each once; empty when the turn
       needs no call (``expect="none"``);
     * ``history``: the conversation so far, oldest first: each earlier turn's user message, then
-      one ``{"role": "tool_used", "name"}`` per function its gold calls ran (the tools that ran);
+      one ``{"role": "tool_used", "name"}`` per function its gold calls ran (the tools that ran),
+      and in ``miss_func`` a ``tools_added`` turn where a withheld function comes back;
     * ``tags``: the suite name, ``first`` / ``follow-up`` (the gold shares a tool with the
-      previous turn's) / ``switch`` (it shares none), ``withheld`` / ``returned`` (miss_func), and
+      previous turn's) / ``switch`` (it shares none), ``withheld`` / ``returned`` and
+      ``back:<function>`` (miss_func: the function that came back), and
       ``api:<Class>`` for each involved class.
 
 ``multi_turn_miss_func``
@@ -24,8 +26,10 @@ Suites
     catalogue before that turn: the request that needs it gets gold ``()`` (BFCL's ground truth is
     empty there) and a catalogue without it, so no offer can hold it. The turn where it comes back
     has no user message of its own (BFCL adds the function and the model answers the pending
-    request): its query is the last user message, its catalogue holds the function again, and
-    its gold calls it; it is tagged ``returned``. A few turns of BFCL's ground truth call a
+    request): its query is the last user message, its catalogue holds the function again, its
+    history ends with ``{"role": "tools_added", "names": [...]}`` (BFCL lists the function again
+    there, as a host's tools-changed notice would; ``policy.with_added``), and its gold calls it;
+    it is tagged ``returned``. A few turns of BFCL's ground truth call a
     function before its turn comes (``multi_turn_miss_func_49`` calls ``tail`` at turn 1, withheld
     until turn 3): there the function stays in the catalogue (the suite's notes count them).
 
@@ -58,7 +62,7 @@ from .datasets import (
 from .metrics import QueryResult, rate
 
 __all__ = ["MULTI_TURN_SUITES", "CLASS_FILES", "gold_functions", "load_multi_turn", "class_tools", "api_class_of",
-           "turn_kind", "conversation_ids", "conversation_metrics", "FOLDS", "fit_learned", "CrossFitted",
+           "turn_kind", "conversation_ids", "conversation_metrics", "size_bound", "miss_causes", "fold_of", "FOLDS", "fit_learned", "CrossFitted",
            "conversation_view"]
 
 
@@ -233,7 +237,10 @@ def _load_from(name: str, data: Path) -> Suite:
                 raise DataError("a turn without a user message", where=at)
             tags = [name, turn_kind(gold, previous_gold) if gold else "no-call"]
             if returned:
-                tags.append("returned")
+                back = [n for n in missed[t] if n in catalog]
+                tags.extend(["returned"] + [f"back:{n}" for n in back])
+                # BFCL lists the function again at this turn: the host's "tools added" notice
+                history.append({"role": "tools_added", "names": back})
             if withheld and not gold:
                 tags.append("withheld")
             queries.append(Query(id=f"{conv}:{t}", query=text or last_text, gold=gold,
@@ -276,8 +283,9 @@ def conversation_metrics(results: Sequence[QueryResult]) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``returned_recall`` (turns where a withheld function comes back: it is offered, None
-        without such turns), ``other_recall`` (every other turn with a gold call),
+        ``returned_function_recall`` (turns where a withheld function comes back: it is offered;
+        issue 15's goal; None without such turns), ``returned_recall`` (those turns: every gold
+        function is offered), ``other_recall`` (every other turn with a gold call),
         ``follow_up_recall`` / ``switch_recall`` (turns whose gold shares a tool with the previous
         turn's / shares none), ``switch_memory_share`` (on switch turns: offered tools that only
         memory put there, over all offered tools), ``companion_rate`` (turns with a companion
@@ -289,6 +297,7 @@ def conversation_metrics(results: Sequence[QueryResult]) -> dict[str, Any]:
 
     needing = [r for r in results if r.expect == "all"]
     returned = [r for r in needing if "returned" in r.tags]
+    back = [all(t[5:] in r.offered for t in r.tags if t.startswith("back:")) for r in returned]
     switch = [r for r in needing if "switch" in r.tags]
     follow = [r for r in needing if "follow-up" in r.tags]
     offered_on_switch = sum(len(r.offered) for r in switch)
@@ -296,6 +305,7 @@ def conversation_metrics(results: Sequence[QueryResult]) -> dict[str, Any]:
     companions = [(n, r) for r in results for n in _added(r, "companion")]
     memory = [(n, r) for r in results for n in _added(r, "memory")]
     return {
+        "returned_function_recall": rate(back),
         "returned_recall": recall(returned),
         "other_recall": recall([r for r in needing if "returned" not in r.tags]),
         "follow_up_recall": recall(follow),
@@ -308,12 +318,109 @@ def conversation_metrics(results: Sequence[QueryResult]) -> dict[str, Any]:
     }
 
 
+#: Why a gold function was not offered, in the order :func:`miss_causes` tests them.
+MISS_CAUSES = ("nothing offered", "added back, not offered", "ran on the previous turn, not kept",
+               "ranked within the offer size, left out", "needed beside an offered gold tool (companion)",
+               "ranked below the offer")
+
+
+def miss_causes(results: Sequence[QueryResult], queries: Sequence[Query], *, top: int = 12) -> dict[str, Any]:
+    """Diagnose the turns that miss: for each gold function not offered, the first cause of :data:`MISS_CAUSES` that holds.
+
+    Parameters
+    ----------
+    results : sequence of QueryResult
+        One strategy's run (``hits`` score descending).
+    queries : sequence of Query
+        The suite's queries, in the same order (their histories).
+    top : int
+        How many of the most often missed functions to list.
+
+    Returns
+    -------
+    dict
+        ``{"turns_missed", "functions_missed", "causes": {cause: count}, "functions": {name: count}}``.
+    """
+    from ..router import added_tools, last_turn_tools
+
+    causes = {c: 0 for c in MISS_CAUSES}
+    functions: dict[str, int] = {}
+    turns = 0
+    for r, q in zip(results, queries):
+        missing = [g for g in r.gold if g not in r.offered] if r.expect == "all" else []
+        turns += bool(missing)
+        rank = {h.name: i for i, h in enumerate(r.hits)}
+        for g in missing:
+            functions[g] = functions.get(g, 0) + 1
+            if not r.offered:
+                cause = MISS_CAUSES[0]
+            elif g in added_tools(q.history):
+                cause = MISS_CAUSES[1]
+            elif g in last_turn_tools(q.history):
+                cause = MISS_CAUSES[2]
+            elif rank.get(g, len(rank)) < len(r.offered):
+                cause = MISS_CAUSES[3]
+            elif any(o in r.gold for o in r.offered):
+                cause = MISS_CAUSES[4]
+            else:
+                cause = MISS_CAUSES[5]
+            causes[cause] += 1
+    ranked = sorted(functions.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    return {"turns_missed": turns, "functions_missed": sum(functions.values()), "causes": causes,
+            "functions": dict(ranked)}
+
+
+#: The grid :func:`size_bound` searches: margins below the top cosine, and caps on the offer.
+BOUND_MARGINS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+BOUND_CAPS = (3, 4, 5, 6, 8, 10, 12, 14, 16)
+
+
+def size_bound(results: Sequence[QueryResult], max_mean_offer: float = 8.0) -> dict[str, Any]:
+    """The best recall any per-turn offer size reaches on these turns' own rankings, at a mean offer budget.
+
+    Every turn with a gold call is offered its best-scored tools within ``margin`` of the top
+    cosine, at most ``cap`` (none when the guards scored nothing), for each pair of :data:`BOUND_MARGINS` x
+    :data:`BOUND_CAPS`; the pair with the highest recall at a mean offer of at most
+    ``max_mean_offer`` is returned. Chosen on the very turns it reports, it is an upper bound for
+    any offer-size lever over this ranking (companions and memory aside), not a result.
+
+    Parameters
+    ----------
+    results : sequence of QueryResult
+        Each with ``hits`` (score descending; ``EmbeddingPolicy`` keeps the best 20).
+    max_mean_offer : float
+        The budget, in tools per turn (issue 15's goal: 8).
+
+    Returns
+    -------
+    dict
+        ``{"recall", "mean_offer", "margin", "cap"}``; recall None without turns needing a call.
+    """
+    needing = [r for r in results if r.expect == "all"]
+    best: dict[str, Any] = {"recall": None, "mean_offer": None, "margin": None, "cap": None}
+    for margin in BOUND_MARGINS:
+        for cap in BOUND_CAPS:
+            offers = [[h.name for h in r.hits if r.hits[0].score - h.score <= margin][:cap] for r in needing]
+            mean = float(np.mean([len(o) for o in offers])) if offers else 0.0
+            recall = rate([all(g in o for g in r.gold) for r, o in zip(needing, offers)])
+            if mean <= max_mean_offer and recall is not None and (best["recall"] is None or recall > best["recall"]):
+                best = {"recall": recall, "mean_offer": round(mean, 3), "margin": margin, "cap": cap}
+    return best
+
+
 #: The two folds of API classes for learned companions: a class's companions always come from a
 #: model fitted on the other fold's call sequences (cross-fitting), never on its own.
 FOLDS: tuple[tuple[str, ...], tuple[str, ...]] = (
     ("GorillaFileSystem", "MathAPI", "MessageAPI", "TicketAPI"),
     ("TradingBot", "TravelAPI", "TwitterAPI", "VehicleControlAPI"),
 )
+
+
+def fold_of(query: Query) -> int | None:
+    """The index of the fold of :data:`FOLDS` holding every API class of ``query``'s conversation, else None
+    (a conversation over classes of both folds)."""
+    classes = {t[4:] for t in query.tags if t.startswith("api:")}
+    return next((i for i, fold in enumerate(FOLDS) if classes and classes <= set(fold)), None)
 
 
 def fit_learned(classes: Sequence[str], embedder, *, data: Path | None = None,
@@ -391,13 +498,15 @@ def conversation_view(suite_name: str, conversation: str, *, strategy=None) -> l
     -------
     list of dict
         Per turn: ``turn``, ``message`` (first 120 characters), ``gold``, ``offered``, ``missing``
-        (gold not offered), ``rule``, ``companions`` and ``memory`` (what those overlays added).
+        (gold not offered), ``rule``, ``companions`` and ``memory`` (what those overlays added),
+        ``added`` (tools the catalogue gained for this turn: ``policy.with_added`` offers them first).
 
     Raises
     ------
     DataError
         No such conversation in the suite.
     """
+    from ..router import added_tools
     from ..strategies import EmbeddingPolicy
     from ..strategies.base import Context
 
@@ -417,5 +526,6 @@ def conversation_view(suite_name: str, conversation: str, *, strategy=None) -> l
                      "offered": ", ".join(offer.names), "missing": ", ".join(g for g in q.gold if g not in offer.names),
                      "rule": str(offer.decision.rule),
                      "companions": "; ".join(o[len("companion "):] for o in overlays if o.startswith("companion ")),
-                     "memory": ", ".join(o.split(" ", 1)[1] for o in overlays if o.startswith("memory "))})
+                     "memory": ", ".join(o.split(" ", 1)[1] for o in overlays if o.startswith("memory ")),
+                     "added": ", ".join(added_tools(q.history))})
     return rows

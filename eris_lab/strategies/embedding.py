@@ -20,12 +20,13 @@ from ..errors import ErisLabError
 from ..guard import clean_text
 from ..knobs import Knobs
 from ..offer import build
-from ..policy import Hit, decide, retry_failed, with_intents, with_memory
+from ..policy import Hit, decide, retry_failed, with_added, with_intents, with_memory
 from ..router import (
     RANKED_HITS,
     REFERRING_CUE_RE,
     Routed,
     Router,
+    added_tools,
     dialog_tools,
     embed_tools,
     kept_hits,
@@ -127,6 +128,7 @@ class Scored:
     features: np.ndarray | None = None  # relevance-gate features (calibration.GATE_FEATURES), or None
     intents: tuple[Hit, ...] = ()  # each clause's best tool, for a message with several requests
     last_turn: tuple[str, ...] = ()  # tools that ran since the previous user message (policy.with_memory)
+    added: tuple[str, ...] = ()  # tools the catalogue gained since the last user message (policy.with_added)
 
 
 class EmbeddingPolicy(Strategy):
@@ -142,13 +144,17 @@ class EmbeddingPolicy(Strategy):
         Prepended to the message before embedding. Default ``""``.
     companions : str
         Companion sources the offer overlay adds, comma-separated from ``declared``, ``schema``,
-        ``learned`` (``eris_lab.companions``); ``""`` for none. Default ``"declared,schema"``;
-        under the reference knobs only ``declared`` applies (DESIGN.md's overlays).
+        ``dataflow``, ``learned`` (``eris_lab.companions.SOURCES``); ``""`` for none. Default
+        ``"declared,schema,dataflow"`` (``companions.default_table``, as ``eris-lab route``); under
+        the reference knobs only ``declared`` applies (DESIGN.md's overlays).
     memory : bool
         Keep tools of the previous turn when the message continues its work (``policy.with_memory``;
         calibrated knobs only). Default True.
     learned : LearnedCompanions, optional
         The fitted model read by the ``learned`` source (fitted on other API classes).
+    added : bool
+        Offer tools the catalogue gained since the last user message first (``policy.with_added``:
+        a ``tools_added`` history turn). Default True.
 
     Notes
     -----
@@ -163,19 +169,23 @@ class EmbeddingPolicy(Strategy):
     uses_embedder = True
 
     def __init__(self, *, knobs: Knobs | None = None, embedder: Embedder | None = None, query_prefix: str = "",
-                 companions: str = "declared,schema", memory: bool = True, learned: Any = None) -> None:
+                 companions: str = "declared,schema,dataflow", memory: bool = True, learned: Any = None,
+                 added: bool = True) -> None:
         self.knobs = knobs
         self.embedder = embedder
         self.query_prefix = query_prefix
         self.companions = companions
         self.memory = memory
         self.learned = learned
+        self.added = added
 
     def _check_ranges(self) -> None:
+        from .. import companions as comp
+
         sources = [s.strip() for s in self.companions.split(",") if s.strip()]
-        bad = [s for s in sources if s not in ("declared", "schema", "learned")]
+        bad = [s for s in sources if s not in comp.SOURCES]
         if bad:
-            raise ErisLabError(f"unknown companion source {bad[0]!r}; expected declared, schema or learned",
+            raise ErisLabError(f"unknown companion source {bad[0]!r}; expected one of {', '.join(comp.SOURCES)}",
                                where=f"{type(self).__name__}.companions")
         if "learned" in sources and self.learned is None:
             raise ErisLabError("the learned source needs a fitted LearnedCompanions (learned=...)",
@@ -194,6 +204,8 @@ class EmbeddingPolicy(Strategy):
             tables.append(comp.declared(self.catalog_))
         if "schema" in sources:
             tables.append(comp.from_schemas(self.catalog_))
+        if "dataflow" in sources:
+            tables.append(comp.from_dataflow(self.catalog_))
         if "learned" in sources:
             tables.append(self.learned.table(self.catalog_, self.router_.tool_vectors))
         return comp.merge(*tables)
@@ -228,7 +240,7 @@ class EmbeddingPolicy(Strategy):
         return Scored(text=clean, hits=hits, guard=guard, recent=recent,
                       follow_up=self.router_.is_follow_up(clean, previous, recent=recent, failed=failed),
                       failed=failed, features=self.router_.last_features, intents=self.router_.last_intents,
-                      last_turn=last_turn_tools(context.history))
+                      last_turn=last_turn_tools(context.history), added=added_tools(context.history))
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -242,6 +254,8 @@ class EmbeddingPolicy(Strategy):
         if self.memory:
             decision = with_memory(decision, scored.last_turn, scored.hits[:RANKED_HITS], catalog, knobs,
                                    points_back=bool(REFERRING_CUE_RE.search(scored.text)))
+        if self.added:
+            decision = with_added(decision, scored.added, catalog)
         table = self.companions_ if knobs is self.knobs_ else self.companion_table(knobs)
         offer = build(decision, catalog, knobs=knobs, companions=table)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
