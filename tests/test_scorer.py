@@ -10,7 +10,7 @@ from eris_lab.errors import ErisLabError
 from eris_lab.router import Router
 from eris_lab.scorer import AUTO_INT8_MIN_TOOLS, ExactScorer, Int8Scorer, make_scorer
 
-pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (pyproject lists it; CI has it)")
+pytest.importorskip("numba", reason="numba is not installed (pyproject lists it; CI has it)")
 
 
 def _unit(a):
