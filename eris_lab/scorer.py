@@ -138,11 +138,12 @@ class Int8Scorer:
         approx, eps = self.approximate(queries)
         n = approx.shape[1]
         k = min(max(k, 1), n)
-        pool = np.arange(n)
         step = n // (k * _SAMPLE_PER_K)
         if step > 1:  # a lower bound of each row's k-th largest, from a sample of n / step >= k tools
             low = -np.partition(-approx[:, ::step], k - 1, axis=1)[:, k - 1]
             pool = np.flatnonzero((approx >= np.minimum(low, floor)[:, None] - 2 * eps).any(axis=0))
+        else:
+            pool = np.arange(n)
         near = approx[:, pool]  # holds every row's best k (each at or above its row's lower bound)
         kth = -np.partition(-near, k - 1, axis=1)[:, k - 1]  # (m,) k-th largest approximation
         cut = np.minimum(kth, floor) - 2 * eps
