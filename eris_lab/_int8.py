@@ -9,7 +9,8 @@ scorer): for one query row against 100,000 int8 tool rows of 384 dimensions, thi
 1.3 ms against ONNX Runtime's 1.8 ms (the memory read alone, a sum over the 38 MB, takes 1.0 ms),
 and for 2 and 4 rows 2.4 and 4.7 ms against 10 ms (MLAS packs the whole tool matrix per call when
 there is more than one row); usearch's exact int8 search took 14 ms (one kernel call per pair).
-Measured with ``eris-lab bench route`` on 2 cores, one thread each (docs/results/route-*.json).
+Measured on 2 cores, one thread each, 100,000 random unit vectors (the kernel alone; the scorer's
+rows in docs/results/route-fast-2026-11-30.json).
 """
 
 from __future__ import annotations

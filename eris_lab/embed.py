@@ -4,9 +4,9 @@ Backends are imported lazily (semantic-router's ``encoders/`` pattern): importin
 loads torch or llama.cpp. A missing backend raises :class:`EmbedError` naming what to install.
 
 Encoders of the bundled MiniLM (:data:`ENCODERS`, chosen with ``--encoder`` or ``$ERIS_LAB_ENCODER``):
-``onnx`` (default; ONNX Runtime on a local export, cosine >= 0.9999 with torch, about 4x faster per
-query, no torch import), ``onnx-int8`` (the same export with int8 MatMul weights; mean cosine 0.992
-with torch) and ``torch`` (sentence-transformers). The export is made once, offline, from the
+``onnx`` (default; ONNX Runtime on one thread, on a local export with fused attention, cosine >=
+0.9999 with torch, about 3.5x faster per query, no torch import), ``onnx-int8`` (the same export
+with int8 MatMul weights; mean cosine 0.992 with torch) and ``torch`` (sentence-transformers). The export is made once, offline, from the
 bundled weights (:func:`export_onnx`, torch needed for that step only) and cached under
 ``$ERIS_LAB_ONNX_CACHE`` or ``cache_dir() / "onnx"``. Vectors of different encoders never share a
 cache entry (:func:`vector_key`).
@@ -45,8 +45,9 @@ __all__ = [
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
-#: Encoders of one sentence-transformers model: name -> what runs it. ``onnx`` is the default
-#: (measured in docs/results/route-2026-11-30.json: query embedding p50 2.3 ms vs 9.3 ms on torch).
+#: Encoders of one sentence-transformers model: name -> what runs it. ``onnx`` is the default: the
+#: same routing metrics as torch, a query embedded about 3.5x faster (docs/results/route-fast-2026-11-30.json);
+#: ``onnx-int8`` is faster still but loses 1.7 points of bfcl-pooled recall (README, the fast path).
 ENCODERS: dict[str, str] = {
     "onnx": "ONNX Runtime, float32 export of the model (cosine >= 0.9999 with torch)",
     "onnx-int8": "ONNX Runtime, int8 dynamic quantisation of the MatMul weights (cosine ~0.99 with torch)",
@@ -225,7 +226,7 @@ def export_onnx(model_path: str | os.PathLike[str] | None = None, *, model_id: s
     sequence axes; then ONNX Runtime's transformer optimizer (``onnxruntime.transformers.optimizer``,
     model type ``bert``) fuses each layer's attention into one ``Attention`` node and the embedding
     and residual layer norms (1.7x faster per query on one thread, the same vectors to 1e-6;
-    docs/results/route-2026-12-01.json). Takes about 6 s plus the torch import on a 2-core box; a
+    docs/results/route-fast-2026-11-30.json). Takes about 6 s plus the torch import on a 2-core box; a
     file lock makes concurrent first runs export once. Quantisation:
     ``onnxruntime.quantization.quantize_dynamic`` on MatMul only, per channel (per-tensor weights
     lost up to 0.25 cosine on short texts).
@@ -337,8 +338,9 @@ class OnnxEmbedder:
     model : str or path, optional
         A local sentence-transformers folder; default the bundled all-MiniLM-L6-v2.
     quantize : bool
-        int8 MatMul weights (``encoder == "onnx-int8"``): about 2x faster per query, mean cosine
-        0.992 with torch (minimum 0.98 on short texts; docs/results/route-2026-11-30.json).
+        int8 MatMul weights (``encoder == "onnx-int8"``; the fused attention's own weights stay
+        float32): about 1.4x faster per query than float32, mean cosine 0.992 with torch (minimum
+        0.978 on short texts; docs/results/route-fast-2026-11-30.json).
     threads : int, optional
         ONNX Runtime intra-op threads; default 1: on a 2-core box shared with other jobs, two
         threads embedded a query 1.8x slower at p50 than one, and a batch of 256 phrases 1.25x
