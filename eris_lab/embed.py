@@ -4,9 +4,9 @@ Backends are imported lazily (semantic-router's ``encoders/`` pattern): importin
 loads torch or llama.cpp. A missing backend raises :class:`EmbedError` naming what to install.
 
 Encoders of the bundled MiniLM (:data:`ENCODERS`, chosen with ``--encoder`` or ``$ERIS_LAB_ENCODER``):
-``onnx`` (default; ONNX Runtime on a local export, cosine >= 0.9999 with torch, about 4x faster per
-query, no torch import), ``onnx-int8`` (the same export with int8 MatMul weights; mean cosine 0.992
-with torch) and ``torch`` (sentence-transformers). The export is made once, offline, from the
+``onnx`` (default; ONNX Runtime on one thread, on a local export with fused attention, cosine >=
+0.9999 with torch, about 3.5x faster per query, no torch import), ``onnx-int8`` (the same export
+with int8 MatMul weights; mean cosine 0.992 with torch) and ``torch`` (sentence-transformers). The export is made once, offline, from the
 bundled weights (:func:`export_onnx`, torch needed for that step only) and cached under
 ``$ERIS_LAB_ONNX_CACHE`` or ``cache_dir() / "onnx"``. Vectors of different encoders never share a
 cache entry (:func:`vector_key`).
@@ -45,8 +45,9 @@ __all__ = [
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
-#: Encoders of one sentence-transformers model: name -> what runs it. ``onnx`` is the default
-#: (measured in docs/results/route-2026-11-30.json: query embedding p50 2.3 ms vs 9.3 ms on torch).
+#: Encoders of one sentence-transformers model: name -> what runs it. ``onnx`` is the default: the
+#: same routing metrics as torch, a query embedded about 3.5x faster (docs/results/route-fast-2026-11-30.json);
+#: ``onnx-int8`` is faster still but loses 1.7 points of bfcl-pooled recall (README, the fast path).
 ENCODERS: dict[str, str] = {
     "onnx": "ONNX Runtime, float32 export of the model (cosine >= 0.9999 with torch)",
     "onnx-int8": "ONNX Runtime, int8 dynamic quantisation of the MatMul weights (cosine ~0.99 with torch)",
@@ -54,16 +55,21 @@ ENCODERS: dict[str, str] = {
 }
 DEFAULT_ENCODER = "onnx"
 
-#: Bumped whenever the exported graph changes (pooling, opset, quantisation settings): it keys the cache.
-ONNX_EXPORT_VERSION = 1
+#: Bumped whenever the exported graph changes (pooling, opset, fusion, quantisation settings): it keys the cache.
+#: 2: attention, embedding and skip layer norms fused (ONNX Runtime's transformer optimizer).
+ONNX_EXPORT_VERSION = 2
 _ONNX_OPSET = 17
 
 
 def vector_key(embedder) -> str:
     """What keys cached vectors and calibrations of ``embedder``: ``model_id``, plus ``|encoder:<name>``
-    when the embedder names its encoder (vectors of the torch and the ONNX encoders never mix)."""
+    when the embedder names its encoder (vectors of the torch and the ONNX encoders never mix), plus
+    ``|export:<n>`` when it names the version of its exported graph (:data:`ONNX_EXPORT_VERSION`:
+    a re-quantised graph gives other vectors under the same encoder name)."""
     encoder = getattr(embedder, "encoder", "")
-    return f"{embedder.model_id}|encoder:{encoder}" if encoder else embedder.model_id
+    key = f"{embedder.model_id}|encoder:{encoder}" if encoder else embedder.model_id
+    export = getattr(embedder, "export_version", 0)
+    return f"{key}|export:{export}" if export else key
 
 
 def _bundled_model_path() -> Path:
@@ -217,9 +223,13 @@ def export_onnx(model_path: str | os.PathLike[str] | None = None, *, model_id: s
     -----
     ``torch.onnx.export`` (TorchScript exporter, opset 17) of the transformer with eager attention
     (SDPA's traced mask shortcuts do not generalise over sequence lengths), dynamic batch and
-    sequence axes. Takes about 2 s plus the torch import on a 2-core box; a file lock makes
-    concurrent first runs export once. Quantisation: ``onnxruntime.quantization.quantize_dynamic``
-    on MatMul only, per channel (per-tensor weights lost up to 0.25 cosine on short texts).
+    sequence axes; then ONNX Runtime's transformer optimizer (``onnxruntime.transformers.optimizer``,
+    model type ``bert``) fuses each layer's attention into one ``Attention`` node and the embedding
+    and residual layer norms (1.7x faster per query on one thread, the same vectors to 1e-6;
+    docs/results/route-fast-2026-11-30.json). Takes about 6 s plus the torch import on a 2-core box; a
+    file lock makes concurrent first runs export once. Quantisation:
+    ``onnxruntime.quantization.quantize_dynamic`` on MatMul only, per channel (per-tensor weights
+    lost up to 0.25 cosine on short texts).
     """
     path = Path(model_path) if model_path is not None else _bundled_model_path()
     if not (path / "config.json").is_file():
@@ -276,14 +286,35 @@ def _export_fp32(model_path: Path, target: Path) -> None:
             torch.onnx.export(_Pooled(model), (ones, ones, torch.zeros_like(ones)), str(tmp), input_names=names,
                               output_names=["sentence_embedding"], dynamic_axes=axes, opset_version=_ONNX_OPSET,
                               dynamo=False)
+            _fuse(tmp, model.config)
     except EmbedError:
         raise
     except Exception as exc:  # the exporter raises many types
         raise EmbedError(f"ONNX export failed: {exc}", where=str(model_path)) from None
 
 
+def _fuse(path: Path, config) -> None:
+    """Rewrite the exported BERT graph at ``path`` with fused attention and layer norms, in place.
+
+    ``opt_level=0``: only the transformer fusions are saved; ONNX Runtime applies its own graph
+    optimisations when it loads the file, as for any model.
+    """
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # the optimizer logs every fusion it applies
+    try:
+        fused = optimize_model(str(path), model_type="bert", num_heads=config.num_attention_heads,
+                               hidden_size=config.hidden_size, opt_level=0)
+        fused.save_model_to_file(str(path))
+    finally:
+        root.setLevel(level)
+
+
 def _quantize(source: Path, target: Path) -> None:
     try:
+        from onnx import TensorProto
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
         raise EmbedError(f"int8 quantisation needs onnxruntime and onnx ({exc.name} is missing)") from None
@@ -292,8 +323,9 @@ def _quantize(source: Path, target: Path) -> None:
     root.setLevel(logging.ERROR)  # quantize_dynamic logs a pre-processing hint on every call
     try:
         with atomic_path(target) as tmp:
+            # the fused graph's contrib ops hide some tensor types from shape inference: they are float
             quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
-                             op_types_to_quantize=["MatMul"])
+                             op_types_to_quantize=["MatMul"], extra_options={"DefaultTensorType": TensorProto.FLOAT})
     finally:
         root.setLevel(level)
 
@@ -306,10 +338,14 @@ class OnnxEmbedder:
     model : str or path, optional
         A local sentence-transformers folder; default the bundled all-MiniLM-L6-v2.
     quantize : bool
-        int8 MatMul weights (``encoder == "onnx-int8"``): about 2x faster per query, mean cosine
-        0.992 with torch (minimum 0.98 on short texts; docs/results/route-2026-11-30.json).
+        int8 MatMul weights (``encoder == "onnx-int8"``; the fused attention's own weights stay
+        float32): about 1.4x faster per query than float32, mean cosine 0.992 with torch (minimum
+        0.978 on short texts; docs/results/route-fast-2026-11-30.json).
     threads : int, optional
-        ONNX Runtime intra-op threads; default ``min(4, os.cpu_count())``.
+        ONNX Runtime intra-op threads; default 1: on a 2-core box shared with other jobs, two
+        threads embedded a query 1.8x slower at p50 than one, and a batch of 256 phrases 1.25x
+        slower (they wait for each other's core). On an idle many-core machine more threads embed
+        a cold catalogue faster.
     batch_size : int
         Texts per forward pass (padded to the longest text of the batch).
 
@@ -334,6 +370,7 @@ class OnnxEmbedder:
         self.batch_size = batch_size
         self.model_id = DEFAULT_MODEL_ID if model is None else str(model)
         self.encoder = "onnx-int8" if quantize else "onnx"
+        self.export_version = ONNX_EXPORT_VERSION  # keys cached vectors (vector_key)
         self._session = None
         self._tokenizer = None
         self._lock = threading.Lock()
@@ -360,7 +397,7 @@ class OnnxEmbedder:
                     tokenizer.enable_truncation(_max_seq_length(path))
                     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
                     options = ort.SessionOptions()
-                    options.intra_op_num_threads = self.threads or min(4, os.cpu_count() or 1)
+                    options.intra_op_num_threads = self.threads or 1
                     options.inter_op_num_threads = 1
                     options.log_severity_level = 3
                     try:
@@ -383,14 +420,19 @@ class OnnxEmbedder:
         session = self._load()
         if not texts:
             return np.zeros((0, session.get_outputs()[0].shape[-1] or 384), dtype=np.float32)
-        parts = []
-        for i in range(0, len(texts), self.batch_size):
-            encoded = self._tokenizer.encode_batch(list(texts[i:i + self.batch_size]))
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            feed = {"input_ids": ids, "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
-                    "token_type_ids": np.zeros_like(ids)}
-            parts.append(session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0])
+        parts = [session.run(None, self.tokenize(texts[i:i + self.batch_size]))[0]
+                 for i in range(0, len(texts), self.batch_size)]
         return normalize_rows(np.concatenate(parts))
+
+    def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The session's inputs for one batch: ``{name: (len(texts), n_tokens) int64}``, padded to the
+        longest text of the batch (one text: no padding), truncated to ``max_seq_length``."""
+        self._load()
+        encoded = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
+                "token_type_ids": np.zeros_like(ids)}
+        return {k: v for k, v in feed.items() if k in self._inputs}
 
 
 def _max_seq_length(path: Path) -> int:

@@ -87,6 +87,9 @@ def test_onnx_int8_encoder_loses_little_and_is_keyed_apart():
     keys = {vector_key(e) for e in (int8, fp32, SentenceTransformerEmbedder())}
     assert len(keys) == 3 and all(k.startswith("sentence-transformers/all-MiniLM-L6-v2|encoder:") for k in keys)
     assert int8.model_id == fp32.model_id == SentenceTransformerEmbedder().model_id  # knobs carry over
+    earlier = onnx(quantize=True)
+    earlier.export_version -= 1  # vectors of an earlier graph (before the fusion re-quantised it) are never read
+    assert vector_key(earlier) != vector_key(int8) and vector_key(int8).endswith(f"|export:{int8.export_version}")
 
 
 def test_vector_cache_never_mixes_encoders(tmp_path):

@@ -44,6 +44,7 @@ class _Counting:
         self.inner = inner
         self.model_id = inner.model_id
         self.encoder = getattr(inner, "encoder", "")
+        self.export_version = getattr(inner, "export_version", 0)
         self.calls = 0
         self.texts = 0
 

@@ -100,6 +100,7 @@ class MemoEmbedder:
         self.embedder = embedder
         self.model_id = embedder.model_id
         self.encoder = getattr(embedder, "encoder", "")  # keys its VectorCache with the model (embed.vector_key)
+        self.export_version = getattr(embedder, "export_version", 0)
         self.disk = disk
         self._memo: dict[str, np.ndarray] = {}
         self._store = VectorCache(embedder) if disk else None

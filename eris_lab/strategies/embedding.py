@@ -272,6 +272,7 @@ class _Prefixed:
         self.prefix = prefix
         self.model_id = embedder.model_id
         self.encoder = getattr(embedder, "encoder", "")
+        self.export_version = getattr(embedder, "export_version", 0)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed([self.prefix + t for t in texts])
