@@ -77,7 +77,8 @@ def _load_knobs(path: str | None, catalog=None, *, model_id: str | None = None):
 
 
 LEVERS_HELP = ("issue 17 generation levers, comma-separated: bounded (digit and length bounds), compact "
-               "(no newlines in JSON), calls-first or minimal (envelope); 'all' = bounded,compact,calls-first")
+               "(no newlines in JSON), calls-first or minimal (envelope), few-shot (two worked examples in the "
+               "prompt); 'all' = bounded,compact,calls-first (all,few-shot adds the examples)")
 
 
 def _add_levers(p) -> None:
@@ -515,11 +516,15 @@ def _run_prompt(args) -> int:
     offer = _parse_offer(args.offer, catalog)
     from .knobs import Knobs
 
-    sys.stdout.write(prompt.slim(offer, catalog, envelope=_levers(args, Knobs()).envelope))
+    knobs = _levers(args, Knobs())
+    sys.stdout.write(prompt.slim(offer, catalog, knobs=knobs))
+    sys.stdout.flush()
     if args.tokens:
-        report = prompt.token_report(offer, catalog)
+        report = prompt.token_report(offer, catalog, knobs=knobs)
+        examples = (f", of which {report['n_examples']} worked example(s) {report['example_tokens']}"
+                    if report["n_examples"] else "")
         print(f"eris-lab: tokens: catalogue with schemas {report['catalog_tokens']}, slim offer "
-              f"{report['offer_tokens']} ({report['ratio']:.1%})", file=sys.stderr)
+              f"{report['offer_tokens']} ({report['ratio']:.1%}){examples}", file=sys.stderr)
     return 0
 
 

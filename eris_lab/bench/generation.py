@@ -521,13 +521,13 @@ def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str]
         try:
             if condition in ("a", "b"):
                 offer = whole
-                system = SYSTEM + "\n\n" + prompts.full(catalog, envelope=knobs.envelope)
+                system = SYSTEM + "\n\n" + prompts.full(catalog, knobs=knobs)
                 grammar = None if condition == "a" else compile_grammar(offer, catalog, knobs=knobs).text
             else:
                 offer = (router_for(catalog).route(query.query, history=query.history).offer if len(catalog)
                          else replace(whole, names=()))
                 # the router's decision as it is: an empty offer compiles to the answer-only grammar
-                system = SYSTEM + "\n\n" + prompts.slim(offer, catalog, envelope=knobs.envelope)
+                system = SYSTEM + "\n\n" + prompts.slim(offer, catalog, knobs=knobs)
                 grammar = compile_grammar(offer, catalog, knobs=knobs).text
         except ErisLabError as exc:  # a schema the compiler refuses: recorded, counted as no call
             out.append(Outcome(suite=suite, id=query.id, condition=condition, expect=query.expect, gold=query.gold,
