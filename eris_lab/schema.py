@@ -255,6 +255,7 @@ NUMBER_VALUES: tuple[tuple[tuple[str, ...], float], ...] = (
 #: A value that reads as a placeholder, not a value (``<city>``, ``'string'``, ``...``, ``YYYY-MM``).
 _PLACEHOLDER_RE = re.compile(r"[<>{}\[\]]|\.\.\.|^(string|value|text|str|example|xxx+|foo|bar|null|none|n/a|tbd)$"
                              r"|^[YMDHS:/\- T]+$", re.I)
+_QUOTED_RE = re.compile(r"'([^']{1,60})'|\"([^\"]{1,60})\"|`([^`]{1,60})`")
 #: An example a description offers: "e.g. 'X'", "for example X", "such as X".
 _EXAMPLE_RE = re.compile(r"(?:e\.g\.?|eg\.|for example|for instance|such as|like)[,:]?\s*"
                          r"(?:'([^']{1,60})'|\"([^\"]{1,60})\"|`([^`]{1,60})`|([A-Za-z0-9][^,.;()]{0,40}))", re.I)
@@ -281,6 +282,12 @@ def described_example(description: str) -> str | None:
         value = (quoted or match.group(4) or "").strip()
         if value and not is_placeholder(value) and (quoted or len(value.split()) <= 3):
             return value
+        if quoted:  # "e.g. '<city>' or 'Denver, CO'": a further quoted value of the same sentence
+            rest = description[match.end():].split(". ")[0]
+            for more in _QUOTED_RE.finditer(rest):
+                value = next(g for g in more.groups() if g is not None).strip()
+                if not is_placeholder(value):
+                    return value
     for template in sorted(FORMAT_TEMPLATES, key=len, reverse=True):
         if template in (description or ""):
             return FORMAT_TEMPLATES[template]
