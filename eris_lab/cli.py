@@ -712,7 +712,19 @@ def _add_generate(sub) -> None:
     _add_encoder(p)
     p.add_argument("--recent", action="append", default=[], metavar="NAME", help="a recent successful tool")
     _add_levers(p)
+    _add_chat_format(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+
+
+CHAT_FORMATS = ("auto", "plain", "functiongemma")
+
+
+def _add_chat_format(p) -> None:
+    """``--chat-format``: how messages become the model's prompt (``LlamaRunner(chat_template=...)``)."""
+    p.add_argument("--chat-format", choices=CHAT_FORMATS, default="auto",
+                   help="auto: FunctionGemma's format when the GGUF's chat template is FunctionGemma's, else the "
+                        "GGUF's template, else plain (base models); plain; functiongemma: its developer turn, "
+                        "function declarations and stop strings (default auto)")
 
 
 def _run_generate(args) -> int:
@@ -734,7 +746,7 @@ def _run_generate(args) -> int:
     catalog.require(args.recent, where="--recent")
     router = _router(catalog, args.knobs, args.encoder)
     knobs = _levers(args, router.knobs)
-    runner = LlamaRunner(args.model, n_threads=args.threads)
+    runner = LlamaRunner(args.model, n_threads=args.threads, chat_template=args.chat_format)
     with Session() as session:  # its temporary agenda and vault are removed when the turn ends
         for name in args.recent:
             session.remember(name)

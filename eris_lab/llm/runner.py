@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import LLMError
+from . import functiongemma
 from .generation import Generation, Messages, as_messages
 from .model import default_model_path
 from .sampler import greedy_grammar_sampler
@@ -82,6 +83,7 @@ class _Loaded:
     lock: threading.Lock
     template: str | None
     formatter: Any
+    functiongemma: bool = False  # FunctionGemma's own format (llm.functiongemma), not the Jinja template
     guidance: Any = None  # grammar.guidance.Guidance over this model's vocabulary, made on first use
 
 
@@ -115,9 +117,12 @@ class LlamaRunner:
         Context window in tokens (prompt + generation).
     seed : int
         Sampling seed (used when ``temperature > 0``).
-    chat_template : {"auto", "plain"} or str
-        ``"auto"``: the GGUF's template when present, else plain; ``"plain"``: always plain;
-        any other string: a Jinja chat template to use.
+    chat_template : {"auto", "plain", "functiongemma"} or str
+        ``"auto"``: FunctionGemma's format when the GGUF's template declares functions with its
+        tokens (:func:`functiongemma.is_template`), else the GGUF's template when present, else
+        plain; ``"plain"``: always plain; ``"functiongemma"``: FunctionGemma's developer turn,
+        declarations and stop strings (:mod:`.functiongemma`); any other string: a Jinja chat
+        template to use.
     greedy_grammar_check : bool
         At temperature 0 under a grammar, check the greedy token against the grammar first and
         run the grammar over the whole vocabulary only when it is rejected (llama.cpp's
@@ -188,17 +193,20 @@ class LlamaRunner:
                 raise LLMError(f"cannot load GGUF model: {exc}", where=str(path)) from None
             template = self._template(llm)
             formatter = None
-            if template is not None:
+            fg = self.chat_template == "functiongemma" or (self.chat_template == "auto" and functiongemma.is_template(template))
+            if fg:
+                template = None
+            elif template is not None:
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
                 formatter = Jinja2ChatFormatter(template=template, eos_token=_token_text(llm, llm.token_eos()),
                                                 bos_token=_token_text(llm, llm.token_bos()))
-            loaded = _Loaded(llm=llm, lock=threading.Lock(), template=template, formatter=formatter)
+            loaded = _Loaded(llm=llm, lock=threading.Lock(), template=template, formatter=formatter, functiongemma=fg)
             _LOADED[key] = loaded
             return loaded
 
     def _template(self, llm) -> str | None:
-        if self.chat_template == "plain":
+        if self.chat_template in ("plain", "functiongemma"):
             return None
         if self.chat_template == "auto":
             return llm.metadata.get("tokenizer.chat_template") or None
@@ -206,8 +214,10 @@ class LlamaRunner:
 
     @property
     def prompt_format(self) -> str:
-        """``"gguf-template"``, ``"custom-template"`` or ``"plain"`` (loads the model)."""
+        """``"functiongemma"``, ``"gguf-template"``, ``"custom-template"`` or ``"plain"`` (loads the model)."""
         loaded = self._load()
+        if loaded.functiongemma:
+            return "functiongemma"
         if loaded.template is None:
             return "plain"
         return "custom-template" if self.chat_template not in ("auto", "plain") else "gguf-template"
@@ -231,20 +241,28 @@ class LlamaRunner:
             return 0
         return len(loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
-    def format(self, prompt_or_messages: str | Messages) -> tuple[str, tuple[str, ...]]:
+    def format(self, prompt_or_messages: str | Messages, *, tools: Sequence[Any] = ()) -> tuple[str, tuple[str, ...]]:
         """The prompt text the model sees and the stop strings its format implies.
 
-        A string is used verbatim (no stop strings); messages go through the chat template, or
-        :func:`plain_prompt` when there is none.
+        A string is used verbatim (no stop strings); messages go through FunctionGemma's format
+        (``tools`` declared in its developer turn; no model load when ``chat_template`` says
+        ``"functiongemma"``), the chat template (``tools`` passed to it, as OpenAI entries), or
+        :func:`plain_prompt` when there is none (``tools`` are then the prompt's business:
+        ``prompt.slim`` describes the offer).
         """
         messages = as_messages(prompt_or_messages)
         if messages is None:
             return prompt_or_messages, ()  # type: ignore[return-value]
+        if self.chat_template == "functiongemma":
+            return functiongemma.render(messages, tools), functiongemma.STOP
         loaded = self._load()
+        if loaded.functiongemma:
+            return functiongemma.render(messages, tools), functiongemma.STOP
         if loaded.formatter is None:
             return plain_prompt(messages), PLAIN_STOP
         try:
-            rendered = loaded.formatter(messages=messages)
+            openai_tools = [t.to_openai() if hasattr(t, "to_openai") else t for t in tools] or None
+            rendered = loaded.formatter(messages=messages, tools=openai_tools)
         except Exception as exc:  # jinja2 errors, raise_exception() in templates
             raise LLMError(f"the chat template cannot render these messages: {exc}", where="chat_template") from None
         stop = rendered.stop if isinstance(rendered.stop, list) else [rendered.stop] if rendered.stop else []
@@ -306,7 +324,8 @@ class LlamaRunner:
         return LogitsProcessorList([timed]), timer
 
     def generate(self, prompt_or_messages: str | Messages, *, grammar: str | None = None,
-                 max_tokens: int = 128, temperature: float = 0.0, stop: Sequence[str] = ()) -> Generation:
+                 max_tokens: int = 128, temperature: float = 0.0, stop: Sequence[str] = (),
+                 tools: Sequence[Any] = ()) -> Generation:
         """Generate a continuation, optionally constrained by a GBNF grammar.
 
         Parameters
@@ -322,6 +341,9 @@ class LlamaRunner:
             0.0 = greedy (deterministic).
         stop : sequence of str
             Extra stop strings (added to those of the prompt format); not part of the text.
+        tools : sequence of catalog.Tool or OpenAI function entries
+            Declared by the chat format when it has a place for them (FunctionGemma's developer
+            turn, a chat template's ``tools``); see :meth:`format`.
 
         Returns
         -------
@@ -339,7 +361,7 @@ class LlamaRunner:
             raise LLMError(f"expected GBNF text, got {type(grammar).__name__}", where="grammar")
         loaded = self._load()
         llama_cpp = _llama_cpp()
-        text, format_stop = self.format(prompt_or_messages)
+        text, format_stop = self.format(prompt_or_messages, tools=tools)
         stops = list(dict.fromkeys([*format_stop, *stop]))
         with loaded.lock:
             llm = loaded.llm
