@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import LLMError
 from . import functiongemma
@@ -22,7 +22,7 @@ from .generation import Generation, Messages, as_messages
 from .model import default_model_path
 from .sampler import greedy_grammar_sampler
 
-__all__ = ["LlamaRunner", "plain_prompt", "PLAIN_ROLES", "PLAIN_CUE", "PLAIN_STOP"]
+__all__ = ["LlamaRunner", "Stepper", "plain_prompt", "PLAIN_ROLES", "PLAIN_CUE", "PLAIN_STOP"]
 
 #: Role labels of the plain prompt format, used when a GGUF carries no chat template (the
 #: bundled Gemma 3 270M is a *base* model and has none). A message renders as
@@ -276,6 +276,47 @@ class LlamaRunner:
             tokens = [bos, *tokens]
         return tokens
 
+    # -- one step at a time (teaching views) ------------------------------------------------------
+    @contextlib.contextmanager
+    def stepper(self, prompt_or_messages: str | Messages, *, tools: Sequence[Any] = ()) -> Iterator["Stepper"]:
+        """Decode one token at a time, reading the model's logits before each choice.
+
+        The prompt is formatted as for :meth:`generate` and evaluated once; the caller reads
+        :meth:`Stepper.logits`, picks a token and :meth:`Stepper.advance` s (no sampler, no
+        grammar: the caller applies its own mask). The model's lock is held for the block.
+
+        Raises
+        ------
+        LLMError
+            The model cannot load, or the prompt does not fit ``n_ctx``.
+        """
+        loaded = self._load()
+        text, _ = self.format(prompt_or_messages, tools=tools)
+        with loaded.lock:
+            llm = loaded.llm
+            tokens = self._tokens(llm, text)
+            if len(tokens) + 1 > self.n_ctx:
+                raise LLMError(f"the prompt takes {len(tokens)} tokens; the context holds {self.n_ctx}", where="n_ctx")
+            llm.reset()
+            llm.eval(tokens)
+            yield Stepper(llm, n_prompt=len(tokens), n_ctx=self.n_ctx)
+            llm.reset()
+
+    def guidance(self) -> Any:
+        """llguidance over this model's vocabulary (``grammar.guidance.Guidance``), made once per loaded model.
+
+        Raises
+        ------
+        OracleError
+            llguidance is not installed.
+        """
+        from ..grammar.guidance import Guidance
+
+        loaded = self._load()
+        if loaded.guidance is None:  # building the tokenizer of a 262k vocabulary takes seconds
+            loaded.guidance = Guidance(vocab=_llama_cpp().llama_model_get_vocab(loaded.llm.model))
+        return loaded.guidance
+
     # -- grammar -----------------------------------------------------------------------------
     def check_grammar(self, grammar: str) -> None:
         """Compile ``grammar`` with llama.cpp's own GBNF parser; raise when it is rejected.
@@ -301,13 +342,9 @@ class LlamaRunner:
         from llama_cpp import LogitsProcessorList
 
         from ..errors import OracleError, SchemaError
-        from ..grammar.guidance import Guidance
 
         try:
-            if loaded.guidance is None:
-                llama_cpp = _llama_cpp()
-                loaded.guidance = Guidance(vocab=llama_cpp.llama_model_get_vocab(loaded.llm.model))
-            process = loaded.guidance.logits_processor(grammar)
+            process = self.guidance().logits_processor(grammar)
         except (OracleError, SchemaError) as exc:
             if self.engine == "llguidance":
                 raise LLMError(f"llguidance cannot enforce this grammar: {exc}", where="grammar") from None
@@ -411,6 +448,53 @@ class LlamaRunner:
                 f"top {fast.top_k}, {fast.n_full} full-vocabulary passes" if fast is not None else ""),
             grammar_s=fast.grammar_s if fast is not None else (timer[0] if timer else 0.0),
         )
+
+
+class Stepper:
+    """A model mid-generation, one token at a time (:meth:`LlamaRunner.stepper`).
+
+    Attributes
+    ----------
+    n_prompt : int
+        Prompt tokens evaluated.
+    n_vocab : int
+    eos : tuple of int
+        End-of-generation tokens (end of text, end of turn).
+    """
+
+    def __init__(self, llm, *, n_prompt: int, n_ctx: int) -> None:
+        import llama_cpp
+
+        self._llm = llm
+        self._llama_cpp = llama_cpp
+        self.n_prompt = n_prompt
+        self._n_ctx = n_ctx
+        self.n_vocab = llm.n_vocab()
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        self.eos = tuple(sorted({t for t in (llm.token_eos(), llama_cpp.llama_vocab_eot(vocab)) if 0 <= t < self.n_vocab}))
+
+    def logits(self) -> Any:
+        """The next token's logits, shape ``(n_vocab,)`` float32 (a copy)."""
+        import numpy as np
+
+        pointer = self._llama_cpp.llama_get_logits_ith(self._llm.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).copy()
+
+    def advance(self, token: int) -> None:
+        """Append ``token`` and evaluate it.
+
+        Raises
+        ------
+        LLMError
+            The context is full.
+        """
+        if self._llm.n_tokens + 1 > self._n_ctx:
+            raise LLMError(f"the context of {self._n_ctx} tokens is full", where="n_ctx")
+        self._llm.eval([int(token)])
+
+    def piece(self, token: int) -> str:
+        """The text of one token (control tokens by name)."""
+        return self._llm.detokenize([int(token)], special=True).decode("utf-8", "replace")
 
 
 def _token_text(llm, token: int) -> str:
