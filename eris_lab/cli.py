@@ -740,7 +740,11 @@ def _run_generate(args) -> int:
         raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
     from .knobs import parse_levers
 
-    parse_levers(args.levers)  # bad input fails before the router and the model load
+    if "few-shot" in parse_levers(args.levers):  # bad input fails before the router and the model load
+        # the tool loop builds its prompt from the envelope alone (loop.py, not yet the knobs):
+        # refused rather than silently left out
+        raise ErisLabError("few-shot is not wired into the tool loop yet; it works with prompt and "
+                           "bench generation", where="--levers")
 
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")

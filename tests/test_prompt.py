@@ -320,3 +320,17 @@ def test_few_shot_token_cost_is_counted():
     shot = prompt.token_report(offer, catalog, knobs=Knobs(few_shot=2))
     assert bare["example_tokens"] == 0 and shot["n_examples"] == 2
     assert shot["offer_tokens"] == bare["offer_tokens"] + shot["example_tokens"] and shot["example_tokens"] > 20
+
+
+@needs_llama
+def test_cli_prompt_with_few_shot_prints_the_examples_and_their_token_cost(capsys):
+    assert cli.main(["prompt", "--offer", "clock:now,weather:current", "--levers", "all,few-shot", "--tokens"]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("Assistant: {\"tool_calls\": [{\"name\": ") == 2
+    assert re.search(r"of which 2 worked example\(s\) \d+\n$", err)
+
+
+def test_cli_generate_refuses_few_shot_until_the_loop_reads_it(capsys):
+    assert cli.main(["generate", "what time is it?", "--levers", "few-shot"]) == 2
+    assert capsys.readouterr().err == ("eris-lab: error: --levers: few-shot is not wired into the tool loop yet; "
+                                       "it works with prompt and bench generation\n")
