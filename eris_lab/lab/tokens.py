@@ -19,7 +19,7 @@ and a mask with ``allowed() -> bool (n_vocab,)`` and ``consume(token)`` (:class:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
