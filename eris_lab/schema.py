@@ -235,7 +235,8 @@ NAME_VALUES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("unit", "units"), "metric"),
     (("id", "identifier", "code"), "A1024"),
     (("path", "file", "filename", "directory", "folder"), "notes/today.txt"),
-    (("name", "user", "username", "author", "person", "player", "artist", "owner"), "Alex Morgan"),
+    (("timezone", "tz"), "Europe/Berlin"),
+    (("user", "username", "author", "person", "player", "artist", "owner", "customer", "recipient"), "Alex Morgan"),
     (("company", "organization", "organisation", "brand"), "Acme Corp"),
     (("team",), "Chicago Bulls"),
     (("title", "subject"), "Weekly report"),
@@ -315,6 +316,15 @@ def _named(table, name: str):
     return None
 
 
+def _generic(name: str) -> str:
+    """A value for a string parameter no table knows: its name words title-cased and numbered
+    (``project_name`` -> ``"Project 1"``, ``court`` -> ``"Court 1"``), or a person for ``name``."""
+    words = [w for w in _words(name) if w != "name"]
+    if not words:
+        return "Alex Morgan" if _words(name) else "Item 1"
+    return " ".join(w.title() for w in words[:3]) + " 1"
+
+
 def sample(schema: Any, *, name: str = "", optional: bool = False, _depth: int = 0) -> Any:
     """A plausible JSON value that is valid under a simple ``schema``, for worked examples.
 
@@ -384,7 +394,7 @@ def sample(schema: Any, *, name: str = "", optional: bool = False, _depth: int =
         return True
     if kind == "string" or kind is None:
         value = (FORMAT_VALUES.get(str(schema.get("format", ""))) or described_example(description)
-                 or _named(NAME_VALUES, name) or "blue notebook")
+                 or _named(NAME_VALUES, name) or _generic(name))
         lo, hi = int(schema.get("minLength", 0) or 0), schema.get("maxLength")
         if isinstance(hi, int) and len(value) > hi:
             value = value[:hi]
