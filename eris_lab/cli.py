@@ -78,7 +78,8 @@ def _load_knobs(path: str | None, catalog=None, *, model_id: str | None = None):
 
 LEVERS_HELP = ("issue 17 generation levers, comma-separated: bounded (digit and length bounds), compact "
                "(no newlines in JSON), calls-first or minimal (envelope), repair (arguments repaired from the "
-               "schema and the message); 'all' = bounded,compact,calls-first,repair")
+               "schema and the message), few-shot (two worked examples in the prompt); "
+               "'all' = bounded,compact,calls-first,repair (all,few-shot adds the examples)")
 
 
 def _add_levers(p) -> None:
@@ -516,11 +517,15 @@ def _run_prompt(args) -> int:
     offer = _parse_offer(args.offer, catalog)
     from .knobs import Knobs
 
-    sys.stdout.write(prompt.slim(offer, catalog, envelope=_levers(args, Knobs()).envelope))
+    knobs = _levers(args, Knobs())
+    sys.stdout.write(prompt.slim(offer, catalog, knobs=knobs))
+    sys.stdout.flush()
     if args.tokens:
-        report = prompt.token_report(offer, catalog)
+        report = prompt.token_report(offer, catalog, knobs=knobs)
+        examples = (f", of which {report['n_examples']} worked example(s) {report['example_tokens']}"
+                    if report["n_examples"] else "")
         print(f"eris-lab: tokens: catalogue with schemas {report['catalog_tokens']}, slim offer "
-              f"{report['offer_tokens']} ({report['ratio']:.1%})", file=sys.stderr)
+              f"{report['offer_tokens']} ({report['ratio']:.1%}){examples}", file=sys.stderr)
     return 0
 
 
@@ -708,7 +713,19 @@ def _add_generate(sub) -> None:
     _add_encoder(p)
     p.add_argument("--recent", action="append", default=[], metavar="NAME", help="a recent successful tool")
     _add_levers(p)
+    _add_chat_format(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+
+
+CHAT_FORMATS = ("auto", "plain", "functiongemma")
+
+
+def _add_chat_format(p) -> None:
+    """``--chat-format``: how messages become the model's prompt (``LlamaRunner(chat_template=...)``)."""
+    p.add_argument("--chat-format", choices=CHAT_FORMATS, default="auto",
+                   help="auto: FunctionGemma's format when the GGUF's chat template is FunctionGemma's, else the "
+                        "GGUF's template, else plain (base models); plain; functiongemma: its developer turn, "
+                        "function declarations and stop strings (default auto)")
 
 
 def _run_generate(args) -> int:
@@ -724,13 +741,17 @@ def _run_generate(args) -> int:
         raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
     from .knobs import parse_levers
 
-    parse_levers(args.levers)  # bad input fails before the router and the model load
+    if "few-shot" in parse_levers(args.levers):  # bad input fails before the router and the model load
+        # the tool loop builds its prompt from the envelope alone (loop.py, not yet the knobs):
+        # refused rather than silently left out
+        raise ErisLabError("few-shot is not wired into the tool loop yet; it works with prompt and "
+                           "bench generation", where="--levers")
 
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")
     router = _router(catalog, args.knobs, args.encoder)
     knobs = _levers(args, router.knobs)
-    runner = LlamaRunner(args.model, n_threads=args.threads)
+    runner = LlamaRunner(args.model, n_threads=args.threads, chat_template=args.chat_format)
     with Session() as session:  # its temporary agenda and vault are removed when the turn ends
         for name in args.recent:
             session.remember(name)

@@ -78,6 +78,7 @@ class Knobs:
     compact_json: bool = False  # whitespace is nothing or one space (no newline, no indentation)
     envelope: Literal["reference", "calls-first", "minimal"] = "reference"  # the reply object's shape
     repair_arguments: bool = False  # repair parsed arguments from the schema and the message (issue 17, repair.py)
+    few_shot: int = 0  # worked examples (a request and its exact reply) in the prompt, one per offered tool; lever 4
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
     notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
@@ -121,7 +122,7 @@ class Knobs:
             if not isinstance(getattr(self, name), bool):
                 raise KnobsError(f"expected true or false, got {getattr(self, name)!r}", where=name)
         for name, lo, hi in (("max_integer_digits", 1, 19), ("max_fraction_digits", 1, 24),
-                             ("max_string_chars", 0, 2000), ("max_array_items", 0, 2000)):
+                             ("max_string_chars", 0, 2000), ("max_array_items", 0, 2000), ("few_shot", 0, 3)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise KnobsError(f"expected an integer in [{lo}, {hi}], got {value!r}", where=name)
@@ -265,13 +266,15 @@ class Knobs:
 #: arrays from BFCL 2026.3.23 gold answers of categories never used to report generation
 #: (simple_python, parallel, live_simple, parallel_multiple; 4,375 strings, 588 arrays): strings
 #: p99 57, max 224 characters -> 100; arrays p99 10, max 20 items -> 10; integers at most 9
-#: digits, fractions at most 4 (both inside the bounds above).
+#: digits, fractions at most 4 (both inside the bounds above). ``few-shot``: two worked examples,
+#: the issue's "one or two" (each costs about 40-70 prompt tokens: ``eris-lab prompt --tokens``).
 LEVERS: dict[str, dict[str, Any]] = {
     "bounded": {"max_integer_digits": 10, "max_fraction_digits": 8, "max_string_chars": 100, "max_array_items": 10},
     "compact": {"compact_json": True},
     "calls-first": {"envelope": "calls-first"},
     "minimal": {"envelope": "minimal"},
     "repair": {"repair_arguments": True},
+    "few-shot": {"few_shot": 2},
 }
 #: What ``--levers all`` means: every lever, with the calls-first envelope. ``repair`` changes no
 #: grammar: it repairs parsed arguments (``repair.py``; it broke no right value on BFCL multiple
@@ -282,7 +285,8 @@ GENERATION_LEVERS: dict[str, Any] = {k: v for name in ALL_LEVERS for k, v in LEV
 
 
 def parse_levers(text: str | None, *, where: str = "--levers") -> tuple[str, ...]:
-    """Lever names from a comma-separated list (``all`` = :data:`ALL_LEVERS`; empty = none).
+    """Lever names from a comma-separated list (``all`` = :data:`ALL_LEVERS`, also beside others:
+    ``all,few-shot``; empty = none).
 
     Raises
     ------
@@ -290,8 +294,7 @@ def parse_levers(text: str | None, *, where: str = "--levers") -> tuple[str, ...
         An unknown lever, or two envelope variants at once.
     """
     names = [n.strip() for n in (text or "").split(",") if n.strip()]
-    if names == ["all"]:
-        return ALL_LEVERS
+    names = [m for n in names for m in (ALL_LEVERS if n == "all" else (n,))]
     unknown = [n for n in names if n not in LEVERS]
     if unknown:
         raise KnobsError(f"unknown lever {unknown[0]!r}; expected all or some of {', '.join(LEVERS)}", where=where)

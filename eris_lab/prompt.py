@@ -10,18 +10,23 @@ tool's full schema and narrows the grammar to it.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .catalog import Catalog, Tool, name_words
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS, STATUSES
+from .grammar.envelope import reply as envelope_reply
+from .knobs import Knobs
 from .lexicon import FALLBACK_PHRASES
-from .schema import pointer
+from .llm.runner import PLAIN_ROLES
+from .schema import normalize_types, pointer, sample, validate
 
 if TYPE_CHECKING:
     from .grammar import Grammar
     from .offer import Offer
 
-__all__ = ["slim", "reply_format", "full", "schema_recovery", "count_tokens", "token_report", "phrases", "REPLY_FORMAT"]
+__all__ = ["slim", "reply_format", "full", "examples", "Example", "schema_recovery", "count_tokens", "token_report",
+           "phrases", "REPLY_FORMAT"]
 
 #: How many routing phrases the phrase map shows per tool.
 MAX_PHRASES = 3
@@ -96,7 +101,131 @@ def _tools(offer: "Offer", catalog: Catalog) -> list[Tool]:
     return [catalog.tool(n) for n in catalog.require(offer.names, where="offer")]
 
 
-def slim(offer: "Offer", catalog: Catalog, *, envelope: str = "reference") -> str:
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Example:
+    """One worked example of the prompt: a request and the exact reply the grammar accepts.
+
+    Attributes
+    ----------
+    tool : str
+        The tool the reply calls.
+    request : str
+        What the user says.
+    reply : str
+        The reply in the active envelope variant, one line (``grammar.envelope.reply``).
+    source : {"descriptor", "schema"}
+        A descriptor's ``examples_good`` entry, or synthesised from the tool's schema.
+    """
+
+    tool: str
+    request: str
+    reply: str
+    source: str
+
+
+def _in_schema_order(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments in the schema's property order (the grammar wants it for objects of > 5 keys)."""
+    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    return {**{k: arguments[k] for k in props if k in arguments}, **{k: v for k, v in arguments.items() if k not in props}}
+
+
+def _within(value: Any, knobs: Knobs) -> bool:
+    """``value`` fits the grammar's value bounds of ``knobs`` (lever 1; the schema's own bounds
+    are checked by validation)."""
+    if isinstance(value, Mapping):
+        return all(_within(v, knobs) for v in value.values())
+    if isinstance(value, list):
+        return (not knobs.max_array_items or len(value) <= knobs.max_array_items) and all(_within(v, knobs) for v in value)
+    if isinstance(value, str):
+        return not knobs.max_string_chars or len(value) <= knobs.max_string_chars
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return len(str(abs(value))) <= knobs.max_integer_digits
+    if isinstance(value, float):
+        whole, _, fraction = repr(abs(value)).partition(".")
+        return "e" not in repr(value) and len(whole) <= knobs.max_integer_digits and len(fraction) <= knobs.max_fraction_digits
+    return True
+
+
+def _spoken(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _request(tool: Tool, arguments: Mapping[str, Any]) -> str:
+    """A request for a synthesised example: the tool's short description, then each value by name."""
+    said = "; ".join(f"{' '.join(name_words(k))} {_spoken(v)}" for k, v in arguments.items())
+    head = _short(tool).rstrip(" .…")
+    return f"{head}: {said}." if said else f"{head}."
+
+
+def _example(tool: Tool, knobs: Knobs) -> Example | None:
+    """One worked example for ``tool``: its first descriptor example whose arguments validate and fit
+    the grammar's bounds, else one synthesised from its schema; None when neither does."""
+    schema = normalize_types(tool.parameters)
+    candidates = [(ex.text, dict(ex.arguments), "descriptor") for ex in tool.examples_good if ex.arguments]
+    synthesised = sample(schema)
+    if isinstance(synthesised, dict):
+        candidates.append((None, synthesised, "schema"))
+    for text, arguments, source in candidates:
+        if validate(schema, arguments) is not None or not _within(arguments, knobs):
+            continue
+        arguments = _in_schema_order(arguments, schema)
+        thought = f"Call {tool.name}."
+        reply = envelope_reply([(tool.name, arguments)], envelope=knobs.envelope,
+                               thought=thought if len(thought) <= knobs.max_thought_chars else "")
+        return Example(tool=tool.name, request=text or _request(tool, arguments), reply=reply, source=source)
+    return None
+
+
+def examples(offer: "Offer", catalog: Catalog, *, knobs: Knobs = Knobs()) -> tuple[Example, ...]:
+    """Worked examples for a base model (issue 17, lever 4): one per offered tool, in offer order,
+    up to ``knobs.few_shot``.
+
+    Each is a request and the exact reply in the envelope variant ``knobs.envelope``, taken from
+    the tool's descriptor examples (``examples_good`` with arguments) where present, otherwise
+    synthesised from its schema (:func:`eris_lab.schema.sample`: required arguments, enum values,
+    formats, a value the description gives as an example; never a placeholder). A reply is kept only
+    when its arguments validate against the tool's schema and fit the grammar's value bounds, so
+    the compiled grammar accepts it (tests/test_prompt.py checks that with llama.cpp's engine, for
+    the demo catalogue and BFCL tools).
+
+    Returns
+    -------
+    tuple of Example
+        At most ``knobs.few_shot``; empty for an empty offer or ``few_shot = 0``.
+
+    Raises
+    ------
+    CatalogError
+        An offered name is not in the catalogue.
+
+    Notes
+    -----
+    Few-shot prompting: Brown et al. 2020, "Language Models are Few-Shot Learners"
+    (arXiv:2005.14165). The examples sit in the plain prompt format's own ``User:`` /
+    ``Assistant:`` labels (``llm.runner.PLAIN_ROLES``), which a base model continues.
+    """
+    out: list[Example] = []
+    for tool in _tools(offer, catalog):
+        if len(out) >= knobs.few_shot:
+            break
+        example = _example(tool, knobs)
+        if example is not None:
+            out.append(example)
+    return tuple(out)
+
+
+def _examples_text(shown: tuple[Example, ...]) -> list[str]:
+    if not shown:
+        return []
+    lines = ["## Worked example" + ("s" if len(shown) > 1 else "") + " (values come from the request)", ""]
+    for ex in shown:
+        lines += [PLAIN_ROLES["user"] + ex.request, PLAIN_ROLES["assistant"] + ex.reply, ""]
+    return lines
+
+
+def slim(offer: "Offer", catalog: Catalog, *, envelope: str | None = None, knobs: Knobs | None = None) -> str:
     """The slim tool prompt for one offer.
 
     Parameters
@@ -104,22 +233,27 @@ def slim(offer: "Offer", catalog: Catalog, *, envelope: str = "reference") -> st
     offer : Offer
         ``offer.names`` in offer order; empty means no tool may be called.
     catalog : Catalog
-    envelope : {"reference", "calls-first", "minimal"}
-        The reply envelope the grammar enforces (``knobs.envelope``), described at the end.
+    envelope : {"reference", "calls-first", "minimal"}, optional
+        The reply envelope the grammar enforces, described at the end; default ``knobs.envelope``.
+    knobs : Knobs, optional
+        Reads ``envelope``, ``few_shot`` (worked examples, :func:`examples`) and the value bounds
+        the examples must fit. Default ``Knobs()`` (no examples).
 
     Returns
     -------
     str
         Markdown: a phrase map (tool, short description, typical phrasing) in offer order, the
-        tool definitions without parameters (JSON, same order), and the reply format.
+        tool definitions without parameters (JSON, same order), the reply format, and the worked
+        examples when ``knobs.few_shot`` asks for them.
 
     Raises
     ------
     CatalogError
         An offered name is not in the catalogue.
     """
+    knobs = _knobs(knobs, envelope)
     tools = _tools(offer, catalog)
-    reply = reply_format(envelope)
+    reply = reply_format(knobs.envelope)
     if not tools:
         return "No tool may be called this turn: answer in the message.\n\n" + reply + "\n"
     lines = ["## Tools you may call", "", "| tool | what it does | typical phrasing |", "|---|---|---|"]
@@ -129,14 +263,30 @@ def slim(offer: "Offer", catalog: Catalog, *, envelope: str = "reference") -> st
     definitions = [{"name": t.name, "description": " ".join(t.description.split())} for t in tools]
     lines += ["", "## Tool definitions (arguments are constrained when you call)", "",
               json.dumps(definitions, ensure_ascii=False, indent=1), "", reply, ""]
+    lines += _examples_text(examples(offer, catalog, knobs=knobs))
     return "\n".join(lines)
 
 
-def full(catalog: Catalog, *, envelope: str = "reference") -> str:
-    """The baseline prompt: every tool of the catalogue with its full schema (OpenAI style), and
-    the reply format of ``envelope`` (:func:`reply_format`)."""
+def _knobs(knobs: Knobs | None, envelope: str | None) -> Knobs:
+    """``knobs`` (default ``Knobs()``) with ``envelope`` when given (callers that name only the variant)."""
+    knobs = knobs if knobs is not None else Knobs()
+    if envelope is not None and envelope != knobs.envelope:
+        reply_format(envelope)  # an unknown variant: ValueError, as before
+        knobs = knobs.replace(envelope=envelope)
+    return knobs
+
+
+def full(catalog: Catalog, *, envelope: str | None = None, knobs: Knobs | None = None) -> str:
+    """The baseline prompt: every tool of the catalogue with its full schema (OpenAI style), the
+    reply format of the envelope (:func:`reply_format`) and, when ``knobs.few_shot`` asks, worked
+    examples of the catalogue's first tools (:func:`examples`)."""
+    from .offer import Offer
+
+    knobs = _knobs(knobs, envelope)
     tools = [t.to_openai() for t in catalog]
-    return "## Tools\n\n" + json.dumps(tools, ensure_ascii=False, indent=1) + "\n\n" + reply_format(envelope) + "\n"
+    shown = examples(Offer.given(catalog.names, reason="the whole catalogue"), catalog, knobs=knobs) if knobs.few_shot else ()
+    text = "## Tools\n\n" + json.dumps(tools, ensure_ascii=False, indent=1) + "\n\n" + reply_format(knobs.envelope) + "\n"
+    return text + "\n" + "\n".join(_examples_text(shown)) if shown else text
 
 
 def _error_path(error: Any) -> tuple[str, str]:
@@ -201,14 +351,25 @@ def count_tokens(text: str, tokenizer: Any = None) -> int:
     return len(tokenizer(text))
 
 
-def token_report(offer: "Offer", catalog: Catalog, tokenizer: Any = None) -> dict[str, float]:
+def token_report(offer: "Offer", catalog: Catalog, tokenizer: Any = None, *, knobs: Knobs | None = None) -> dict[str, float]:
     """Prompt tokens per turn: the full catalogue with schemas vs the slim offer.
+
+    Parameters
+    ----------
+    knobs : Knobs, optional
+        The prompt's settings (envelope, few-shot examples); default ``Knobs()``.
 
     Returns
     -------
     dict
-        ``{"catalog_tokens", "offer_tokens", "ratio"}`` (ratio = offer / catalogue).
+        ``{"catalog_tokens", "offer_tokens", "ratio", "example_tokens", "n_examples"}`` (ratio =
+        offer / catalogue; ``example_tokens``: what the worked examples add to the slim offer's
+        prompt, 0 without them).
     """
-    full_n = count_tokens(full(catalog), tokenizer)
-    slim_n = count_tokens(slim(offer, catalog), tokenizer)
-    return {"catalog_tokens": full_n, "offer_tokens": slim_n, "ratio": slim_n / full_n if full_n else 0.0}
+    knobs = knobs if knobs is not None else Knobs()
+    full_n = count_tokens(full(catalog, knobs=knobs), tokenizer)
+    slim_n = count_tokens(slim(offer, catalog, knobs=knobs), tokenizer)
+    shown = examples(offer, catalog, knobs=knobs)
+    bare_n = count_tokens(slim(offer, catalog, knobs=knobs.replace(few_shot=0)), tokenizer) if shown else slim_n
+    return {"catalog_tokens": full_n, "offer_tokens": slim_n, "ratio": slim_n / full_n if full_n else 0.0,
+            "example_tokens": slim_n - bare_n, "n_examples": len(shown)}

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any, Iterable, Mapping
 
 from .errors import SchemaError
 
-__all__ = ["BFCL_TYPE_ALIASES", "normalize_types", "pointer", "check", "validate", "clear_cache"]
+__all__ = ["BFCL_TYPE_ALIASES", "normalize_types", "pointer", "check", "validate", "clear_cache", "sample",
+           "described_example", "is_placeholder", "FORMAT_TEMPLATES", "FORMAT_VALUES"]
 
 #: BFCL writes Python-ish type names into its schemas; they mean these JSON Schema types.
 #: Source: BFCL ``multiple.json`` / ``live_multiple.json`` (``dict``, ``float``, ``tuple``, ``any``).
@@ -187,3 +189,216 @@ def validate(schema: Mapping[str, Any], instance: Any) -> tuple[str, str] | None
     cls = _validator_class(schema)
     error = jsonschema.exceptions.best_match(cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(instance))
     return None if error is None else (pointer(error.absolute_path), error.message)
+
+
+# ---------------------------------------------------------------------------------------------
+# A plausible value for a schema (few-shot examples, notebook 04's accepted replies)
+# ---------------------------------------------------------------------------------------------
+
+#: Format templates a description may state (``"in the format of 'City, State'"``), each with a
+#: value written in it. Matched case-sensitively as written in BFCL 2026.3.23 descriptions
+#: (``multiple``, ``live_multiple``), longest first. A template is never copied as a value.
+FORMAT_TEMPLATES: dict[str, str] = {
+    "YYYY-MM-DDTHH:MM:SS": "2024-06-15T09:30:00",
+    "YYYY-MM-DD HH:MM:SS": "2024-06-15 09:30:00",
+    "City, State (abbr)": "Boston, MA",
+    "City, State": "Boston, MA",
+    "city, state": "Boston, MA",
+    "City, Country": "Paris, France",
+    "YYYY-MM-DD": "2024-06-15",
+    "MM/DD/YYYY": "06/15/2024",
+    "DD/MM/YYYY": "15/06/2024",
+    "MM-DD-YYYY": "06-15-2024",
+    "DD-MM-YYYY": "15-06-2024",
+    "HH:MM:SS": "09:30:00",
+    "HH:MM": "09:30",
+    "YYYY": "2024",
+}
+#: JSON Schema ``format`` values (draft 2020-12, section 7.3) -> a value in that format.
+FORMAT_VALUES: dict[str, str] = {
+    "date": "2024-06-15", "date-time": "2024-06-15T09:30:00Z", "time": "09:30:00Z", "email": "alex@example.com",
+    "uri": "https://example.com/page", "url": "https://example.com/page", "hostname": "example.com",
+    "ipv4": "192.168.1.10", "uuid": "123e4567-e89b-12d3-a456-426614174000", "duration": "PT30M",
+}
+#: Parameter-name words -> a plausible string value (first match in the name wins). Written for
+#: this project; the words are the commonest string parameter names of BFCL's ``simple_python`` and
+#: ``live_simple`` (categories the generation benchmark never reports).
+NAME_VALUES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("email",), "alex@example.com"),
+    (("url", "link", "website"), "https://example.com/page"),
+    (("date", "day"), "2024-06-15"),
+    (("time",), "09:30"),
+    (("city", "location", "place", "destination", "origin", "address", "region"), "Boston, MA"),
+    (("country",), "France"),
+    (("language", "lang"), "English"),
+    (("currency",), "EUR"),
+    (("unit", "units"), "metric"),
+    (("id", "identifier", "code"), "A1024"),
+    (("path", "file", "filename", "directory", "folder"), "notes/today.txt"),
+    (("timezone", "tz"), "Europe/Berlin"),
+    (("user", "username", "author", "person", "player", "artist", "owner", "customer", "recipient"), "Alex Morgan"),
+    (("company", "organization", "organisation", "brand"), "Acme Corp"),
+    (("team",), "Chicago Bulls"),
+    (("title", "subject"), "Weekly report"),
+    (("message", "text", "content", "body", "note", "comment"), "See you at noon"),
+    (("query", "search", "keyword", "keywords", "term", "topic", "q"), "electric cars"),
+    (("color", "colour"), "blue"),
+    (("category", "genre", "type", "kind"), "general"),
+    (("status", "state"), "active"),
+)
+#: Integer and number parameter-name words -> a plausible value (clamped into the schema's range).
+NUMBER_VALUES: tuple[tuple[tuple[str, ...], float], ...] = (
+    (("year",), 2024), (("age",), 30), (("page",), 1), (("month",), 6), (("hour", "hours"), 9),
+    (("lat", "latitude"), 40.71), (("lon", "lng", "longitude"), -74.01),
+    (("price", "amount", "cost", "budget", "salary"), 250), (("percent", "percentage", "rate"), 5),
+    (("days", "day", "nights", "weeks"), 3), (("minutes", "seconds", "duration"), 15),
+)
+#: A value that reads as a placeholder, not a value (``<city>``, ``'string'``, ``...``, ``YYYY-MM``).
+_PLACEHOLDER_RE = re.compile(r"[<>{}\[\]]|\.\.\.|^(string|value|text|str|example|xxx+|foo|bar|null|none|n/a|tbd)$"
+                             r"|^[YMDHS:/\- T]+$", re.I)
+_QUOTED_RE = re.compile(r"'([^']{1,60})'|\"([^\"]{1,60})\"|`([^`]{1,60})`")
+#: An example a description offers: "e.g. 'X'", "for example X", "such as X".
+_EXAMPLE_RE = re.compile(r"(?:e\.g\.?|eg\.|for example|for instance|such as|like)[,:]?\s*"
+                         r"(?:'([^']{1,60})'|\"([^\"]{1,60})\"|`([^`]{1,60})`|([A-Za-z0-9][^,.;()]{0,40}))", re.I)
+
+
+def _words(name: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Za-z][a-z]*|[0-9]+", name)]
+
+
+def is_placeholder(value: str) -> bool:
+    """Whether ``value`` reads as a placeholder a model would copy (``<city>``, ``string``, ``YYYY-MM-DD``)."""
+    text = value.strip()
+    return not text or bool(_PLACEHOLDER_RE.search(text)) or text in FORMAT_TEMPLATES
+
+
+def described_example(description: str) -> str | None:
+    """A value a parameter description offers as an example (``e.g. 'San Francisco, CA'``), or the
+    value of a format template it states (:data:`FORMAT_TEMPLATES`); None when it offers neither.
+
+    Quoted examples are preferred; a placeholder (:func:`is_placeholder`) is never returned.
+    """
+    for match in _EXAMPLE_RE.finditer(description or ""):
+        quoted = match.group(1) or match.group(2) or match.group(3)
+        value = (quoted or match.group(4) or "").strip()
+        if value and not is_placeholder(value) and (quoted or len(value.split()) <= 3):
+            return value
+        if quoted:  # "e.g. '<city>' or 'Denver, CO'": a further quoted value of the same sentence
+            rest = description[match.end():].split(". ")[0]
+            for more in _QUOTED_RE.finditer(rest):
+                value = next(g for g in more.groups() if g is not None).strip()
+                if not is_placeholder(value):
+                    return value
+    for template in sorted(FORMAT_TEMPLATES, key=len, reverse=True):
+        if template in (description or ""):
+            return FORMAT_TEMPLATES[template]
+    return None
+
+
+def _clamp(value: float, schema: Mapping[str, Any], integer: bool) -> float:
+    lo, hi = schema.get("minimum"), schema.get("maximum")
+    if isinstance(schema.get("exclusiveMinimum"), (int, float)):
+        lo = schema["exclusiveMinimum"] + (1 if integer else 0.5)
+    if isinstance(schema.get("exclusiveMaximum"), (int, float)):
+        hi = schema["exclusiveMaximum"] - (1 if integer else 0.5)
+    if isinstance(lo, (int, float)) and value < lo:
+        value = lo
+    if isinstance(hi, (int, float)) and value > hi:
+        value = hi
+    return value
+
+
+def _named(table, name: str):
+    words = _words(name)
+    for keys, value in table:
+        if any(k in words for k in keys):
+            return value
+    return None
+
+
+def _generic(name: str) -> str:
+    """A value for a string parameter no table knows: its name words title-cased and numbered
+    (``project_name`` -> ``"Project 1"``, ``court`` -> ``"Court 1"``), or a person for ``name``."""
+    words = [w for w in _words(name) if w != "name"]
+    if not words:
+        return "Alex Morgan" if _words(name) else "Item 1"
+    return " ".join(w.title() for w in words[:3]) + " 1"
+
+
+def sample(schema: Any, *, name: str = "", optional: bool = False, _depth: int = 0) -> Any:
+    """A plausible JSON value that is valid under a simple ``schema``, for worked examples.
+
+    Parameters
+    ----------
+    schema : mapping
+        A JSON Schema (BFCL type aliases normalised first, :func:`normalize_types`).
+    name : str
+        The parameter's name: picks a plausible value (:data:`NAME_VALUES`, :data:`NUMBER_VALUES`).
+    optional : bool, default False
+        Objects: fill every property, not only the required ones (the first one when none is
+        required, so a worked example shows at least one value).
+
+    Returns
+    -------
+    JSON value
+        In this order of preference: ``const``; the schema's own ``examples`` or ``default``; the
+        first ``enum`` value; a ``format``'s value; an example or format template the description
+        states (:func:`described_example`); a value for the name; a generic value of the type.
+        Numbers are clamped into ``minimum``/``maximum``; strings into ``minLength``/``maxLength``.
+        The result may still fail a ``pattern``: callers validate (:func:`validate`).
+
+    Notes
+    -----
+    Issue 17, lever 4: "synthesised from the schema (required arguments, enum values, formats)";
+    never a placeholder (a 270M model copies what the prompt shows, issue 17's raw outputs).
+    """
+    if not isinstance(schema, Mapping) or _depth > 16:
+        return None
+    if "const" in schema:
+        return schema["const"]
+    for key in ("examples", "default"):
+        value = schema.get(key)
+        if key == "examples" and isinstance(value, list) and value:
+            value = value[0]
+        if value is not None and key in schema and not (isinstance(value, str) and is_placeholder(value)):
+            if validate(schema, value) is None:
+                return value
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            options = [s for s in schema[key] if not (isinstance(s, Mapping) and s.get("type") == "null")]
+            return sample((options or schema[key])[0], name=name, optional=optional, _depth=_depth + 1)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
+    description = str(schema.get("description", ""))
+    if kind == "object" or (kind is None and "properties" in schema):
+        props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+        required = [k for k in schema.get("required", ()) or () if isinstance(k, str)]
+        keys = list(props) if optional else ([k for k in props if k in required] + [k for k in required if k not in props]
+                                             or list(props)[:1])
+        return {k: sample(props.get(k, {}), name=k, _depth=_depth + 1) for k in keys}
+    if kind == "array":
+        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {}
+        n = max(1, int(schema.get("minItems", 0) or 0))
+        if isinstance(schema.get("maxItems"), int):
+            n = min(n, schema["maxItems"])
+        singular = name[:-1] if name.endswith("s") else name
+        return [sample(items, name=singular, _depth=_depth + 1) for _ in range(n)]
+    if kind in ("integer", "number"):
+        guess = _named(NUMBER_VALUES, name)
+        value = _clamp(guess if guess is not None else (3 if kind == "integer" else 2.5), schema, kind == "integer")
+        return int(value) if kind == "integer" else float(value)
+    if kind == "boolean":
+        return True
+    if kind == "string" or kind is None:
+        value = (FORMAT_VALUES.get(str(schema.get("format", ""))) or described_example(description)
+                 or _named(NAME_VALUES, name) or _generic(name))
+        lo, hi = int(schema.get("minLength", 0) or 0), schema.get("maxLength")
+        if isinstance(hi, int) and len(value) > hi:
+            value = value[:hi]
+        if len(value) < lo:
+            value = value + "x" * (lo - len(value))
+        return value
+    return None

@@ -200,7 +200,7 @@ class FakeRunner:
     def __init__(self):
         self.seen = []
 
-    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=(), tools=()):
         self.seen.append((messages, grammar))
         if grammar is None:
             text = 'Sure. {"name": "weather.get", "arguments": {"city": "SD", "days": 3.0}}'
@@ -248,7 +248,7 @@ def test_run_case_scores_each_condition_from_what_the_model_said():
 
 def test_run_case_reply_cut_at_the_token_limit_counts_as_a_begun_call():
     class CutRunner(FakeRunner):
-        def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+        def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=(), tools=()):
             text = '{"thought": "", "status": "call", "message": null, "tool_calls": [{"name": "weather.get", "arguments": {"city": "San'
             return Generation(text=text, n_prompt_tokens=50, n_tokens=128, seconds=2.0, tokens_per_s=64.0,
                               grammar_used=True, finish_reason="length")
@@ -261,7 +261,7 @@ def test_run_case_reply_cut_at_the_token_limit_counts_as_a_begun_call():
 class AnswerRunner(FakeRunner):
     """Answers every request without a call, as the answer-only grammar forces."""
 
-    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=(), tools=()):
         self.seen.append((messages, grammar))
         return Generation(text='{"tool_calls": [], "message": "Ha."}', n_prompt_tokens=40, n_tokens=9, seconds=1.0,
                           tokens_per_s=9.0, grammar_used=grammar is not None)

@@ -51,6 +51,8 @@ def test_levers_parse_and_apply():
 
     assert parse_levers("all") == ALL_LEVERS and parse_levers("") == () and parse_levers(None) == ()
     assert parse_levers("compact, bounded,compact") == ("compact", "bounded")
+    assert parse_levers("all,few-shot") == (*ALL_LEVERS, "few-shot")
+    assert with_levers(Knobs(), ("few-shot",)).few_shot == 2 and Knobs().few_shot == 0
     knobs = with_levers(Knobs(), ALL_LEVERS)
     assert {k: getattr(knobs, k) for k in GENERATION_LEVERS} == GENERATION_LEVERS
     assert with_levers(Knobs(), ()) == Knobs() and with_levers(Knobs(), ("minimal",)).envelope == "minimal"
@@ -64,7 +66,8 @@ def test_levers_parse_and_apply():
 
 @pytest.mark.parametrize(("key", "value"), [("envelope", "loose"), ("max_integer_digits", 0), ("max_integer_digits", 20),
                                             ("max_string_chars", 2001), ("max_array_items", -1), ("compact_json", 1), ("max_fraction_digits", 25),
-                                            ("repair_arguments", "yes")])
+                                            ("repair_arguments", "yes"),
+                                            ("few_shot", 4), ("few_shot", -1)])
 def test_generation_knobs_out_of_range_are_refused(key, value):
     with pytest.raises(KnobsError, match=key):
         Knobs.from_dict({key: value})

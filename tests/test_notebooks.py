@@ -131,8 +131,14 @@ def test_04_grammar_inspection_executes(tmp_path):
 
 @pytest.mark.slow
 def test_05_constrained_generation_executes(tmp_path):
-    _, rec, _ = _execute(tmp_path, "05_constrained_generation", {"max_tokens": 24})
+    _, rec, nb = _execute(tmp_path, "05_constrained_generation", {"max_tokens": 24, "token_steps": 8})
     assert {(r["width"], r["mode"]) for r in rec["summary"]} == {(1, "grammar"), (1, "free"), (3, "grammar"), (3, "free")}
+    # the token-by-token view of the parameter message: every step is a kind, the text is a reply's start
+    view = rec["tokens"]
+    assert view["message"] == "What time is it in Tokyo?" and view["steps"] == 8
+    assert view["forced"] + view["overridden"] + view["model"] == 8 and view["text"].startswith("{")
+    html = json.dumps([o.get("data", {}).get("text/html", "") for c in nb["cells"] for o in c.get("outputs", [])])
+    assert "token by token" in html and "masked by the grammar" in html
 
 
 @pytest.mark.slow

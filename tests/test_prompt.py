@@ -214,3 +214,123 @@ def test_reply_format_shows_no_placeholder_the_model_could_copy(envelope):
 def test_unknown_envelope_is_an_error():
     with pytest.raises(ValueError, match="unknown envelope 'loose'"):
         prompt.reply_format("loose")
+
+
+# -- few-shot examples (issue 17, lever 4) ------------------------------------------------------
+
+#: Knob sets whose grammars the worked examples must pass: the reference grammar and each lever.
+FEW_SHOT_KNOBS = {
+    "reference": Knobs(few_shot=3),
+    "all": Knobs(few_shot=3, max_integer_digits=10, max_fraction_digits=8, max_string_chars=100, max_array_items=10,
+                 compact_json=True, envelope="calls-first"),
+    "minimal": Knobs(few_shot=3, envelope="minimal", max_thought_chars=60),
+}
+
+
+def _judged(catalog, offers, judge) -> tuple[int, int, list]:
+    """(offered tools shown, examples, examples the offer's grammar rejects); the i-th offer is
+    judged under the i-th knob set of :data:`FEW_SHOT_KNOBS` in turn (each set sees a third)."""
+    from eris_lab.grammar import compile as compile_grammar
+
+    n_tools = n_examples = 0
+    rejected = []
+    sets = list(FEW_SHOT_KNOBS.items())
+    for i, (cat, offer) in enumerate((catalog, o) if catalog is not None else o for o in offers):
+        label, knobs = sets[i % len(sets)]
+        grammar = compile_grammar(offer, cat, knobs=knobs, lenient=True)
+        shown = prompt.examples(offer, cat, knobs=knobs)
+        n_tools += min(len(offer.names), knobs.few_shot)
+        n_examples += len(shown)
+        assert len({e.tool for e in shown}) == len(shown) <= knobs.few_shot  # one per tool
+        rejected += [(label, e.tool, e.reply) for e in shown if not judge.accepts(grammar.text, e.reply)]
+    return n_tools, n_examples, rejected
+
+
+@needs_llama
+def test_few_shot_replies_are_accepted_by_the_offer_grammar_demo_catalogue():
+    from eris_lab.catalog import load
+    from eris_lab.grammar.oracle import oracle
+
+    catalog = load(None)
+    names = list(catalog.names)
+    offers = [Offer.given(tuple(names[i:i + 3]), reason="test") for i in range(0, len(names), 3)]
+    n_tools, n_examples, rejected = _judged(catalog, offers, oracle())
+    assert rejected == []
+    assert n_examples == n_tools  # every demo tool gets an example (a descriptor's or a synthesised one)
+
+
+@needs_llama
+def test_few_shot_replies_are_accepted_by_the_offer_grammar_bfcl_tools():
+    from eris_lab.bench.generation import cases
+    from eris_lab.grammar.oracle import oracle
+
+    offers = [(q.catalog, Offer.given(q.catalog.names, reason="the case's roster"))
+              for suite in ("multiple", "live_multiple") for q in cases(suite, limit=9)]
+    n_tools, n_examples, rejected = _judged(None, offers, oracle())
+    assert rejected == []
+    assert n_examples >= 0.9 * n_tools, (n_examples, n_tools)
+
+
+def test_few_shot_examples_follow_the_knobs_and_the_envelope():
+    from eris_lab.catalog import load
+
+    catalog = load(None)
+    offer = Offer.given(("clock:now", "weather:current", "agenda:remind_at"), reason="test")
+    assert prompt.examples(offer, catalog) == () and "Worked example" not in prompt.slim(offer, catalog)
+    two = prompt.examples(offer, catalog, knobs=Knobs(few_shot=2))
+    assert [e.tool for e in two] == ["clock:now", "weather:current"]  # offer order, one per tool
+    assert all(e.source == "descriptor" for e in two)
+    text = prompt.slim(offer, catalog, knobs=Knobs(few_shot=2, envelope="minimal"))
+    for e in two:
+        reply = json.loads(prompt.examples(offer, catalog, knobs=Knobs(few_shot=2, envelope="minimal"))[two.index(e)].reply)
+        assert list(reply) == ["tool_calls"] and reply["tool_calls"][0]["name"] == e.tool
+        assert f"User: {e.request}\n" in text
+    # the example section sits after the reply format, in the plain format's own labels
+    assert text.index("Reply with") < text.index("## Worked examples") < text.index("Assistant: {")
+
+
+def test_few_shot_synthesised_from_the_schema_copies_no_placeholder():
+    from eris_lab.catalog import Catalog, Tool
+    from eris_lab.schema import is_placeholder, validate
+
+    tool = Tool(name="find_hotel", description="Find hotels in a city.", parameters={
+        "type": "object", "required": ["location", "check_in", "rooms", "sort"],
+        "properties": {"location": {"type": "string", "description": "The city, e.g. '<city>' or 'Denver, CO'."},
+                       "check_in": {"type": "string", "description": "Arrival date in the format YYYY-MM-DD."},
+                       "rooms": {"type": "integer", "minimum": 1, "maximum": 4},
+                       "sort": {"type": "string", "enum": ["price", "rating"]},
+                       "pets": {"type": "boolean"}}})
+    catalog = Catalog([tool], source="test")
+    (example,) = prompt.examples(Offer.given(("find_hotel",), reason="t"), catalog, knobs=Knobs(few_shot=1))
+    arguments = json.loads(example.reply)["tool_calls"][0]["arguments"]
+    assert example.source == "schema" and validate(tool.parameters, arguments) is None
+    assert list(arguments) == ["location", "check_in", "rooms", "sort"]  # required only, schema order
+    assert arguments["location"] == "Denver, CO" and arguments["sort"] == "price"  # described example, first enum
+    assert not is_placeholder(arguments["check_in"]) and re.fullmatch(r"\d{4}-\d\d-\d\d", arguments["check_in"])
+    assert all(str(v) in example.request for v in arguments.values())  # the values come from the request
+
+
+@needs_llama
+def test_few_shot_token_cost_is_counted():
+    from eris_lab.catalog import load
+
+    catalog = load(None)
+    offer = Offer.given(("clock:now", "weather:current"), reason="test")
+    bare = prompt.token_report(offer, catalog)
+    shot = prompt.token_report(offer, catalog, knobs=Knobs(few_shot=2))
+    assert bare["example_tokens"] == 0 and shot["n_examples"] == 2
+    assert shot["offer_tokens"] == bare["offer_tokens"] + shot["example_tokens"] and shot["example_tokens"] > 20
+
+
+@needs_llama
+def test_cli_prompt_with_few_shot_prints_the_examples_and_their_token_cost(capsys):
+    assert cli.main(["prompt", "--offer", "clock:now,weather:current", "--levers", "all,few-shot", "--tokens"]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("Assistant: {\"tool_calls\": [{\"name\": ") == 2
+    assert re.search(r"of which 2 worked example\(s\) \d+\n$", err)
+
+
+def test_cli_generate_refuses_few_shot_until_the_loop_reads_it(capsys):
+    assert cli.main(["generate", "what time is it?", "--levers", "few-shot"]) == 2
+    assert capsys.readouterr().err == ("eris-lab: error: --levers: few-shot is not wired into the tool loop yet; "
+                                       "it works with prompt and bench generation\n")

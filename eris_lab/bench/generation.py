@@ -491,7 +491,9 @@ def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer,
     if not offer.names and grammar is None:
         return replace(base, skipped="empty offer without a grammar: nothing to call; model not run")
     try:
-        generation = runner.generate(_messages(system, query), grammar=grammar, max_tokens=max_tokens)
+        # the offered tools, for a chat format that declares them (FunctionGemma's developer turn)
+        generation = runner.generate(_messages(system, query), grammar=grammar, max_tokens=max_tokens,
+                                     tools=[catalog.tool(n) for n in offer.names])
     except ErisLabError as exc:
         return replace(base, error=str(exc), ast_reason="no call" if query.expect == "all" else "")
     parsed = parse_calls(generation.text, offer.names)
@@ -536,13 +538,13 @@ def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str]
         try:
             if condition in ("a", "b"):
                 offer = whole
-                system = SYSTEM + "\n\n" + prompts.full(catalog, envelope=knobs.envelope)
+                system = SYSTEM + "\n\n" + prompts.full(catalog, knobs=knobs)
                 grammar = None if condition == "a" else compile_grammar(offer, catalog, knobs=knobs).text
             else:
                 offer = (router_for(catalog).route(query.query, history=query.history).offer if len(catalog)
                          else replace(whole, names=()))
                 # the router's decision as it is: an empty offer compiles to the answer-only grammar
-                system = SYSTEM + "\n\n" + prompts.slim(offer, catalog, envelope=knobs.envelope)
+                system = SYSTEM + "\n\n" + prompts.slim(offer, catalog, knobs=knobs)
                 grammar = compile_grammar(offer, catalog, knobs=knobs).text
         except ErisLabError as exc:  # a schema the compiler refuses: recorded, counted as no call
             out.append(Outcome(suite=suite, id=query.id, condition=condition, expect=query.expect, gold=query.gold,
@@ -959,6 +961,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="skip the first N of those cases (a second process on a suite's tail; --merge pools them)")
     parser.add_argument("--model", help="a GGUF file (default: the bundled Gemma 3 270M Q4_K_M)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads, pinned (default 1)")
+    parser.add_argument("--chat-format", choices=("auto", "plain", "functiongemma"), default="auto",
+                        help="how messages become the prompt: auto (FunctionGemma's format for its GGUF, else the "
+                             "GGUF's template, else plain), plain, functiongemma (default auto)")
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
     parser.add_argument("--out", help="JSON file (default reports/generation-<UTC time>.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -1028,7 +1033,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     levers = parse_levers(args.levers)
     from ..llm import LlamaRunner
 
-    runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX)
+    runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX, chat_template=args.chat_format)
     record = bench(runner, suites=args.suites, conditions=conditions, limit=args.limit,
                    max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume,
                    offset=args.offset, levers=levers)

@@ -23,7 +23,8 @@ Variants (``knobs.envelope``, issue 17 lever 3), the same keys in fewer places:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import CatalogError
 from ..knobs import Knobs
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..offer import Offer
 
-__all__ = ["compile", "style", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS", "tool_rule", "call_rule"]
+__all__ = ["compile", "style", "reply", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS", "tool_rule", "call_rule"]
 
 #: The one definition of the reply envelope's vocabulary: this grammar, the parser
 #: (``parse.calls`` reads the same keys) and the prompt's description of it (``prompt.REPLY_FORMAT``).
@@ -80,6 +81,49 @@ def style(knobs: Knobs) -> Style:
     return Style(int_digits=knobs.max_integer_digits, fraction_digits=knobs.max_fraction_digits,
                  string_chars=knobs.max_string_chars or None, array_items=knobs.max_array_items or None,
                  compact=knobs.compact_json)
+
+
+def reply(calls: Sequence[tuple[str, Mapping[str, Any]]], *, envelope: str = "reference", message: str | None = None,
+          thought: str = "") -> str:
+    """One reply in an envelope variant, as the grammar of that variant spells it (one line).
+
+    Parameters
+    ----------
+    calls : sequence of (name, arguments)
+        Empty: an answer (``message``) and no call.
+    envelope : {"reference", "calls-first", "minimal"}
+        The variant (``knobs.envelope``).
+    message : str, optional
+        What the user reads (null in the reference and calls-first variants when absent).
+    thought : str
+        The reference variant's thought.
+
+    Returns
+    -------
+    str
+        JSON with ``", "`` and ``": "`` separators and no newline: accepted by the compact style
+        and the reference style alike. Arguments keep their key order; objects of more than 5
+        keys must come in schema order (DESIGN.md, errors), which the caller ensures.
+
+    Raises
+    ------
+    ValueError
+        An unknown variant, or a minimal reply with neither calls nor a message.
+    """
+    listed = [{CALL_KEYS[0]: name, CALL_KEYS[1]: dict(arguments)} for name, arguments in calls]
+    thought_key, status_key, message_key, calls_key = ENVELOPE_KEYS
+    if envelope == "reference":
+        body = {thought_key: thought, status_key: STATUSES[0] if listed else STATUSES[1], message_key: message,
+                calls_key: listed}
+    elif envelope == "calls-first":
+        body = {calls_key: listed, message_key: message}
+    elif envelope == "minimal":
+        if not listed and message is None:
+            raise ValueError("a minimal reply holds calls or a message")
+        body = {calls_key: listed} if listed else {message_key: message}
+    else:
+        raise ValueError(f"unknown envelope {envelope!r}; expected reference, calls-first or minimal")
+    return json.dumps(body, ensure_ascii=False)
 
 
 def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None, lenient: bool = False,

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from ..catalog import Catalog
 from ..knobs import Knobs
-from ..schema import normalize_types
+from ..schema import normalize_types, sample
 from .builtins import PRIMITIVE_RULES, STRING_FORMAT_RULES
 from .compiler import rule_name
 from .envelope import ENVELOPE_KEYS, STATUSES
@@ -70,41 +70,12 @@ def _explain(name: str, keys: Mapping[str, str]) -> str:
 
 
 def example_value(schema: Any) -> Any:
-    """A small JSON value valid under a simple schema (required properties only, first enum value)."""
-    if not isinstance(schema, Mapping):
-        return None
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    for key in ("anyOf", "oneOf"):
-        if schema.get(key):
-            return example_value(schema[key][0])
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
-    if kind == "object" or "properties" in schema:
-        props = schema.get("properties", {})
-        return {k: example_value(props.get(k, {})) for k in schema.get("required", [])}
-    if kind == "array":
-        return [example_value(schema.get("items", {})) for _ in range(int(schema.get("minItems", 0)))]
-    if kind == "integer":
-        return int(schema.get("minimum", 1))
-    if kind == "number":
-        return float(schema.get("minimum", 1.5))
-    if kind == "boolean":
-        return True
-    if kind == "string":
-        fmt = schema.get("format")
-        if fmt == "date":
-            return "2026-01-31"
-        if fmt == "date-time":
-            return "2026-01-31T09:30:00Z"
-        return "x" * max(1, int(schema.get("minLength", 5)))
-    return None
+    """A small JSON value valid under a simple schema (required properties only): :func:`eris_lab.schema.sample`."""
+    return sample(schema)
 
 
 def _envelope(calls: list[dict[str, Any]], status: str = STATUSES[0], message: Any = None) -> str:
+    # a reply the grammar must reject may pair a status with the wrong calls: spelled by hand
     return json.dumps(dict(zip(ENVELOPE_KEYS, ("", status, message, calls))), ensure_ascii=False)
 
 

@@ -99,11 +99,8 @@ class Guidance:
             ``llama_cpp.LogitsProcessorList``. One processor serves one generation.
         """
         import numpy as np
-        from llguidance.numpy import allocate_token_bitmask, fill_next_token_bitmask
 
         matcher = self.matcher(gbnf)
-        n_vocab = self.tokenizer.vocab_size
-        bitmask = allocate_token_bitmask(1, n_vocab)
         state = {"start": n_prompt, "seen": 0}
 
         def process(input_ids, scores):
@@ -113,12 +110,20 @@ class Guidance:
             if new:
                 matcher.consume_tokens([int(t) for t in new])
                 state["seen"] += len(new)
-            fill_next_token_bitmask(matcher, bitmask, 0)
-            allowed = np.unpackbits(bitmask[0].view(np.uint8), bitorder="little")[: len(scores)].astype(bool)
-            scores[~allowed] = -np.inf
+            scores[~self.allowed(matcher, len(scores))] = -np.inf
             return scores
 
         return process
+
+    def allowed(self, matcher, n: int | None = None):
+        """The tokens ``matcher`` allows next: a bool array of shape ``(n,)`` (default the vocabulary size)."""
+        import numpy as np
+        from llguidance.numpy import allocate_token_bitmask, fill_next_token_bitmask
+
+        n_vocab = self.tokenizer.vocab_size
+        bitmask = allocate_token_bitmask(1, n_vocab)
+        fill_next_token_bitmask(matcher, bitmask, 0)
+        return np.unpackbits(bitmask[0].view(np.uint8), bitorder="little")[: n or n_vocab].astype(bool)
 
 
 @functools.cache

@@ -509,3 +509,52 @@ def width_figure(summary: Sequence[Mapping[str, Any]]):
     fig.update_xaxes(title_text="offered tools")
     fig.update_layout(height=380, title="grammar vs free by offer width")
     return fig
+
+
+#: Marker colours of :func:`token_figure`: chosen, allowed but not chosen, masked by the grammar.
+TOKEN_COLOURS: Mapping[str, str] = {"chosen": GOOD, "allowed": "#8c959f", "masked": BAD}
+
+
+def token_figure(steps, *, title: str = ""):
+    """A plotly figure: per step (x), the model's top tokens by probability (y, before the mask),
+    masked ones red crosses, allowed ones grey, the chosen token green (also when the model ranked
+    it outside its top k); hover shows the token and the text before it."""
+    import plotly.graph_objects as go
+
+    from .tokens import shown
+
+    points: dict[str, list[tuple[int, float, str, str]]] = {k: [] for k in TOKEN_COLOURS}
+    for s in steps:
+        for c in s.ranked:
+            if c.token == s.chosen.token:
+                continue
+            points["allowed" if c.allowed else "masked"].append((s.index, c.probability, shown(c.text), s.before[-30:]))
+        points["chosen"].append((s.index, s.chosen.probability, shown(s.chosen.text), s.before[-30:]))
+    fig = go.Figure()
+    symbols = {"chosen": "circle", "allowed": "circle-open", "masked": "x"}
+    names = {"chosen": "chosen (best allowed)", "allowed": "allowed, not chosen", "masked": "masked by the grammar"}
+    for key, pts in points.items():
+        if not pts:
+            continue
+        fig.add_trace(go.Scatter(
+            x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers+text" if key == "chosen" else "markers",
+            text=[p[2] for p in pts], textposition="top center", name=names[key],
+            marker={"color": TOKEN_COLOURS[key], "symbol": symbols[key], "size": 10},
+            customdata=[[p[3]] for p in pts], hovertemplate="%{text}  p=%{y:.3f}<br>after: %{customdata[0]}<extra></extra>"))
+    overridden = [s.index for s in steps if s.kind == "overridden"]
+    for x in overridden:
+        fig.add_vline(x=x, line={"color": TOKEN_COLOURS["masked"], "width": 1, "dash": "dot"})
+    fig.update_layout(title=title or "the model's top tokens per step, before the grammar's mask",
+                      xaxis_title="step (generated token)", yaxis_title="model probability (before the mask)",
+                      yaxis={"range": [0, 1.08]}, height=420, legend={"orientation": "h", "y": -0.2})
+    return fig
+
+
+def token_table(steps):
+    """:func:`eris_lab.lab.tokens.rows` as a table; the step kind coloured: overridden red, forced grey."""
+    from .tokens import rows
+
+    shown_rows = rows(steps)
+    colours = {(i, "kind"): BAD if r["kind"] == "overridden" else "#8c959f" for i, r in enumerate(shown_rows)
+               if r["kind"] != "model"}
+    return table(shown_rows, colours=colours, title="token by token: the model's ranking, the grammar's mask, the choice")

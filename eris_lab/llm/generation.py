@@ -62,7 +62,8 @@ class Runner(Protocol):
     """What the tool loop and follow-through need from a model: :meth:`LlamaRunner.generate`'s shape.
 
     ``OpenAIBackend`` has it too (a grammar needs its ``grammar_field``); a test fake needs only
-    this one method.
+    this one method. ``tools`` (the offered tools, for a chat format that declares them, such as
+    FunctionGemma's) is optional: callers that pass it need a runner that takes it.
     """
 
     def generate(self, prompt_or_messages: str | Messages, *, grammar: str | None = None,

@@ -14,14 +14,15 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import LLMError
+from . import functiongemma
 from .generation import Generation, Messages, as_messages
 from .model import default_model_path
 from .sampler import greedy_grammar_sampler
 
-__all__ = ["LlamaRunner", "plain_prompt", "PLAIN_ROLES", "PLAIN_CUE", "PLAIN_STOP"]
+__all__ = ["LlamaRunner", "Stepper", "plain_prompt", "PLAIN_ROLES", "PLAIN_CUE", "PLAIN_STOP"]
 
 #: Role labels of the plain prompt format, used when a GGUF carries no chat template (the
 #: bundled Gemma 3 270M is a *base* model and has none). A message renders as
@@ -82,6 +83,7 @@ class _Loaded:
     lock: threading.Lock
     template: str | None
     formatter: Any
+    functiongemma: bool = False  # FunctionGemma's own format (llm.functiongemma), not the Jinja template
     guidance: Any = None  # grammar.guidance.Guidance over this model's vocabulary, made on first use
 
 
@@ -115,9 +117,12 @@ class LlamaRunner:
         Context window in tokens (prompt + generation).
     seed : int
         Sampling seed (used when ``temperature > 0``).
-    chat_template : {"auto", "plain"} or str
-        ``"auto"``: the GGUF's template when present, else plain; ``"plain"``: always plain;
-        any other string: a Jinja chat template to use.
+    chat_template : {"auto", "plain", "functiongemma"} or str
+        ``"auto"``: FunctionGemma's format when the GGUF's template declares functions with its
+        tokens (:func:`functiongemma.is_template`), else the GGUF's template when present, else
+        plain; ``"plain"``: always plain; ``"functiongemma"``: FunctionGemma's developer turn,
+        declarations and stop strings (:mod:`.functiongemma`); any other string: a Jinja chat
+        template to use.
     greedy_grammar_check : bool
         At temperature 0 under a grammar, check the greedy token against the grammar first and
         run the grammar over the whole vocabulary only when it is rejected (llama.cpp's
@@ -188,17 +193,20 @@ class LlamaRunner:
                 raise LLMError(f"cannot load GGUF model: {exc}", where=str(path)) from None
             template = self._template(llm)
             formatter = None
-            if template is not None:
+            fg = self.chat_template == "functiongemma" or (self.chat_template == "auto" and functiongemma.is_template(template))
+            if fg:
+                template = None
+            elif template is not None:
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
                 formatter = Jinja2ChatFormatter(template=template, eos_token=_token_text(llm, llm.token_eos()),
                                                 bos_token=_token_text(llm, llm.token_bos()))
-            loaded = _Loaded(llm=llm, lock=threading.Lock(), template=template, formatter=formatter)
+            loaded = _Loaded(llm=llm, lock=threading.Lock(), template=template, formatter=formatter, functiongemma=fg)
             _LOADED[key] = loaded
             return loaded
 
     def _template(self, llm) -> str | None:
-        if self.chat_template == "plain":
+        if self.chat_template in ("plain", "functiongemma"):
             return None
         if self.chat_template == "auto":
             return llm.metadata.get("tokenizer.chat_template") or None
@@ -206,8 +214,10 @@ class LlamaRunner:
 
     @property
     def prompt_format(self) -> str:
-        """``"gguf-template"``, ``"custom-template"`` or ``"plain"`` (loads the model)."""
+        """``"functiongemma"``, ``"gguf-template"``, ``"custom-template"`` or ``"plain"`` (loads the model)."""
         loaded = self._load()
+        if loaded.functiongemma:
+            return "functiongemma"
         if loaded.template is None:
             return "plain"
         return "custom-template" if self.chat_template not in ("auto", "plain") else "gguf-template"
@@ -231,20 +241,28 @@ class LlamaRunner:
             return 0
         return len(loaded.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
-    def format(self, prompt_or_messages: str | Messages) -> tuple[str, tuple[str, ...]]:
+    def format(self, prompt_or_messages: str | Messages, *, tools: Sequence[Any] = ()) -> tuple[str, tuple[str, ...]]:
         """The prompt text the model sees and the stop strings its format implies.
 
-        A string is used verbatim (no stop strings); messages go through the chat template, or
-        :func:`plain_prompt` when there is none.
+        A string is used verbatim (no stop strings); messages go through FunctionGemma's format
+        (``tools`` declared in its developer turn; no model load when ``chat_template`` says
+        ``"functiongemma"``), the chat template (``tools`` passed to it, as OpenAI entries), or
+        :func:`plain_prompt` when there is none (``tools`` are then the prompt's business:
+        ``prompt.slim`` describes the offer).
         """
         messages = as_messages(prompt_or_messages)
         if messages is None:
             return prompt_or_messages, ()  # type: ignore[return-value]
+        if self.chat_template == "functiongemma":
+            return functiongemma.render(messages, tools), functiongemma.STOP
         loaded = self._load()
+        if loaded.functiongemma:
+            return functiongemma.render(messages, tools), functiongemma.STOP
         if loaded.formatter is None:
             return plain_prompt(messages), PLAIN_STOP
         try:
-            rendered = loaded.formatter(messages=messages)
+            openai_tools = [t.to_openai() if hasattr(t, "to_openai") else t for t in tools] or None
+            rendered = loaded.formatter(messages=messages, tools=openai_tools)
         except Exception as exc:  # jinja2 errors, raise_exception() in templates
             raise LLMError(f"the chat template cannot render these messages: {exc}", where="chat_template") from None
         stop = rendered.stop if isinstance(rendered.stop, list) else [rendered.stop] if rendered.stop else []
@@ -257,6 +275,47 @@ class LlamaRunner:
         if bos >= 0 and add_bos and (not tokens or tokens[0] != bos):
             tokens = [bos, *tokens]
         return tokens
+
+    # -- one step at a time (teaching views) ------------------------------------------------------
+    @contextlib.contextmanager
+    def stepper(self, prompt_or_messages: str | Messages, *, tools: Sequence[Any] = ()) -> Iterator["Stepper"]:
+        """Decode one token at a time, reading the model's logits before each choice.
+
+        The prompt is formatted as for :meth:`generate` and evaluated once; the caller reads
+        :meth:`Stepper.logits`, picks a token and :meth:`Stepper.advance` s (no sampler, no
+        grammar: the caller applies its own mask). The model's lock is held for the block.
+
+        Raises
+        ------
+        LLMError
+            The model cannot load, or the prompt does not fit ``n_ctx``.
+        """
+        loaded = self._load()
+        text, _ = self.format(prompt_or_messages, tools=tools)
+        with loaded.lock:
+            llm = loaded.llm
+            tokens = self._tokens(llm, text)
+            if len(tokens) + 1 > self.n_ctx:
+                raise LLMError(f"the prompt takes {len(tokens)} tokens; the context holds {self.n_ctx}", where="n_ctx")
+            llm.reset()
+            llm.eval(tokens)
+            yield Stepper(llm, n_prompt=len(tokens), n_ctx=self.n_ctx)
+            llm.reset()
+
+    def guidance(self) -> Any:
+        """llguidance over this model's vocabulary (``grammar.guidance.Guidance``), made once per loaded model.
+
+        Raises
+        ------
+        OracleError
+            llguidance is not installed.
+        """
+        from ..grammar.guidance import Guidance
+
+        loaded = self._load()
+        if loaded.guidance is None:  # building the tokenizer of a 262k vocabulary takes seconds
+            loaded.guidance = Guidance(vocab=_llama_cpp().llama_model_get_vocab(loaded.llm.model))
+        return loaded.guidance
 
     # -- grammar -----------------------------------------------------------------------------
     def check_grammar(self, grammar: str) -> None:
@@ -283,13 +342,9 @@ class LlamaRunner:
         from llama_cpp import LogitsProcessorList
 
         from ..errors import OracleError, SchemaError
-        from ..grammar.guidance import Guidance
 
         try:
-            if loaded.guidance is None:
-                llama_cpp = _llama_cpp()
-                loaded.guidance = Guidance(vocab=llama_cpp.llama_model_get_vocab(loaded.llm.model))
-            process = loaded.guidance.logits_processor(grammar)
+            process = self.guidance().logits_processor(grammar)
         except (OracleError, SchemaError) as exc:
             if self.engine == "llguidance":
                 raise LLMError(f"llguidance cannot enforce this grammar: {exc}", where="grammar") from None
@@ -306,7 +361,8 @@ class LlamaRunner:
         return LogitsProcessorList([timed]), timer
 
     def generate(self, prompt_or_messages: str | Messages, *, grammar: str | None = None,
-                 max_tokens: int = 128, temperature: float = 0.0, stop: Sequence[str] = ()) -> Generation:
+                 max_tokens: int = 128, temperature: float = 0.0, stop: Sequence[str] = (),
+                 tools: Sequence[Any] = ()) -> Generation:
         """Generate a continuation, optionally constrained by a GBNF grammar.
 
         Parameters
@@ -322,6 +378,9 @@ class LlamaRunner:
             0.0 = greedy (deterministic).
         stop : sequence of str
             Extra stop strings (added to those of the prompt format); not part of the text.
+        tools : sequence of catalog.Tool or OpenAI function entries
+            Declared by the chat format when it has a place for them (FunctionGemma's developer
+            turn, a chat template's ``tools``); see :meth:`format`.
 
         Returns
         -------
@@ -339,7 +398,7 @@ class LlamaRunner:
             raise LLMError(f"expected GBNF text, got {type(grammar).__name__}", where="grammar")
         loaded = self._load()
         llama_cpp = _llama_cpp()
-        text, format_stop = self.format(prompt_or_messages)
+        text, format_stop = self.format(prompt_or_messages, tools=tools)
         stops = list(dict.fromkeys([*format_stop, *stop]))
         with loaded.lock:
             llm = loaded.llm
@@ -389,6 +448,53 @@ class LlamaRunner:
                 f"top {fast.top_k}, {fast.n_full} full-vocabulary passes" if fast is not None else ""),
             grammar_s=fast.grammar_s if fast is not None else (timer[0] if timer else 0.0),
         )
+
+
+class Stepper:
+    """A model mid-generation, one token at a time (:meth:`LlamaRunner.stepper`).
+
+    Attributes
+    ----------
+    n_prompt : int
+        Prompt tokens evaluated.
+    n_vocab : int
+    eos : tuple of int
+        End-of-generation tokens (end of text, end of turn).
+    """
+
+    def __init__(self, llm, *, n_prompt: int, n_ctx: int) -> None:
+        import llama_cpp
+
+        self._llm = llm
+        self._llama_cpp = llama_cpp
+        self.n_prompt = n_prompt
+        self._n_ctx = n_ctx
+        self.n_vocab = llm.n_vocab()
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        self.eos = tuple(sorted({t for t in (llm.token_eos(), llama_cpp.llama_vocab_eot(vocab)) if 0 <= t < self.n_vocab}))
+
+    def logits(self) -> Any:
+        """The next token's logits, shape ``(n_vocab,)`` float32 (a copy)."""
+        import numpy as np
+
+        pointer = self._llama_cpp.llama_get_logits_ith(self._llm.ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(self.n_vocab,)).copy()
+
+    def advance(self, token: int) -> None:
+        """Append ``token`` and evaluate it.
+
+        Raises
+        ------
+        LLMError
+            The context is full.
+        """
+        if self._llm.n_tokens + 1 > self._n_ctx:
+            raise LLMError(f"the context of {self._n_ctx} tokens is full", where="n_ctx")
+        self._llm.eval([int(token)])
+
+    def piece(self, token: int) -> str:
+        """The text of one token (control tokens by name)."""
+        return self._llm.detokenize([int(token)], special=True).decode("utf-8", "replace")
 
 
 def _token_text(llm, token: int) -> str:
