@@ -739,13 +739,6 @@ def _run_generate(args) -> int:
         raise ErisLabError("expected a positive integer", where="--max-tokens/--threads")
     if args.model and not Path(args.model).is_file():
         raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
-    from .knobs import parse_levers
-
-    if "few-shot" in parse_levers(args.levers):  # bad input fails before the router and the model load
-        # the tool loop builds its prompt from the envelope alone (loop.py, not yet the knobs):
-        # refused rather than silently left out
-        raise ErisLabError("few-shot is not wired into the tool loop yet; it works with prompt and "
-                           "bench generation", where="--levers")
 
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")

@@ -236,7 +236,9 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
     router : Router
         Routes ``text``; its catalogue supplies schemas and executors' tools.
     runner : llm.Runner
-        ``generate(messages, grammar=..., max_tokens=...)`` (``llm.LlamaRunner``, or a fake in tests).
+        ``generate(messages, grammar=..., max_tokens=...)`` (``llm.LlamaRunner``, or a fake in tests);
+        a runner whose ``prompt_format`` is ``"functiongemma"`` also gets ``tools=`` (the offered
+        tools, declared in its developer turn).
     session : execution.Session, optional
         Dialog memory (the policy's ``recent``), agenda, vault. Default: a fresh session.
     history : sequence of mapping
@@ -250,7 +252,8 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         Check the final answer for claimed but unperformed actions and follow through on them
         (``claims.follow_through``).
     knobs : Knobs, optional
-        Default: the router's knobs (reads ``max_calls`` and the envelope bounds).
+        Default: the router's knobs (reads ``max_calls``, the envelope and its bounds, ``few_shot``
+        and ``repair_arguments``).
     confirm : callable, optional
         ``confirm(name, arguments) -> bool``: asked before a tool that changes state runs from
         a call the parser read in running text (``source == "prose"``); default: never run
@@ -273,6 +276,7 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
     routed = router.route(text, recent=session.recent, history=history)
     offer = routed.offer
     schemas = {name: catalog.tool(name).parameters for name in catalog.names}
+    declares_tools = getattr(runner, "prompt_format", None) == "functiongemma"
     transcript: list[dict[str, str]] = []
     rounds: list[Round] = []
     notes: list[str] = []
@@ -293,9 +297,11 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         else:
             round_offer = NO_TOOLS if last else offer
             grammar = compile_grammar(round_offer, catalog, knobs=knobs)
-        system = SYSTEM + "\n\n" + prompts.slim(round_offer, catalog, envelope=knobs.envelope)
+        system = SYSTEM + "\n\n" + prompts.slim(round_offer, catalog, knobs=knobs)  # few_shot: worked examples
         messages = _messages(text, system, transcript)
-        generation = runner.generate(messages, grammar=grammar.text, max_tokens=max_tokens)
+        # a chat format that declares the offered tools itself (FunctionGemma's developer turn) gets them
+        declared = {"tools": [catalog.tool(n) for n in round_offer.names]} if declares_tools else {}
+        generation = runner.generate(messages, grammar=grammar.text, max_tokens=max_tokens, **declared)
         count = getattr(runner, "count_tokens", None)
         prompt_tokens = generation.n_prompt_tokens or (count(system + text) if count else 0)
         parsed = parse_calls(generation.text, round_offer.names, schemas=schemas)

@@ -284,3 +284,34 @@ def test_cli_generate_readme_examples_run_the_tool_and_answer_with_its_result(ca
     assert any(r["name"] == "clock:now" and r["status"] == "ok" for r in results)
     assert "Asia/Tokyo" in record["answer"] or "Tokyo" in record["answer"] and any(
         ch.isdigit() for ch in record["answer"])
+
+
+class DeclaringRunner(ScriptedRunner):
+    """A runner whose chat format declares the offered tools itself (FunctionGemma's)."""
+
+    prompt_format = "functiongemma"
+
+    def __init__(self, *texts):
+        super().__init__(*texts)
+        self.tools = []
+
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=(), tools=()):
+        self.tools.append([t.name for t in tools])
+        return super().generate(messages, grammar=grammar, max_tokens=max_tokens)
+
+
+def test_turn_declares_the_offered_tools_to_a_format_that_wants_them(router):
+    runner = DeclaringRunner(envelope("answer", "It is 5."))
+    turn = run_turn("calculate 2 plus 3 for me please", router=router, runner=runner, session=Session())
+    assert runner.tools[0] == list(turn.routed.offer.names) and "calc:evaluate" in runner.tools[0]
+
+
+def test_turn_prompt_carries_worked_examples_under_the_few_shot_knob(router):
+    from eris_lab.knobs import Knobs
+
+    plain, shot = ScriptedRunner(envelope("answer", "ok")), ScriptedRunner(envelope("answer", "ok"))
+    run_turn("calculate 2 plus 3 for me please", router=router, runner=plain, session=Session())
+    run_turn("calculate 2 plus 3 for me please", router=router, runner=shot, session=Session(),
+             knobs=router.knobs.replace(few_shot=2))
+    system_plain, system_shot = plain.messages[0][0]["content"], shot.messages[0][0]["content"]
+    assert "Assistant:" not in system_plain and system_shot.count("Assistant: ") >= 1

@@ -328,9 +328,3 @@ def test_cli_prompt_with_few_shot_prints_the_examples_and_their_token_cost(capsy
     out, err = capsys.readouterr()
     assert out.count("Assistant: {\"tool_calls\": [{\"name\": ") == 2
     assert re.search(r"of which 2 worked example\(s\) \d+\n$", err)
-
-
-def test_cli_generate_refuses_few_shot_until_the_loop_reads_it(capsys):
-    assert cli.main(["generate", "what time is it?", "--levers", "few-shot"]) == 2
-    assert capsys.readouterr().err == ("eris-lab: error: --levers: few-shot is not wired into the tool loop yet; "
-                                       "it works with prompt and bench generation\n")
