@@ -464,7 +464,7 @@ RUNAWAY = json.dumps({"thought": "", "status": "call", "message": None, "tool_ca
 
 
 class RunawayRunner(FakeRunner):
-    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=(), tools=()):
         return Generation(text=RUNAWAY, n_prompt_tokens=50, n_tokens=40, seconds=1.0, tokens_per_s=40.0,
                           grammar_used=True)
 
