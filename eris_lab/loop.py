@@ -165,8 +165,8 @@ def shown_answer(answer: str, results: Sequence[ToolResult], *, user_text: str =
     own message repeated (the bundled base model echoes it: ``generate "what time is it in
     Tokyo?"`` answered "what time is it in Tokyo", issue 17).
 
-    Then a short answer from the turn's tool results: each ok result as ``name: data`` (cut at
-    :data:`MAX_RESULT_CHARS`), each failure as ``name failed: error``; with no result at all, a
+    Then a short answer from the turn's tool results: each ok result as ``name: data`` (a flat
+    object as ``key: value; ...``, cut at :data:`MAX_RESULT_CHARS`), each failure as ``name failed: error``; with no result at all, a
     plain sentence saying there is no answer. Never an empty string.
 
     Returns
@@ -180,13 +180,22 @@ def shown_answer(answer: str, results: Sequence[ToolResult], *, user_text: str =
     lines = []
     for result in results:
         if result.status == "ok":
-            body = result.data if isinstance(result.data, str) else json.dumps(result.data, ensure_ascii=False,
-                                                                               default=str)
+            body = _readable(result.data)
             cut = body if len(body) <= MAX_RESULT_CHARS else body[:MAX_RESULT_CHARS - 1] + "…"
             lines.append(f"{result.name}: {cut}")
         else:
             lines.append(f"{result.name} failed: {result.error or result.status}")
     return ("\n".join(lines) if lines else "Sorry, I have no answer to that."), True
+
+
+def _readable(data: Any) -> str:
+    """A tool result for a person: text as it is, a flat object as ``key: value; ...``
+    ("timezone: Asia/Tokyo; iso: 2026-12-01T09:52:38+09:00"), anything else as compact JSON."""
+    if isinstance(data, str):
+        return data
+    if isinstance(data, Mapping) and all(isinstance(v, (str, int, float, bool)) or v is None for v in data.values()):
+        return "; ".join(f"{k}: {v}" for k, v in data.items())
+    return json.dumps(data, ensure_ascii=False, default=str)
 
 
 def _repaired(call: Call, schema: Mapping[str, Any] | None, text: str, record: list[dict[str, Any]]) -> Call:

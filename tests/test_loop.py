@@ -197,6 +197,18 @@ def test_turn_answer_is_never_a_template_slot_or_empty(router, said):
     assert any("built from the tool results" in n for n in turn.notes)
 
 
+def test_answer_built_from_results_reads_a_flat_object_as_key_value_pairs():
+    from eris_lab.execution import ToolResult
+    from eris_lab.loop import shown_answer
+
+    ok = ToolResult(name="clock:now", arguments={}, status="ok",
+                    data={"timezone": "Asia/Tokyo", "iso": "2026-12-01T09:52:38+09:00"})
+    nested = ToolResult(name="mail:check", arguments={}, status="ok", data={"mails": [{"from": "Ann"}]})
+    answer, built = shown_answer("", [ok, nested])
+    assert built and answer.splitlines() == ["clock:now: timezone: Asia/Tokyo; iso: 2026-12-01T09:52:38+09:00",
+                                             'mail:check: {"mails": [{"from": "Ann"}]}']
+
+
 def test_turn_without_results_or_answer_still_says_something(router):
     runner = ScriptedRunner(envelope("answer", "<text for the user>"))
     turn = run_turn("hi", router=router, runner=runner, session=Session(), check_claims=False)
