@@ -501,3 +501,19 @@ def test_replay_repair_counts_fixes_and_breaks_per_rule(monkeypatch, capsys, tmp
     saved = json.loads(out.read_text(encoding="utf-8"))
     assert saved["record"] == "run.json" and saved["rules"]["number"]["multiple"]["cases_fixed"] == 1
     assert "number   multiple" in capsys.readouterr().out
+
+
+def test_condition_c_routes_with_the_calibrated_knobs_by_default():
+    # the router of route / eval / generate (its relevance gate may offer nothing, issue 17 item 7);
+    # the 2026-11-29 run routed with the reference knobs, which never refuse
+    catalog = Catalog(tools_from_json([{"name": "get_weather", "description": "Current weather for a city."},
+                                       {"name": "set_alarm", "description": "Set an alarm clock for a time."}]))
+    calibrated = generation._router_factory(generation.BENCH_KNOBS)(catalog)
+    reference = generation._router_factory(generation.BENCH_KNOBS, "reference")(catalog)
+    assert calibrated.knobs.relevance_floor > 0 and calibrated.knobs.relevance_weights
+    assert reference.knobs == generation.BENCH_KNOBS
+
+
+def test_bench_refuses_an_unknown_router_knobs_value():
+    with pytest.raises(generation.DataError, match="--router-knobs"):
+        generation.bench(object(), conditions=("c",), router_knobs="tuned")

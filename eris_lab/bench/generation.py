@@ -561,7 +561,13 @@ def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str]
 # ---------------------------------------------------------------------------------------------
 
 
-def _router_factory(knobs: Knobs):
+#: The router's knobs in condition c: ``calibrated`` (each case's catalogue calibrated without
+#: labels, the default of ``route``, ``eval`` and ``generate``: its relevance gate may offer
+#: nothing, issue 17 item 7) or ``reference`` (DESIGN.md's values; the 2026-11-29 run's router).
+ROUTER_KNOBS = ("calibrated", "reference")
+
+
+def _router_factory(knobs: Knobs, router_knobs: str = "calibrated"):
     from ..embed import default_embedder
     from ..router import Router
     from ..strategies import MemoEmbedder
@@ -569,6 +575,8 @@ def _router_factory(knobs: Knobs):
     memo = MemoEmbedder(default_embedder())
 
     def make(catalog: Catalog):
+        if router_knobs == "calibrated":
+            return Router.with_calibrated_knobs(catalog, memo, cache=False)
         return Router(catalog, embedder=memo, knobs=knobs, cache=False)
 
     return make
@@ -577,7 +585,8 @@ def _router_factory(knobs: Knobs):
 def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[str] = tuple(CONDITIONS),
           limit: int | None = None, max_tokens: int = MAX_TOKENS, knobs: Knobs = BENCH_KNOBS,
           router_for: Any = None, out: str | os.PathLike[str] | None = None, progress: bool = True,
-          resume: bool = False, offset: int = 0, levers: Sequence[str] = ()) -> dict[str, Any]:
+          resume: bool = False, offset: int = 0, levers: Sequence[str] = (),
+          router_knobs: str = "calibrated") -> dict[str, Any]:
     """Run the benchmark; return (and, with ``out``, keep writing) the JSON record.
 
     Parameters
@@ -593,7 +602,10 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
     knobs : Knobs
         Envelope bounds for the grammar and the router's knobs (default :data:`BENCH_KNOBS`).
     router_for : callable, optional
-        ``catalog -> Router`` for condition c; default a Router over the bundled MiniLM.
+        ``catalog -> Router`` for condition c; default a Router over the bundled MiniLM with
+        ``router_knobs``.
+    router_knobs : {"calibrated", "reference"}
+        The default router's knobs (:data:`ROUTER_KNOBS`); recorded in the settings.
     out : path, optional
         JSON file rewritten atomically after every case.
     offset : int
@@ -627,8 +639,10 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise DataError(f"expected an integer >= 0, got {offset!r}", where="--offset")
     levers = list(parse_levers(",".join(levers), where="--levers"))
+    if router_knobs not in ROUTER_KNOBS:
+        raise DataError(f"expected one of {', '.join(ROUTER_KNOBS)}, got {router_knobs!r}", where="--router-knobs")
     if "c" in conditions and router_for is None:
-        router_for = _router_factory(knobs)  # the router's knobs: the levers only change the grammar
+        router_for = _router_factory(knobs, router_knobs)  # the levers only change the grammar, not the router
     knobs = with_levers(knobs, levers)
     plan = [(suite, q) for suite in suites for q in cases(suite, limit=limit)[offset:]]
     truths = {suite: _answers(suite) for suite in suites}
@@ -641,6 +655,8 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
             "sample_size": SAMPLE_SIZE, "suites": list(suites), "conditions": {c: CONDITIONS[c] for c in conditions},
             "max_thought_chars": knobs.max_thought_chars, "max_message_chars": knobs.max_message_chars,
             "max_calls": knobs.max_calls, "levers": levers or None,
+            # records before this key existed routed with the reference knobs
+            "router_knobs": router_knobs if "c" in conditions else None,
             "loadavg_1m_start": round(os.getloadavg()[0], 2),
         },
     }
@@ -692,7 +708,8 @@ def _fill(record: dict[str, Any], outcomes: list[Outcome], case_s: Mapping[str, 
 
 #: Settings two runs must share to be resumed or merged: the same model, budget, order and
 #: envelope bounds (thread count, limit and suites may differ).
-COMPARABLE = ("max_tokens", "seed", "sample_size", "max_thought_chars", "max_message_chars", "max_calls", "levers")
+COMPARABLE = ("max_tokens", "seed", "sample_size", "max_thought_chars", "max_message_chars", "max_calls", "levers",
+              "router_knobs")
 
 
 def _load(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -967,6 +984,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
     parser.add_argument("--out", help="JSON file (default reports/generation-<UTC time>.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--router-knobs", choices=ROUTER_KNOBS, default="calibrated",
+                        help="condition c's router: calibrated per case without labels (the default of route, eval "
+                             "and generate; its relevance gate may offer nothing) or reference (DESIGN.md's values)")
     parser.add_argument("--levers", default="", metavar="L,M|all",
                         help="issue 17 generation levers: bounded, compact, calls-first or minimal, repair; all = "
                              "bounded,compact,calls-first,repair (default none: the reference grammar and prompt)")
@@ -1036,7 +1056,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     runner = LlamaRunner(args.model, n_threads=args.threads, n_ctx=N_CTX, chat_template=args.chat_format)
     record = bench(runner, suites=args.suites, conditions=conditions, limit=args.limit,
                    max_tokens=args.max_tokens, out=out, progress=not args.quiet, resume=args.resume,
-                   offset=args.offset, levers=levers)
+                   offset=args.offset, levers=levers, router_knobs=args.router_knobs)
     print_table(record)
     print(f"wrote {out}")
     return 0
