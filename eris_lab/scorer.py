@@ -153,6 +153,9 @@ class Int8Scorer:
         approx, err_query = self._approximate(queries)
         eps = self._err_tools + err_query * self._max_norm + _ROUNDING_SLACK
         n = approx.shape[1]
+        if n == 0:  # an empty catalogue: nothing to rank or re-score
+            self.last_rescored = 0
+            return approx
         k = min(max(k, 1), n)
         step = n // (k * _SAMPLE_PER_K)
         if step > 1:  # low: at most each row's k-th largest, from a sample of n / step >= k tools

@@ -517,3 +517,19 @@ def test_condition_c_routes_with_the_calibrated_knobs_by_default():
 def test_bench_refuses_an_unknown_router_knobs_value():
     with pytest.raises(generation.DataError, match="--router-knobs"):
         generation.bench(object(), conditions=("c",), router_knobs="tuned")
+
+
+def test_a_record_from_before_router_knobs_resumes_only_with_the_reference_router(tmp_path, two_cases):
+    # records made before the key existed routed condition c with DESIGN's reference knobs
+    out = tmp_path / "run.json"
+    generation.bench(FakeRunner(), suites=("multiple",), conditions=("c",), out=out, progress=False, limit=1,
+                     router_for=lambda cat: FixedRouter(()), router_knobs="reference")
+    old = json.loads(out.read_text())
+    del old["settings"]["router_knobs"]
+    out.write_text(json.dumps(old))
+    record = generation.bench(FakeRunner(), suites=("multiple",), conditions=("c",), out=out, progress=False,
+                              resume=True, router_for=lambda cat: FixedRouter(()), router_knobs="reference")
+    assert record["settings"]["resumed_cases"] == 1
+    with pytest.raises(generation.DataError, match="router_knobs='reference', this run has router_knobs='calibrated'"):
+        generation.bench(FakeRunner(), suites=("multiple",), conditions=("c",), out=out, progress=False,
+                         resume=True, router_for=lambda cat: FixedRouter(()))

@@ -96,3 +96,9 @@ def test_router_routes_the_same_with_every_scorer(fake_embedder):
                           (router.route(q) for q in ("weather forecast for tomorrow please", "play some music now",
                                                      "set a timer and convert the units", "what is new in the news"))]
     assert routed["exact"] == routed["int8"]
+
+
+@pytest.mark.parametrize("scorer", [ExactScorer, Int8Scorer])
+def test_a_scorer_over_no_tools_returns_no_columns(scorer):
+    raw = scorer(np.zeros((0, 8), dtype=np.float32)).raw(np.ones((2, 8), dtype=np.float32), k=5, floor=0.3)
+    assert raw.shape == (2, 0)

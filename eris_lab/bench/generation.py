@@ -722,10 +722,19 @@ def _load(path: str | os.PathLike[str]) -> dict[str, Any]:
     return record
 
 
+def _comparable(settings: Mapping[str, Any], key: str) -> Any:
+    """``settings[key]`` as :data:`COMPARABLE` reads it: a record made before ``router_knobs`` was
+    recorded routed condition c with the reference knobs."""
+    if key == "router_knobs" and key not in settings:
+        return "reference" if "c" in (settings.get("conditions") or {}) else None
+    return settings.get(key)
+
+
 def _check_comparable(ours: Mapping[str, Any], theirs: Mapping[str, Any], *, where: str) -> None:
     for key in COMPARABLE:
-        if ours.get(key) != theirs.get(key):
-            raise DataError(f"was run with {key}={theirs.get(key)!r}, this run has {key}={ours.get(key)!r}", where=where)
+        mine, other = _comparable(ours, key), _comparable(theirs, key)
+        if mine != other:
+            raise DataError(f"was run with {key}={other!r}, this run has {key}={mine!r}", where=where)
     if Path(str(ours.get("model", ""))).name != Path(str(theirs.get("model", ""))).name:
         raise DataError(f"was run with model {Path(str(theirs.get('model', ''))).name!r}, this run has "
                         f"{Path(str(ours.get('model', ''))).name!r}", where=where)
