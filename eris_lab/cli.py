@@ -739,7 +739,9 @@ def _run_generate(args) -> int:
         raise ErisLabError("expected a positive integer", where="--max-tokens/--threads")
     if args.model and not Path(args.model).is_file():
         raise ErisLabError("no such GGUF file", where=f"--model {args.model}")
+    from .knobs import parse_levers
 
+    parse_levers(args.levers)  # bad input fails before the router is built (a calibration can take seconds)
     catalog = _load_catalog(args.catalog)
     catalog.require(args.recent, where="--recent")
     router = _router(catalog, args.knobs, args.encoder)

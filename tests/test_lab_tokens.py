@@ -91,3 +91,28 @@ def test_the_table_and_figure_render_the_steps(grammar):
     assert {"chosen (best allowed)", "masked by the grammar"} <= names
     chosen = next(t for t in fig.data if t.name == "chosen (best allowed)")
     assert list(chosen.x) == list(range(8))
+
+
+def test_routed_routes_with_the_calibrated_knobs_as_generate(monkeypatch):
+    # it routed with Router(catalog), DESIGN's reference knobs, while generate calibrates
+    from eris_lab.router import Router
+
+    seen = []
+    calibrated = Router.with_calibrated_knobs.__func__
+
+    def spy(cls, catalog, *args, **kwargs):
+        router = calibrated(cls, catalog, *args, **kwargs)
+        seen.append(router.knobs)
+        return router
+
+    class Stop(Exception):
+        pass
+
+    class NoModel:
+        def guidance(self):
+            raise Stop
+
+    monkeypatch.setattr(Router, "with_calibrated_knobs", classmethod(spy))
+    with pytest.raises(Stop):
+        tokens.routed(NoModel(), "what time is it in Tokyo?")
+    assert len(seen) == 1 and seen[0].relevance_weights and seen[0] != Knobs()

@@ -327,3 +327,14 @@ def test_turn_prompt_carries_worked_examples_under_the_few_shot_knob(router):
              knobs=router.knobs.replace(few_shot=2))
     system_plain, system_shot = plain.messages[0][0]["content"], shot.messages[0][0]["content"]
     assert "Assistant:" not in system_plain and system_shot.count("Assistant: ") >= 1
+
+
+def test_cli_generate_refuses_an_unknown_lever_before_building_the_router(monkeypatch, capsys):
+    from eris_lab import cli
+
+    def no_router(*args, **kwargs):
+        raise AssertionError("the router was built before --levers was checked")
+
+    monkeypatch.setattr(cli, "_router", no_router)
+    assert cli.main(["generate", "hello", "--levers", "bogus"]) == 2
+    assert "unknown lever 'bogus'" in capsys.readouterr().err

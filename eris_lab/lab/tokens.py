@@ -217,7 +217,7 @@ def routed(runner: Any, message: str, *, catalog: Any = None, knobs: Any = None,
     catalog : Catalog, optional
         Default the demo catalogue (``descriptors/``).
     knobs : Knobs, optional
-        The grammar's and prompt's knobs (``knobs.with_levers``); default ``Knobs()``. Routing
+        The grammar's and prompt's knobs (``knobs.with_levers``); default the router's. Routing
         uses the catalogue's calibrated knobs, as ``generate``.
 
     Returns
@@ -227,13 +227,13 @@ def routed(runner: Any, message: str, *, catalog: Any = None, knobs: Any = None,
     from .. import prompt
     from ..catalog import load
     from ..grammar import compile as compile_grammar
-    from ..knobs import Knobs
     from ..loop import SYSTEM
     from ..router import Router
 
     catalog = catalog if catalog is not None else load(None)
-    knobs = knobs if knobs is not None else Knobs()
-    offer = Router(catalog).route(message).offer
+    router = Router.with_calibrated_knobs(catalog)
+    knobs = knobs if knobs is not None else router.knobs
+    offer = router.route(message).offer
     grammar = compile_grammar(offer, catalog, knobs=knobs)
     messages = [{"role": "system", "content": SYSTEM + "\n\n" + prompt.slim(offer, catalog, knobs=knobs)},
                 {"role": "user", "content": message}]
