@@ -30,6 +30,7 @@ from . import prompt as prompts
 from .execution import Session, ToolResult, execute, resolve_rejected
 from .grammar import compile as compile_grammar
 from .knobs import Knobs
+from .llm.generation import declared_tools
 from .offer import Offer
 from .parse import Call, Parsed
 from .parse import calls as parse_calls
@@ -285,7 +286,6 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
     routed = router.route(text, recent=session.recent, history=history)
     offer = routed.offer
     schemas = {name: catalog.tool(name).parameters for name in catalog.names}
-    declares_tools = getattr(runner, "prompt_format", None) == "functiongemma"
     transcript: list[dict[str, str]] = []
     rounds: list[Round] = []
     notes: list[str] = []
@@ -308,8 +308,7 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
             grammar = compile_grammar(round_offer, catalog, knobs=knobs)
         system = SYSTEM + "\n\n" + prompts.slim(round_offer, catalog, knobs=knobs)  # few_shot: worked examples
         messages = _messages(text, system, transcript)
-        # a chat format that declares the offered tools itself (FunctionGemma's developer turn) gets them
-        declared = {"tools": [catalog.tool(n) for n in round_offer.names]} if declares_tools else {}
+        declared = declared_tools(runner, [catalog.tool(n) for n in round_offer.names])  # FunctionGemma's developer turn
         generation = runner.generate(messages, grammar=grammar.text, max_tokens=max_tokens, **declared)
         count = getattr(runner, "count_tokens", None)
         prompt_tokens = generation.n_prompt_tokens or (count(system + text) if count else 0)

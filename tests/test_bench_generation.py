@@ -533,3 +533,20 @@ def test_a_record_from_before_router_knobs_resumes_only_with_the_reference_route
     with pytest.raises(generation.DataError, match="router_knobs='reference', this run has router_knobs='calibrated'"):
         generation.bench(FakeRunner(), suites=("multiple",), conditions=("c",), out=out, progress=False,
                          resume=True, router_for=lambda cat: FixedRouter(()))
+
+
+@pytest.mark.parametrize("prompt_format, declared", [("functiongemma", ["weather.get", "news.get"]),
+                                                     ("gguf-template", None), (None, None)])
+def test_run_case_declares_the_offered_tools_only_to_a_format_that_wants_them(prompt_format, declared):
+    # as generate does: a GGUF chat template would list the tools a second time beside the slim prompt
+    class Declaring(FakeRunner):
+        def generate(self, messages, *, tools=None, **kwargs):
+            self.tools = None if tools is None else [t.name for t in tools]
+            return super().generate(messages, **kwargs)
+
+    runner = Declaring()
+    if prompt_format is not None:
+        runner.prompt_format = prompt_format
+    query = Query(id="m1", query="Weather in San Diego for 3 days?", gold=("weather.get",), catalog=_catalog())
+    run_case(runner, query, suite="multiple", conditions=("b",), truth=[])
+    assert runner.tools == declared

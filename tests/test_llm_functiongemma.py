@@ -58,6 +58,17 @@ def test_render_puts_the_tool_result_in_the_model_turn_of_its_call():
                          "{temperature:15,weather:<escape>sunny<escape>}<end_function_response>")
 
 
+
+def test_render_keeps_the_answer_after_a_response_in_the_same_model_turn():
+    # it closed the turn and opened a new one for the answer; the next user turn closes it
+    call = functiongemma.call_text("get_current_weather", {"location": "Tokyo, Japan"})
+    text = functiongemma.render([*MESSAGES, {"role": "assistant", "content": call},
+                                 {"role": "tool", "name": "get_current_weather", "content": '{"temperature": 15}'},
+                                 {"role": "assistant", "content": "It is 15 degrees in Tokyo."},
+                                 {"role": "user", "content": "Thanks!"}], [WEATHER])
+    assert "<end_function_response>It is 15 degrees in Tokyo.<end_of_turn>\n<start_of_turn>user\nThanks!" in text
+    assert text.count("<start_of_turn>model") == 2 and text.endswith("<start_of_turn>model\n")
+
 @pytest.mark.parametrize("arguments", [
     {"location": "Tokyo, Japan"},
     {"query": "a {b}, \"c\"", "limit": 5, "exact": False, "ratio": 0.25},

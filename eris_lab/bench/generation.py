@@ -96,6 +96,7 @@ from ..eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_suite, read_lin
 from ..grammar import compile as compile_grammar
 from ..grammar.envelope import ENVELOPE_KEYS, STATUSES
 from ..knobs import Knobs, parse_levers, with_levers
+from ..llm.generation import declared_tools
 from ..loop import SYSTEM
 from ..offer import Offer
 from ..parse import calls as parse_calls
@@ -491,9 +492,9 @@ def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer,
     if not offer.names and grammar is None:
         return replace(base, skipped="empty offer without a grammar: nothing to call; model not run")
     try:
-        # the offered tools, for a chat format that declares them (FunctionGemma's developer turn)
+        # the offered tools, for a chat format that declares them (FunctionGemma's developer turn), as generate
         generation = runner.generate(_messages(system, query), grammar=grammar, max_tokens=max_tokens,
-                                     tools=[catalog.tool(n) for n in offer.names])
+                                     **declared_tools(runner, [catalog.tool(n) for n in offer.names]))
     except ErisLabError as exc:
         return replace(base, error=str(exc), ast_reason="no call" if query.expect == "all" else "")
     parsed = parse_calls(generation.text, offer.names)

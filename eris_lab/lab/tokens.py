@@ -227,6 +227,7 @@ def routed(runner: Any, message: str, *, catalog: Any = None, knobs: Any = None,
     from .. import prompt
     from ..catalog import load
     from ..grammar import compile as compile_grammar
+    from ..llm.generation import declared_tools
     from ..loop import SYSTEM
     from ..router import Router
 
@@ -238,5 +239,5 @@ def routed(runner: Any, message: str, *, catalog: Any = None, knobs: Any = None,
     messages = [{"role": "system", "content": SYSTEM + "\n\n" + prompt.slim(offer, catalog, knobs=knobs)},
                 {"role": "user", "content": message}]
     mask = GrammarMask(grammar.text, guidance=runner.guidance())
-    with runner.stepper(messages, tools=[catalog.tool(n) for n in offer.names]) as model:
+    with runner.stepper(messages, **declared_tools(runner, [catalog.tool(n) for n in offer.names])) as model:
         return offer, walk(model, mask, steps=steps, top_k=top_k)

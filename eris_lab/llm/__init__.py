@@ -5,7 +5,7 @@ format of base models), :mod:`.openai` (``OpenAIBackend``), :mod:`.model` (the b
 :mod:`.sampler` (the greedy grammar check, the one reach into llama-cpp-python's internals).
 """
 
-from .generation import Generation, Messages, Runner, as_messages
+from .generation import Generation, Messages, Runner, as_messages, declared_tools
 from .model import default_model_path
 from .openai import (
     TOOL_PARSE_FAILURES,
@@ -16,6 +16,6 @@ from .openai import (
 from .runner import PLAIN_ROLES, LlamaRunner, plain_prompt
 
 __all__ = [
-    "Generation", "Runner", "Messages", "as_messages", "LlamaRunner", "OpenAIBackend", "default_model_path",
+    "Generation", "Runner", "Messages", "as_messages", "declared_tools", "LlamaRunner", "OpenAIBackend", "default_model_path",
     "plain_prompt", "native_tool_calls", "tool_parse_failure", "PLAIN_ROLES", "TOOL_PARSE_FAILURES",
 ]

@@ -184,7 +184,7 @@ def render(messages: Sequence[Mapping[str, Any]], tools: Iterable[Any] = ()) -> 
     declared = "".join(declaration(t) for t in tools)
     developer = []
     parts: list[str] = []
-    open_model = False
+    open_model = after_response = False
     for i, message in enumerate(messages):
         role = message.get("role")
         content = message.get("content")
@@ -200,6 +200,7 @@ def render(messages: Sequence[Mapping[str, Any]], tools: Iterable[Any] = ()) -> 
                 parts.append("<start_of_turn>model\n")
                 open_model = True
             parts.append(_response(message, i))
+            after_response = True
             continue
         if role not in _ROLES:
             raise LLMError(f"unknown role {role!r}; expected system, developer, user, assistant or tool",
@@ -208,6 +209,10 @@ def render(messages: Sequence[Mapping[str, Any]], tools: Iterable[Any] = ()) -> 
             content = ""
         if not isinstance(content, str):
             raise LLMError(f"expected a string, got {type(content).__name__}", where=f"messages[{i}].content")
+        if open_model and _ROLES[role] == "model" and after_response:
+            parts.append(content.strip())  # the answer shares the model turn of the call and its response
+            after_response = False
+            continue
         if open_model:
             parts.append("<end_of_turn>\n")
             open_model = False

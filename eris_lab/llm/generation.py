@@ -7,7 +7,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..errors import LLMError
 
-__all__ = ["Generation", "Runner", "Messages", "as_messages"]
+__all__ = ["Generation", "Runner", "Messages", "as_messages", "declared_tools"]
 
 Messages = Sequence[Mapping[str, Any]]
 
@@ -68,6 +68,16 @@ class Runner(Protocol):
 
     def generate(self, prompt_or_messages: str | Messages, *, grammar: str | None = None,
                  max_tokens: int = 128, temperature: float = 0.0, stop: Sequence[str] = ()) -> Generation: ...
+
+
+def declared_tools(runner: Any, tools: Sequence[Any]) -> dict[str, list[Any]]:
+    """``{"tools": [...]}`` for a runner whose chat format declares the offered tools itself
+    (``prompt_format == "functiongemma"``: its developer turn), else ``{}``: other formats get the
+    tools from the slim prompt only, so a GGUF chat template never lists them a second time. The
+    keyword arguments of ``runner.generate`` / ``runner.stepper``; one rule for ``generate``,
+    ``bench generation`` and notebook 05's token view.
+    """
+    return {"tools": list(tools)} if getattr(runner, "prompt_format", None) == "functiongemma" else {}
 
 
 def as_messages(prompt_or_messages: str | Messages) -> list[dict[str, Any]] | None:
