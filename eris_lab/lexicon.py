@@ -102,6 +102,15 @@ GERMAN_CUES = frozenset(
     wann warum gibt kannst könntest vor nach bei aus""".split()
 )
 
+#: English function words that are not German words too ("in", "an", "was", "die" are left out):
+#: a message reads German on function words alone only when its German ones outnumber these, so
+#: a German particle inside an English sentence's name ("cities such as Des Moines", "mail it to
+#: Ursula von der Leyen") is no evidence.
+ENGLISH_CUES = frozenset(
+    """the a to of for and or is are my me you your with from as at on it this that what please
+    can could would how when where why which all not""".split()
+)
+
 #: Neutral chit-chat (English and German) that no tool should answer: the background against
 #: which ``calibration = "background"`` standardises each tool's cosines. Written for this project.
 BACKGROUND_QUERIES: tuple[str, ...] = (

@@ -39,7 +39,7 @@ from .guard import (
     unread_script,
 )
 from .knobs import Knobs
-from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES
+from .lexicon import BACKGROUND_QUERIES, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES
 from .offer import Offer, build
 from .policy import (
     SIBLING_OFFSET,
@@ -78,14 +78,16 @@ def gloss_german(text: str) -> str:
     (:data:`~eris_lab.lexicon.GERMAN_GLOSSES`); ``""`` if none or if the message does not read German.
 
     A key that is an English word too (:data:`~eris_lab.lexicon.ENGLISH_HOMOGRAPHS`: "mail", "such",
-    "lies") counts only beside other German evidence: another gloss key, a German function word
-    (:data:`~eris_lab.lexicon.GERMAN_CUES`) or a German letter. Otherwise "find flights such as..."
+    "lies") counts only beside other German evidence: another gloss key, German function words
+    (:data:`~eris_lab.lexicon.GERMAN_CUES`) outnumbering English ones (:data:`~eris_lab.lexicon.ENGLISH_CUES`:
+    "Des Moines" and "von der Leyen" sit in English sentences), or a German letter. Otherwise "find flights such as..."
     was glossed "search" and "mail the report" was labelled a German gloss. In a German message an
     inflected form finds its key by its Snowball stem ("spiel", "löschen"; snowballstemmer).
     """
     words = [w.lower() for w in _WORD_RE.findall(text)]
+    german_cues = sum(w in GERMAN_CUES for w in words)
     reads_german = (any(w in GERMAN_GLOSSES and w not in ENGLISH_HOMOGRAPHS for w in words)
-                    or any(w in GERMAN_CUES for w in words) or any(c in "äöüß" for c in text.lower()))
+                    or german_cues > sum(w in ENGLISH_CUES for w in words) or any(c in "äöüß" for c in text.lower()))
     if not reads_german:  # a stem match alone is no evidence: English "list" stems like "liste"
         return ""
     by_stem = _gloss_stems()

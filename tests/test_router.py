@@ -319,6 +319,8 @@ def test_cjk_request_on_an_english_catalogue_gets_the_roster_not_nothing(fake_em
     "mail the report to Anna", "find flights such as the one to Rome", "he lies about the wiki page",
     "what was the weather like", "regen the thumbnails",
     "list the files in my folder",  # "list" stems like the key "liste": no German evidence
+    "find flights to cities such as Des Moines",  # a German particle inside a name is no evidence
+    "mail the report to Ursula von der Leyen", "such a nice day in Baden bei Wien",
 ])
 def test_english_message_with_german_homographs_is_not_glossed(text):
     # an English word that is also a German gloss key ("mail", "such", "lies") is no evidence of German
