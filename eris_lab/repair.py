@@ -29,7 +29,10 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
 
 Every rule decides with :mod:`eris_lab.resolution`'s bands: ``auto`` changes the value, ``ask``
 (two or more candidates, or a candidate the rule may not take) and ``not_found`` leave it alone.
-Each change, and each ``ask``, is a :class:`Repair` record (argument, rule, status, before, after,
+An ``auto`` value that breaks the property's JSON Schema where the old value kept it (a
+``maxLength``, a ``minimum``) becomes ``ask``: a repair never turns a call the executor accepts
+into one it rejects.
+Each change, each ``ask`` and each ``not_found`` a rule reports is a :class:`Repair` record (argument, rule, status, before, after,
 why), shown in the turn record (``loop.Round.repairs``) and the benchmark's cases. Only top-level
 arguments are repaired.
 
@@ -341,6 +344,21 @@ def _span(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     return None
 
 
+def _breaks_schema(spec: Mapping[str, Any], before: Any, after: Any) -> str:
+    """jsonschema's message when ``after`` violates the property's schema and ``before`` did not,
+    else ``""``: a repair never makes a value the executor would have accepted invalid
+    (``"Bay"`` -> ``"Tampa Bay Grill"`` under ``maxLength: 5``), but may improve one it rejects anyway."""
+    from jsonschema.exceptions import SchemaError
+
+    from .schema import validate
+
+    try:
+        violation = validate(spec, after)
+        return violation[1] if violation is not None and validate(spec, before) is None else ""
+    except SchemaError as exc:  # a broken property schema: no repair can be judged against it
+        return f"the property's schema is broken: {exc.message}"
+
+
 _RULE_FNS = {"coerce": _coerce, "enum": _enum, "listed": _listed, "format": _format, "number": _number,
              "span": _span}
 
@@ -368,8 +386,8 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
     Returns
     -------
     arguments, repairs
-        The arguments with every ``auto`` change made, and every change or ``ask`` as a
-        :class:`Repair`, in argument then rule order.
+        The arguments with every ``auto`` change made, and every decision a rule reported
+        (``auto``, ``ask``, ``not_found``) as a :class:`Repair`, in argument then rule order.
 
     Raises
     ------
@@ -396,6 +414,10 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
             if decision is None:
                 continue
             status, new, why = decision
+            if status == "auto":
+                broken = _breaks_schema(spec, out[name], new)
+                if broken:
+                    status, why = "ask", f"{why}; but {new!r} breaks the schema ({broken}): left as it was"
             report.append(Repair(argument=name, rule=rule, status=status, before=out[name],
                                  after=new if status == "auto" else out[name], why=why))
             if status == "auto":

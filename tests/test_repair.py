@@ -133,3 +133,16 @@ def test_listed_quoted_examples_stay_whole():
     out, repairs = one({"city": "New York, United States"}, {"city": {"type": "string", "description": description}},
                        "a cultural event in New York on March 10th")
     assert out["city"] == "New York, United States" and not any(r.changed for r in repairs)
+
+
+def test_a_repair_that_breaks_the_schema_is_asked_not_made():
+    # the value the executor accepts stays: a repair never turns a valid call into an invalid one
+    out, (repair,) = one({"name": "Bay"}, {"name": {"type": "string", "maxLength": 5}}, "book a table at Tampa Bay Grill")
+    assert out["name"] == "Bay" and (repair.rule, repair.status) == ("span", "ask")
+    assert "breaks the schema" in repair.why
+    decimal = {"type": "number", "minimum": 1, "description": "The annual rate, as a decimal."}
+    out, (repair,) = one({"r": 5}, {"r": decimal}, "an annual rate of 5%")
+    assert out["r"] == 5 and repair.status == "ask"
+    # a value the schema rejects anyway may still be put right
+    out, (repair,) = one({"x": "3"}, {"x": {"type": "integer", "minimum": 5}}, "", rules=["coerce"])
+    assert out["x"] == 3 and repair.status == "auto"
