@@ -226,6 +226,10 @@ def _resolve_and_retry(result: ToolResult, call: Call, offer: Offer, catalog: An
                     confirm=confirm)
     changed = ", ".join(f"{k} {r['value']!r} -> {r['match']!r}" for k, r in resolutions.items() if r["status"] == "auto")
     notes.append(f"round {index + 1}: {result.name} rejected a value; resolved ({changed}) and retried: {again.status}")
+    if not again.ok and result.recoverable:
+        # the retry counted as a second invalid call: keep the first error, which still earns the
+        # schema-recovery round (the retry's would not)
+        return result
     return again
 
 
@@ -317,10 +321,11 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
         repairs: list[dict[str, Any]] = []
         resolutions: list[dict[str, Any]] = []
         unique, repeats = distinct_calls(parsed.calls)
+        if knobs.repair_arguments:  # two calls may become one after repair ("Tokyo" and "tokyo" alike)
+            unique, same = distinct_calls([_repaired(call, schemas.get(call.name), text, repairs) for call in unique])
+            repeats += same
         if repeats:
             notes.append(f"round {index + 1}: {repeats} repeated identical call{'s' if repeats > 1 else ''} dropped")
-        if knobs.repair_arguments:
-            unique = [_repaired(call, schemas.get(call.name), text, repairs) for call in unique]
         fresh = [call for call in unique if _key(call) not in succeeded]
         if unique and not fresh:
             # every call already ran ok this turn: its result is in the transcript; running it

@@ -338,3 +338,27 @@ def test_cli_generate_refuses_an_unknown_lever_before_building_the_router(monkey
     monkeypatch.setattr(cli, "_router", no_router)
     assert cli.main(["generate", "hello", "--levers", "bogus"]) == 2
     assert "unknown lever 'bogus'" in capsys.readouterr().err
+
+
+def test_a_failed_resolve_and_retry_keeps_the_schema_recovery_round(router):
+    # "Tokyo" resolves to Asia/Tokyo, but the retry is still invalid (an unknown argument): the first
+    # error's recovery round must survive the retry
+    bad = envelope("call", None, ("clock:now", {"timezone": "Tokyo", "bogus": 1}))
+    good = envelope("call", None, ("clock:now", {"timezone": "Asia/Tokyo"}))
+    runner = ScriptedRunner(bad, good, envelope("answer", "It is noon."))
+    turn = run_turn("what time is it in Tokyo right now", router=router, runner=runner, session=Session(),
+                    check_claims=False)
+    first = turn.rounds[0].results[0]
+    assert first.status == "invalid" and first.recoverable
+    assert any("retried: invalid" in n for n in turn.notes)
+    assert turn.rounds[1].offered == ("clock:now",) and turn.rounds[1].results[0].status == "ok"
+
+
+def test_calls_that_repair_makes_identical_run_once(router):
+    # 5 and "5" are one call once coerce writes the number as the schema's string
+    calls = envelope("call", None, ("calc:evaluate", {"expression": 5}), ("calc:evaluate", {"expression": "5"}))
+    runner = ScriptedRunner(calls, envelope("answer", "5"))
+    turn = run_turn("calculate 5 for me please", router=router, runner=runner, session=Session(), check_claims=False,
+                    knobs=router.knobs.replace(repair_arguments=True))
+    assert [r.arguments for r in turn.rounds[0].results] == [{"expression": "5"}]
+    assert any("1 repeated identical call dropped" in n for n in turn.notes)
