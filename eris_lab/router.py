@@ -96,9 +96,14 @@ def gloss_german(text: str) -> str:
 
 
 def _german_stem(word: str) -> str:
+    return _german_stemmer().stemWord(word)
+
+
+@functools.cache
+def _german_stemmer():
     import snowballstemmer  # small, pure Python; imported on the first German gloss lookup
 
-    return snowballstemmer.stemmer("german").stemWord(word)
+    return snowballstemmer.stemmer("german")
 
 
 @functools.cache

@@ -27,8 +27,8 @@ SCORERS: dict[str, str] = {
     "int8": "int8 matrix product (numba), exact float32 re-score of every tool that could matter",
 }
 
-#: From this many tools on, ``auto`` scores in int8 (docs/results/route-fast-2026-11-30.json: at
-#: 100,000 tools int8 is about 10x faster; at 10,000 about 2.5x, but exact then takes about 1 ms a
+#: From this many tools on, ``auto`` scores in int8 (docs/results/route-fast-quieter-2026-12-01.json:
+#: at 100,000 tools int8 is 5.8x faster than exact on a quiet box, 3.8x on a busy one; at 10,000 about 2.5x, but exact then takes about 1 ms a
 #: message, and the int8 scorer's one-time set-up, the numba import and kernel load, about 0.6 s,
 #: plus quantisation, about 0.2 s per 10,000 tools on a busy 2-core box, outweighs that for a
 #: process that routes a few messages).

@@ -70,7 +70,8 @@ def _explain(name: str, keys: Mapping[str, str]) -> str:
 
 
 def example_value(schema: Any) -> Any:
-    """A small JSON value valid under a simple schema (required properties only): :func:`eris_lab.schema.sample`."""
+    """A small JSON value valid under a simple schema (its required properties, or its first one when none
+    is required): :func:`eris_lab.schema.sample`."""
     return sample(schema)
 
 

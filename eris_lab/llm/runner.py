@@ -299,8 +299,10 @@ class LlamaRunner:
                 raise LLMError(f"the prompt takes {len(tokens)} tokens; the context holds {self.n_ctx}", where="n_ctx")
             llm.reset()
             llm.eval(tokens)
-            yield Stepper(llm, n_prompt=len(tokens), n_ctx=self.n_ctx)
-            llm.reset()
+            try:
+                yield Stepper(llm, n_prompt=len(tokens), n_ctx=self.n_ctx)
+            finally:  # an error inside the block must not leave the shared model mid-sequence
+                llm.reset()
 
     def guidance(self) -> Any:
         """llguidance over this model's vocabulary (``grammar.guidance.Guidance``), made once per loaded model.
