@@ -21,7 +21,7 @@ import os
 import threading
 import warnings
 from pathlib import Path
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -37,6 +37,7 @@ __all__ = [
     "make_encoder",
     "export_onnx",
     "vector_key",
+    "share_identity",
     "LlamaEmbedder",
     "VectorCache",
     "default_embedder",
@@ -70,6 +71,14 @@ def vector_key(embedder) -> str:
     key = f"{embedder.model_id}|encoder:{encoder}" if encoder else embedder.model_id
     export = getattr(embedder, "export_version", 0)
     return f"{key}|export:{export}" if export else key
+
+
+def share_identity(view: Any, embedder: Any) -> None:
+    """Give a wrapper of ``embedder`` (a memo, a prefixing or counting view) the attributes that
+    :func:`vector_key` reads, so its cached vectors and calibrations are keyed as the embedder's."""
+    view.model_id = embedder.model_id
+    view.encoder = getattr(embedder, "encoder", "")
+    view.export_version = getattr(embedder, "export_version", 0)
 
 
 def _bundled_model_path() -> Path:

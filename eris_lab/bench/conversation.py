@@ -111,7 +111,7 @@ def _size_lever(suite, memo, results) -> dict[str, Any]:
     to them. Conversations over classes of both folds have no fold that never saw them: they are
     left out, and the calibrated policy is reported on the same turns.
     """
-    from ..eval.conversation import _added, fold_of, size_bound
+    from ..eval.conversation import added_by, fold_of, size_bound
     from ..eval.metrics import rate
     from ..strategies import EmbeddingPolicy
     from ..strategies.base import Context
@@ -120,7 +120,7 @@ def _size_lever(suite, memo, results) -> dict[str, Any]:
     fitted: dict[int, dict[str, Any]] = {}
     for i in (0, 1):
         own = [r for r, f in zip(results, folds) if f == i and r.expect == "all"]
-        companions = sum(len(_added(r, "companion")) for r in own) / max(len(own), 1)
+        companions = sum(len(added_by(r, "companion")) for r in own) / max(len(own), 1)
         fitted[i] = {**size_bound(own, 8.0 - companions), "budget": round(8.0 - companions, 3), "n": len(own)}
     policy = EmbeddingPolicy(embedder=memo)
     judged, baseline, catalog = [], [], None

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._files import write_atomic
+from ..embed import share_identity
 from ._stats import p50_p95
 
 __all__ = ["tuning_bench", "DRAG", "START", "main"]
@@ -42,9 +43,7 @@ class _Counting:
 
     def __init__(self, inner) -> None:
         self.inner = inner
-        self.model_id = inner.model_id
-        self.encoder = getattr(inner, "encoder", "")
-        self.export_version = getattr(inner, "export_version", 0)
+        share_identity(self, inner)  # keys its cached vectors as the embedder's (embed.vector_key)
         self.calls = 0
         self.texts = 0
 

@@ -62,7 +62,7 @@ from .datasets import (
 from .metrics import QueryResult, rate
 
 __all__ = ["MULTI_TURN_SUITES", "CLASS_FILES", "gold_functions", "load_multi_turn", "class_tools", "api_class_of",
-           "turn_kind", "conversation_ids", "conversation_metrics", "size_bound", "miss_causes", "fold_of", "FOLDS", "fit_learned", "CrossFitted",
+           "turn_kind", "conversation_ids", "conversation_metrics", "added_by", "size_bound", "miss_causes", "fold_of", "FOLDS", "fit_learned", "CrossFitted",
            "conversation_view"]
 
 
@@ -266,7 +266,7 @@ def conversation_ids(suite: Suite) -> list[str]:
     return list(dict.fromkeys(q.id.rsplit(":", 1)[0] for q in suite.queries))
 
 
-def _added(result: QueryResult, kind: str) -> set[str]:
+def added_by(result: QueryResult, kind: str) -> set[str]:
     """Names an overlay of ``kind`` (``memory``, ``companion``) put into the offer."""
     out = set()
     for note in result.overlays:
@@ -301,9 +301,9 @@ def conversation_metrics(results: Sequence[QueryResult]) -> dict[str, Any]:
     switch = [r for r in needing if "switch" in r.tags]
     follow = [r for r in needing if "follow-up" in r.tags]
     offered_on_switch = sum(len(r.offered) for r in switch)
-    memory_only = sum(len(_added(r, "memory")) for r in switch)
-    companions = [(n, r) for r in results for n in _added(r, "companion")]
-    memory = [(n, r) for r in results for n in _added(r, "memory")]
+    memory_only = sum(len(added_by(r, "memory")) for r in switch)
+    companions = [(n, r) for r in results for n in added_by(r, "companion")]
+    memory = [(n, r) for r in results for n in added_by(r, "memory")]
     return {
         "returned_function_recall": rate(back),
         "returned_recall": recall(returned),
@@ -311,7 +311,7 @@ def conversation_metrics(results: Sequence[QueryResult]) -> dict[str, Any]:
         "follow_up_recall": recall(follow),
         "switch_recall": recall(switch),
         "switch_memory_share": round(memory_only / offered_on_switch, 6) if offered_on_switch else None,
-        "companion_rate": rate([bool(_added(r, "companion")) for r in results]),
+        "companion_rate": rate([bool(added_by(r, "companion")) for r in results]),
         "companion_hit_rate": rate([n in r.gold for n, r in companions]),
         "memory_hit_rate": rate([n in r.gold for n, r in memory]),
         "n_returned": len(returned), "n_follow_up": len(follow), "n_switch": len(switch),

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..catalog import Catalog, base_name, enrich_for_routing, name_words
-from ..embed import Embedder, VectorCache, default_embedder, normalize_rows
+from ..embed import Embedder, VectorCache, default_embedder, normalize_rows, share_identity
 from ..errors import ErisLabError, NotFittedError
 from ..offer import Offer
 from ..policy import Hit, Rule
@@ -98,9 +98,7 @@ class MemoEmbedder:
 
     def __init__(self, embedder: Embedder, *, disk: bool = True) -> None:
         self.embedder = embedder
-        self.model_id = embedder.model_id
-        self.encoder = getattr(embedder, "encoder", "")  # keys its VectorCache with the model (embed.vector_key)
-        self.export_version = getattr(embedder, "export_version", 0)
+        share_identity(self, embedder)  # keys its cached vectors as the embedder's (embed.vector_key)
         self.disk = disk
         self._memo: dict[str, np.ndarray] = {}
         self._store = VectorCache(embedder) if disk else None

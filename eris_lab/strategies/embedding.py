@@ -15,7 +15,7 @@ import numpy as np
 
 from ..calibration import RelevanceGate
 from ..catalog import Catalog
-from ..embed import Embedder, normalize_rows
+from ..embed import Embedder, normalize_rows, share_identity
 from ..errors import ErisLabError
 from ..guard import clean_text
 from ..knobs import Knobs
@@ -270,9 +270,7 @@ class _Prefixed:
     def __init__(self, embedder: Embedder, prefix: str) -> None:
         self.embedder = embedder
         self.prefix = prefix
-        self.model_id = embedder.model_id
-        self.encoder = getattr(embedder, "encoder", "")
-        self.export_version = getattr(embedder, "export_version", 0)
+        share_identity(self, embedder)  # keys its cached vectors as the embedder's (embed.vector_key)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed([self.prefix + t for t in texts])
