@@ -22,7 +22,7 @@ max_tokens: int = 128  # generation budget per reply (tokens)
 seed: int = 0  # case sampling seed
 message: str = "What time is it in Tokyo?"  # routed on the demo catalogue for the token-by-token view
 token_steps: int = 28  # tokens decoded in the token-by-token view (enough to reach the first value)
-token_levers: str = "all"  # generation levers of that view (knobs.LEVERS; all = knobs.ALL_LEVERS)
+token_levers: str = "all"  # generation levers of that view (knobs.LEVERS; all: knobs.ALL_LEVERS)
 token_top_k: int = 5  # tokens of the model's ranking shown per step
 
 # %%
