@@ -89,7 +89,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .. import prompt as prompts
-from .._files import repo_root, write_atomic
+from .._files import repo_root, shown_path, write_atomic
 from ..catalog import Catalog
 from ..errors import DataError, ErisLabError
 from ..eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_suite, read_lines
@@ -798,7 +798,7 @@ def merge(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
             case_s.setdefault(key[0], {})[key[1]] = kept_s[key]
     settings = dict(first["settings"])
     settings["suites"] = list(dict.fromkeys(s for _, r in records for s in r["settings"].get("suites", [])))
-    settings["merged_from"] = [p for p, _ in records]
+    settings["merged_from"] = [shown_path(p) for p, _ in records]
     settings["n_threads"] = sorted({r["settings"].get("n_threads") for _, r in records}, key=str)
     loads = [r["settings"].get(k) for _, r in records for k in ("loadavg_1m_start", "loadavg_1m_end")]
     settings["loadavg_1m_start"] = max((x for x in loads[0::2] if x is not None), default=None)
