@@ -550,3 +550,11 @@ def test_run_case_declares_the_offered_tools_only_to_a_format_that_wants_them(pr
     query = Query(id="m1", query="Weather in San Diego for 3 days?", gold=("weather.get",), catalog=_catalog())
     run_case(runner, query, suite="multiple", conditions=("b",), truth=[])
     assert runner.tools == declared
+
+
+def test_a_record_names_the_model_by_its_file_name(tmp_path, two_cases):
+    # records are committed: the machine's path to the GGUF means nothing elsewhere
+    runner = FakeRunner()
+    runner.path = tmp_path / "models" / "my-model.gguf"
+    record = generation.bench(runner, suites=("multiple",), conditions=("b",), progress=False, limit=1)
+    assert record["settings"]["model"] == "my-model.gguf"

@@ -651,7 +651,8 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
         "benchmark": "generation",
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "settings": {
-            "model": str(getattr(runner, "path", "")), "n_threads": getattr(runner, "n_threads", None),
+            # the model's file name: records are committed, another machine's path means nothing there
+            "model": Path(str(getattr(runner, "path", ""))).name, "n_threads": getattr(runner, "n_threads", None),
             "n_ctx": getattr(runner, "n_ctx", None), "max_tokens": max_tokens, "limit": limit, "offset": offset, "seed": SEED,
             "sample_size": SAMPLE_SIZE, "suites": list(suites), "conditions": {c: CONDITIONS[c] for c in conditions},
             "max_thought_chars": knobs.max_thought_chars, "max_message_chars": knobs.max_message_chars,
