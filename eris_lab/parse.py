@@ -72,12 +72,29 @@ import json
 import math
 import re
 import threading
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS
 
-__all__ = ["Call", "Parsed", "calls", "TEXT_FORMATS", "ARGUMENT_KEYS", "NAME_KEYS", "SOURCES", "loads_repaired"]
+__all__ = ["Call", "Parsed", "calls", "TEXT_FORMATS", "ARGUMENT_KEYS", "NAME_KEYS", "SOURCES", "loads_repaired", "parse_python"]
+
+
+def parse_python(text: str, mode: str = "eval") -> ast.AST:
+    """``ast.parse`` of untrusted text (a model's reply, a user's expression) without the
+    ``SyntaxWarning`` Python prints to stderr for text such as ``"C:\\dir"`` or ``1if``: the caller
+    decides what a bad expression means, and a warning on the terminal is noise.
+
+    Raises
+    ------
+    SyntaxError, ValueError, RecursionError, MemoryError
+        As :func:`ast.parse`.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return ast.parse(text, mode=mode)
+
 
 #: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form).
 ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
@@ -344,7 +361,7 @@ def python_literal(text: str) -> Any:
     """
     for attempt in (text.strip(), _escape_raw_newlines(text.strip())):
         try:
-            tree = ast.parse(attempt, mode="eval")
+            tree = parse_python(attempt)
             return _jsonable(ast.literal_eval(_ConstantNames().visit(tree).body))
         except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError) as exc:
             problem = exc
@@ -536,7 +553,7 @@ def _python_calls(source: str, names: Mapping[str, str] | None = None) -> list[_
     ``names`` maps placeholder identifiers back to tool names that are not identifiers.
     """
     try:
-        tree = ast.parse("\n".join(line.strip() for line in source.strip().splitlines()), mode="exec")
+        tree = parse_python("\n".join(line.strip() for line in source.strip().splitlines()), mode="exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     nodes: list[ast.AST] = []

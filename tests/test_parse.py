@@ -754,3 +754,22 @@ def test_calls_reads_every_envelope_variant(variant, call, answer):
     got = calls(cut, OFFERED)
     assert got.format == "envelope" and got.calls == (Call(name="get_weather", arguments={"city": "Oslo"}),), variant
     assert got.repairs[0].startswith("the envelope is not valid JSON (cut off?)"), variant
+
+
+def test_untrusted_text_is_parsed_without_syntax_warnings_on_the_terminal():
+    # Python warns on stderr for "C:\dir" (an invalid escape) or "1if" in text it parses: noise for
+    # the user of `eris-lab parse` or a calc:evaluate call
+    import warnings
+
+    from eris_lab.parse import calls, parse_python
+    from eris_lab.tools.calc import calc_evaluate
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parsed = calls("{'name': 'fs:read', 'arguments': {'path': 'C:\\dir\\notes.md'}}", ("fs:read",))
+        with pytest.raises(Exception):
+            calc_evaluate({"expression": "1if 2"}, None)
+        with pytest.raises(SyntaxError):
+            parse_python("1if 2")
+    assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]
+    assert [c.name for c in parsed.calls] == ["fs:read"]

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolError
+from ..parse import parse_python
 
 if TYPE_CHECKING:
     from ..execution import Session
@@ -112,7 +113,7 @@ def calc_evaluate(args: Mapping[str, Any], session: Session) -> dict[str, Any]:
         raise ToolError(f"expression: longer than {MAX_EXPRESSION_CHARS} characters")
     text = expression.strip().replace("×", "*").replace("÷", "/").replace("−", "-")
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = parse_python(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ToolError(f"expression: cannot read {expression!r} as arithmetic") from None
     try:
