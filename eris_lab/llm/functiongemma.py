@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import LLMError
 from ..schema import normalize_types
+from .generation import message_content
 
 __all__ = ["DEVELOPER_PROMPT", "STOP", "ESCAPE", "render", "declaration", "call_text", "value_text", "is_template"]
 
@@ -205,10 +206,7 @@ def render(messages: Sequence[Mapping[str, Any]], tools: Iterable[Any] = ()) -> 
         if role not in _ROLES:
             raise LLMError(f"unknown role {role!r}; expected system, developer, user, assistant or tool",
                            where=f"messages[{i}].role")
-        if content is None:
-            content = ""
-        if not isinstance(content, str):
-            raise LLMError(f"expected a string, got {type(content).__name__}", where=f"messages[{i}].content")
+        content = message_content(message, i)
         if open_model and _ROLES[role] == "model" and after_response:
             parts.append(content.strip())  # the answer shares the model turn of the call and its response
             after_response = False

@@ -7,7 +7,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..errors import LLMError
 
-__all__ = ["Generation", "Runner", "Messages", "as_messages", "declared_tools"]
+__all__ = ["Generation", "Runner", "Messages", "as_messages", "declared_tools", "message_content"]
 
 Messages = Sequence[Mapping[str, Any]]
 
@@ -78,6 +78,22 @@ def declared_tools(runner: Any, tools: Sequence[Any]) -> dict[str, list[Any]]:
     ``bench generation`` and notebook 05's token view.
     """
     return {"tools": list(tools)} if getattr(runner, "prompt_format", None) == "functiongemma" else {}
+
+
+def message_content(message: Mapping[str, Any], index: int) -> str:
+    """A chat message's ``content`` as text (``None``: ``""``), for a prompt format to render.
+
+    Raises
+    ------
+    LLMError
+        The content is not a string (``where`` = ``messages[index].content``).
+    """
+    content = message.get("content")
+    if content is None:
+        return ""
+    if not isinstance(content, str):
+        raise LLMError(f"expected a string, got {type(content).__name__}", where=f"messages[{index}].content")
+    return content
 
 
 def as_messages(prompt_or_messages: str | Messages) -> list[dict[str, Any]] | None:

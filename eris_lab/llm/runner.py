@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import LLMError
 from . import functiongemma
-from .generation import Generation, Messages, as_messages
+from .generation import Generation, Messages, as_messages, message_content
 from .model import default_model_path
 from .sampler import greedy_grammar_sampler
 
@@ -59,15 +59,10 @@ def plain_prompt(messages: Messages) -> str:
     parts = []
     for i, message in enumerate(messages):
         role = message.get("role")
-        content = message.get("content")
         if role not in PLAIN_ROLES:
             raise LLMError(f"unknown role {role!r}; expected one of {', '.join(PLAIN_ROLES)}",
                            where=f"messages[{i}].role")
-        if content is None:
-            content = ""
-        if not isinstance(content, str):
-            raise LLMError(f"expected a string, got {type(content).__name__}", where=f"messages[{i}].content")
-        parts.append(PLAIN_ROLES[role] + content.strip())
+        parts.append(PLAIN_ROLES[role] + message_content(message, i).strip())
     parts.append(PLAIN_CUE)
     return "\n\n".join(parts)
 
