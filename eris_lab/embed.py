@@ -4,7 +4,7 @@ Backends are imported lazily (semantic-router's ``encoders/`` pattern): importin
 loads torch or llama.cpp. A missing backend raises :class:`EmbedError` naming what to install.
 
 Encoders of the bundled MiniLM (:data:`ENCODERS`, chosen with ``--encoder`` or ``$ERIS_LAB_ENCODER``):
-``onnx`` (default; ONNX Runtime on one thread, on a local export with fused attention, cosine >=
+``onnx`` (default; ONNX Runtime on two threads (``encoder_threads``), on a local export with fused attention, cosine >=
 0.9999 with torch, about 3.5x faster per query, no torch import), ``onnx-int8`` (the same export
 with int8 MatMul weights; mean cosine 0.992 with torch) and ``torch`` (sentence-transformers). The export is made once, offline, from the
 bundled weights (:func:`export_onnx`, torch needed for that step only) and cached under
@@ -42,6 +42,7 @@ __all__ = [
     "VectorCache",
     "default_embedder",
     "normalize_rows",
+    "encoder_threads",
 ]
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -351,10 +352,8 @@ class OnnxEmbedder:
         float32): about 1.4x faster per query than float32, mean cosine 0.992 with torch (minimum
         0.978 on short texts; docs/results/route-fast-2026-11-30.json).
     threads : int, optional
-        ONNX Runtime intra-op threads; default 1: on a 2-core box shared with other jobs, two
-        threads embedded a query 1.8x slower at p50 than one, and a batch of 256 phrases 1.25x
-        slower (they wait for each other's core). On an idle many-core machine more threads embed
-        a cold catalogue faster.
+        ONNX Runtime intra-op threads; default :func:`encoder_threads` (``$OMP_NUM_THREADS`` when
+        set, else 2, or 1 on a one-core machine).
     batch_size : int
         Texts per forward pass (padded to the longest text of the batch).
 
@@ -406,7 +405,7 @@ class OnnxEmbedder:
                     tokenizer.enable_truncation(_max_seq_length(path))
                     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
                     options = ort.SessionOptions()
-                    options.intra_op_num_threads = self.threads or 1
+                    options.intra_op_num_threads = self.threads or encoder_threads()
                     options.inter_op_num_threads = 1
                     options.log_severity_level = 3
                     try:
@@ -442,6 +441,27 @@ class OnnxEmbedder:
         feed = {"input_ids": ids, "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
                 "token_type_ids": np.zeros_like(ids)}
         return {k: v for k, v in feed.items() if k in self._inputs}
+
+
+def encoder_threads() -> int:
+    """ONNX Runtime intra-op threads for the encoder: ``$OMP_NUM_THREADS`` when set (the
+    benchmarks' way to pin every library to one core per process), else ``min(2, usable cores)``.
+
+    Measured on the 2-core box (queries of 6-14 tokens, interleaved, p50): idle, two threads
+    embed one query in 2.7 ms against 4.6 ms on one (1.7x), a batch of three texts (a message and
+    its two clauses) in 7.4 against 13.5 ms; with one other process busy, two threads are no
+    worse (5.2 vs 5.2 ms for one text, 15.3 vs 14.9 ms for three). With two other busy processes
+    they wait on each other's core: pin one with ``OMP_NUM_THREADS=1``. Capped at 2 because only
+    2 cores could be measured here.
+    """
+    value = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(2, cores))
 
 
 def _max_seq_length(path: Path) -> int:

@@ -20,6 +20,7 @@ def test_a_tiny_route_run_reports_ratios_stages_and_exact_recall():
     for row in rows.values():
         assert row["total_min_ms"] <= row["total_p50_ms"] <= row["total_p95_ms"]
         assert row["embed_p50_ms"] <= row["total_p95_ms"]
+        assert 0 < row["alone_total_p50_ms"] <= row["alone_total_p95_ms"]  # each router on its own
     scoring = {r["scorer"]: r for r in result["scoring"]}
     assert set(scoring) == {"exact", "int8", "int8-no-rescore"}
     # the re-score makes the int8 scorer's best k the exact scorer's at every offer size

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -90,6 +92,20 @@ def test_onnx_int8_encoder_loses_little_and_is_keyed_apart():
     earlier = onnx(quantize=True)
     earlier.export_version -= 1  # vectors of an earlier graph (before the fusion re-quantised it) are never read
     assert vector_key(earlier) != vector_key(int8) and vector_key(int8).endswith(f"|export:{int8.export_version}")
+
+
+def test_encoder_threads_follow_omp_num_threads_else_two(monkeypatch):
+    from eris_lab.embed import encoder_threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert encoder_threads() == 1  # the benchmarks pin one core per process this way
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert encoder_threads() == 3
+    for unset in ("", "0", "two"):
+        monkeypatch.setenv("OMP_NUM_THREADS", unset)
+        assert encoder_threads() == min(2, len(os.sched_getaffinity(0)))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert encoder_threads() == 1
 
 
 def test_vector_cache_never_mixes_encoders(tmp_path):

@@ -102,3 +102,27 @@ def test_router_routes_the_same_with_every_scorer(fake_embedder):
 def test_a_scorer_over_no_tools_returns_no_columns(scorer):
     raw = scorer(np.zeros((0, 8), dtype=np.float32)).raw(np.ones((2, 8), dtype=np.float32), k=5, floor=0.3)
     assert raw.shape == (2, 0)
+
+
+def test_exact_product_runs_on_one_blas_thread_and_restores_the_pool():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    seen = []
+
+    class Recording:
+        def __init__(self, vectors):
+            self.vectors = vectors
+
+        @property
+        def T(self):  # read inside the product's context
+            seen.append(numpy_blas_threads())
+            return self.vectors.T
+
+    def numpy_blas_threads():  # numpy's own BLAS (scipy or torch may load others later)
+        return [p["num_threads"] for p in threadpoolctl.threadpool_info() if "numpy" in p["filepath"]]
+
+    vectors = np.eye(4, dtype=np.float32)
+    before = numpy_blas_threads()
+    out = ExactScorer(Recording(vectors)).raw(vectors[:2])
+    np.testing.assert_array_equal(out, vectors[:2])
+    assert seen == [[1]]  # OpenBLAS's spinning workers would take the encoder's cores
+    assert numpy_blas_threads() == before
