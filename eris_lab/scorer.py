@@ -194,7 +194,8 @@ class Int8Scorer:
         err = self._err_rows[pool] + (err_query * self._norms[pool] + _ROUNDING_SLACK)  # (len(pool),) e_i
         bound = -np.partition(-(near - err), k - 1, axis=1)[:, k - 1]  # (m,) L <= exact k-th largest
         candidates = pool[(near + err >= np.minimum(bound, floor)[:, None]).any(axis=0)]  # union over rows
-        approx[:, candidates] = queries @ self.vectors[candidates].T
+        with _one_blas_thread():
+            approx[:, candidates] = queries @ self.vectors[candidates].T
         self.last_rescored = len(candidates)
         return approx
 
