@@ -44,6 +44,7 @@ __all__ = [
     "Hit",
     "Decision",
     "decide",
+    "decide_turn",
     "AFFINITY_GROUPS",
     "affinity_group",
     "SIBLING_OFFSET",
@@ -630,6 +631,31 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
                             f"no hit >= {knobs.threshold:.2f}: offering the full roster")
     kind: Kind = "cluster" if widened else "subset"
     return Decision(rule=rule, kind=kind, names=names, reason=reason)
+
+
+def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knobs = Knobs(),
+                recent: Sequence[str] = (), follow_up: bool = False, ranked: Sequence[Hit] = (),
+                relevance: float | None = None, failed: Sequence[str] = (), intents: Sequence[Hit] = (),
+                last_turn: Sequence[str] | None = (), points_back: bool = False,
+                added: Sequence[str] | None = ()) -> Decision:
+    """One message's whole decision: :func:`decide`, then what the conversation adds, in this order:
+    :func:`retry_failed` (``failed``), :func:`with_intents` (each clause's best hits),
+    :func:`with_memory` (``last_turn``, the tools of the previous turn; None leaves memory out) and
+    :func:`with_added` (tools the user added to the conversation; None leaves them out).
+
+    The one owner of this sequence: ``Router.route`` and the embedding strategy
+    (``strategies.embedding``, which turns memory and added tools off for its ablations) both call
+    it. Parameters as in those functions; ``hits`` feed both :func:`decide` and :func:`retry_failed`.
+    """
+    decision = decide(text, hits, catalog, recent=recent, knobs=knobs, follow_up=follow_up, ranked=ranked,
+                      relevance=relevance)
+    decision = retry_failed(decision, failed, hits, catalog)
+    decision = with_intents(decision, intents, catalog, knobs)
+    if last_turn is not None:
+        decision = with_memory(decision, last_turn, ranked, catalog, knobs, points_back=points_back)
+    if added is not None:
+        decision = with_added(decision, added, catalog)
+    return decision
 
 
 # ---------------------------------------------------------------------------------------------

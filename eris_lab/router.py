@@ -41,16 +41,7 @@ from .guard import (
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES
 from .offer import Offer, build
-from .policy import (
-    SIBLING_OFFSET,
-    Decision,
-    Hit,
-    decide,
-    retry_failed,
-    with_added,
-    with_intents,
-    with_memory,
-)
+from .policy import SIBLING_OFFSET, Decision, Hit, decide_turn
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
            "dialog_tools", "last_turn_tools", "added_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
@@ -637,14 +628,11 @@ class Router:
         failed = tuple(dict.fromkeys(lacking + tuple(failed)))
         hits, guard = self.guarded_hits(clean, previous, timings, recent=recent, failed=failed)
         start = time.perf_counter()
-        decision = decide(clean, hits, self.catalog, recent=recent, knobs=self.knobs,
-                          follow_up=self.is_follow_up(clean, previous, recent=recent, failed=failed),
-                          ranked=self.last_ranked, relevance=self.relevance())
-        decision = retry_failed(decision, failed, hits, self.catalog)
-        decision = with_intents(decision, self.last_intents, self.catalog, self.knobs)
-        decision = with_memory(decision, last_turn_tools(history), self.last_ranked, self.catalog, self.knobs,
-                               points_back=bool(REFERRING_CUE_RE.search(clean)))
-        decision = with_added(decision, added_tools(history), self.catalog)
+        decision = decide_turn(clean, hits, self.catalog, knobs=self.knobs, recent=recent,
+                               follow_up=self.is_follow_up(clean, previous, recent=recent, failed=failed),
+                               ranked=self.last_ranked, relevance=self.relevance(), failed=failed,
+                               intents=self.last_intents, last_turn=last_turn_tools(history),
+                               points_back=bool(REFERRING_CUE_RE.search(clean)), added=added_tools(history))
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         from .companions import default_table

@@ -168,6 +168,20 @@ def test_retry_failed_offers_the_failed_tool_again_only_on_failure():
     assert both.rule == strong.rule and both.names == ("clock:alarm", "weather:current")
 
 
+def test_decide_turn_is_decide_then_the_conversation_steps_each_optional():
+    from eris_lab.policy import decide_turn, retry_failed, with_added
+
+    unsure = decide("I'm in Leeds", [], REGISTRY, follow_up=True)
+    assert decide_turn("I'm in Leeds", [], REGISTRY, follow_up=True) == unsure  # nothing else given
+    retried = decide_turn("I'm in Leeds", [], REGISTRY, follow_up=True, failed=["weather:current"])
+    assert retried == retry_failed(unsure, ["weather:current"], [], REGISTRY)
+    strong = decide("set an alarm", hits(("clock:alarm", 0.8)), REGISTRY)
+    added = decide_turn("set an alarm", hits(("clock:alarm", 0.8)), REGISTRY, added=["clock:timer"])
+    assert added == with_added(strong, ["clock:timer"], REGISTRY) and added.names[0] == "clock:timer"
+    # None leaves a step out (the strategies' ablations without memory or added tools)
+    assert decide_turn("set an alarm", hits(("clock:alarm", 0.8)), REGISTRY, added=None) == strong
+
+
 def test_decide_pairing_needs_that_domain_in_recent():
     d = decide("delete that email please", [], REGISTRY, recent=["calendar:list"])
     assert d.rule != Rule.MAIL_DIALOG_PAIRING

@@ -20,7 +20,7 @@ from ..errors import ErisLabError
 from ..guard import clean_text
 from ..knobs import Knobs
 from ..offer import build
-from ..policy import Hit, decide, retry_failed, with_added, with_intents, with_memory
+from ..policy import Hit, decide_turn
 from ..router import (
     RANKED_HITS,
     REFERRING_CUE_RE,
@@ -247,15 +247,12 @@ class EmbeddingPolicy(Strategy):
         knobs = knobs if knobs is not None else self.knobs_
         catalog = self.catalog_
         kept = kept_hits(scored.hits, scored.text, knobs)
-        decision = decide(scored.text, kept, catalog, recent=scored.recent, knobs=knobs, follow_up=scored.follow_up,
-                          ranked=scored.hits[:RANKED_HITS], relevance=RelevanceGate.relevance(scored.features, knobs))
-        decision = retry_failed(decision, scored.failed, kept, catalog)
-        decision = with_intents(decision, scored.intents, catalog, knobs)
-        if self.memory:
-            decision = with_memory(decision, scored.last_turn, scored.hits[:RANKED_HITS], catalog, knobs,
-                                   points_back=bool(REFERRING_CUE_RE.search(scored.text)))
-        if self.added:
-            decision = with_added(decision, scored.added, catalog)
+        decision = decide_turn(scored.text, kept, catalog, knobs=knobs, recent=scored.recent,
+                               follow_up=scored.follow_up, ranked=scored.hits[:RANKED_HITS],
+                               relevance=RelevanceGate.relevance(scored.features, knobs), failed=scored.failed,
+                               intents=scored.intents, last_turn=scored.last_turn if self.memory else None,
+                               points_back=bool(REFERRING_CUE_RE.search(scored.text)),
+                               added=scored.added if self.added else None)
         table = self.companions_ if knobs is self.knobs_ else self.companion_table(knobs)
         offer = build(decision, catalog, knobs=knobs, companions=table)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
