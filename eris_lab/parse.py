@@ -91,9 +91,14 @@ def parse_python(text: str, mode: str = "eval") -> ast.AST:
     SyntaxError, ValueError, RecursionError, MemoryError
         As :func:`ast.parse`.
     """
-    with warnings.catch_warnings():
+    # catch_warnings swaps the process-wide filters; before Python 3.14 two threads inside it at
+    # once can restore each other's filters, so the MCP server's threads take turns here
+    with _QUIET_PARSE, warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         return ast.parse(text, mode=mode)
+
+
+_QUIET_PARSE = threading.Lock()
 
 
 #: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form).

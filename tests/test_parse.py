@@ -773,3 +773,30 @@ def test_untrusted_text_is_parsed_without_syntax_warnings_on_the_terminal():
             parse_python("1if 2")
     assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]
     assert [c.name for c in parsed.calls] == ["fs:read"]
+
+
+def test_parse_python_from_many_threads_leaves_the_warning_filters_as_they_were():
+    # the MCP server runs calc:evaluate in worker threads; catch_warnings swaps global state
+    import sys
+    import threading
+    import warnings
+
+    from eris_lab.parse import parse_python
+
+    before = list(warnings.filters)
+
+    def work():
+        for _ in range(300):
+            parse_python("'C:\\dir'")
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often, so unguarded swaps would interleave
+    try:
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert warnings.filters == before
