@@ -73,8 +73,10 @@ class Round:
         plus the ``tool``).
     resolutions : tuple of dict
         Values an executor rejected and ``resolve-arg`` resolved against the values it knows
-        (``{"tool", "argument", "value", "status", "match", "candidates", "retried"}``); an
-        ``auto`` one was retried once in this round and ``results`` holds the retry.
+        (``{"tool", "argument", "value", "status", "match", "candidates", "retried"}``). A call
+        with an ``auto`` resolution ran once more in this round with every ``auto`` value put in
+        (``results`` holds the retry); ``retried`` is that call's flag, on each of its arguments' records,
+        so an ``ask`` beside an ``auto`` reads ``retried`` with its own value unchanged.
     """
 
     offered: tuple[str, ...]
