@@ -5,7 +5,7 @@ loads torch or llama.cpp. A missing backend raises :class:`EmbedError` naming wh
 
 Encoders of the bundled MiniLM (:data:`ENCODERS`, chosen with ``--encoder`` or ``$ERIS_LAB_ENCODER``):
 ``onnx`` (default; ONNX Runtime on two threads (``encoder_threads``), on a local export with fused attention, cosine >=
-0.9999 with torch, about 3.5x faster per query, no torch import), ``onnx-int8`` (the same export
+0.9999 with torch, about 4.5x faster per query, no torch import), ``onnx-int8`` (the same export
 with int8 MatMul weights; mean cosine 0.992 with torch) and ``torch`` (sentence-transformers). The export is made once, offline, from the
 bundled weights (:func:`export_onnx`, torch needed for that step only) and cached under
 ``$ERIS_LAB_ONNX_CACHE`` or ``cache_dir() / "onnx"``. Vectors of different encoders never share a
@@ -48,7 +48,7 @@ __all__ = [
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
 #: Encoders of one sentence-transformers model: name -> what runs it. ``onnx`` is the default: the
-#: same routing metrics as torch, a query embedded about 3.5x faster (docs/results/route-fast-2026-11-30.json);
+#: same routing metrics as torch, a query embedded about 4.5x faster on two threads (docs/results/route-threads-2026-12-01.json);
 #: ``onnx-int8`` is faster still but loses 1.7 points of bfcl-pooled recall (README, the fast path).
 ENCODERS: dict[str, str] = {
     "onnx": "ONNX Runtime, float32 export of the model (cosine >= 0.9999 with torch)",
@@ -444,8 +444,9 @@ class OnnxEmbedder:
 
 
 def encoder_threads() -> int:
-    """ONNX Runtime intra-op threads for the encoder: ``$OMP_NUM_THREADS`` when set (the
-    benchmarks' way to pin every library to one core per process), else ``min(2, usable cores)``.
+    """ONNX Runtime intra-op threads for the encoder: ``$OMP_NUM_THREADS`` when set to a positive
+    integer (the usual way to pin a process's libraries; the README's two-process generation runs
+    set it to 1), else ``min(2, usable cores)``.
 
     Measured on the 2-core box (queries of 6-14 tokens, interleaved, p50): idle, two threads
     embed one query in 2.7 ms against 4.6 ms on one (1.7x), a batch of three texts (a message and
@@ -455,7 +456,7 @@ def encoder_threads() -> int:
     2 cores could be measured here.
     """
     value = os.environ.get("OMP_NUM_THREADS", "").strip()
-    if value.isdigit() and int(value) > 0:
+    if value.isascii() and value.isdigit() and int(value) > 0:
         return int(value)
     try:
         cores = len(os.sched_getaffinity(0))

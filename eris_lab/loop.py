@@ -75,8 +75,10 @@ class Round:
         Values an executor rejected and ``resolve-arg`` resolved against the values it knows
         (``{"tool", "argument", "value", "status", "match", "candidates", "retried"}``). A call
         with an ``auto`` resolution ran once more in this round with every ``auto`` value put in
-        (``results`` holds the retry); ``retried`` is that call's flag, on each of its arguments' records,
-        so an ``ask`` beside an ``auto`` reads ``retried`` with its own value unchanged.
+        (``results`` holds the retry, or the first error when the retry failed too and that error
+        earns the schema-recovery round); ``retried`` is that call's flag, on each of its
+        arguments' records, so an ``ask`` beside an ``auto`` reads ``retried`` with its own value
+        unchanged.
     """
 
     offered: tuple[str, ...]

@@ -81,6 +81,9 @@ from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS
 __all__ = ["Call", "Parsed", "calls", "TEXT_FORMATS", "ARGUMENT_KEYS", "NAME_KEYS", "SOURCES", "loads_repaired", "parse_python"]
 
 
+_QUIET_PARSE = threading.Lock()
+
+
 def parse_python(text: str, mode: str = "eval") -> ast.AST:
     """``ast.parse`` of untrusted text (a model's reply, a user's expression) without the
     ``SyntaxWarning`` Python prints to stderr for text such as ``"C:\\dir"`` or ``1if``: the caller
@@ -91,14 +94,12 @@ def parse_python(text: str, mode: str = "eval") -> ast.AST:
     SyntaxError, ValueError, RecursionError, MemoryError
         As :func:`ast.parse`.
     """
-    # catch_warnings swaps the process-wide filters; before Python 3.14 two threads inside it at
-    # once can restore each other's filters, so the MCP server's threads take turns here
+    # catch_warnings swaps the process-wide filters (unless Python 3.14+ runs free-threaded or with
+    # -X context_aware_warnings): two threads inside it at once can restore each other's filters,
+    # so the MCP server's worker threads take turns here (only this module's own calls)
     with _QUIET_PARSE, warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         return ast.parse(text, mode=mode)
-
-
-_QUIET_PARSE = threading.Lock()
 
 
 #: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form).

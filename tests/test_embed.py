@@ -101,10 +101,14 @@ def test_encoder_threads_follow_omp_num_threads_else_two(monkeypatch):
     assert encoder_threads() == 1  # the benchmarks pin one core per process this way
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert encoder_threads() == 3
-    for unset in ("", "0", "two"):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    for unset in ("", "0", "two", "\u00b2"):  # "²" is a digit to str.isdigit, not to int()
         monkeypatch.setenv("OMP_NUM_THREADS", unset)
-        assert encoder_threads() == min(2, len(os.sched_getaffinity(0)))
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+        assert encoder_threads() == 2
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert encoder_threads() == 1
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # not Linux: the CPU count
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
     assert encoder_threads() == 1
 
 

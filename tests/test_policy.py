@@ -180,6 +180,17 @@ def test_decide_turn_is_decide_then_the_conversation_steps_each_optional():
     assert added == with_added(strong, ["clock:timer"], REGISTRY) and added.names[0] == "clock:timer"
     # None leaves a step out (the strategies' ablations without memory or added tools)
     assert decide_turn("set an alarm", hits(("clock:alarm", 0.8)), REGISTRY, added=None) == strong
+    # calibrated knobs (subset_margin < 2): every step acts, in order; memory reads `ranked`
+    knobs = Knobs(subset_margin=0.1)
+    ranked = hits(("clock:alarm", 0.8), ("weather:current", 0.6), ("clock:timer", 0.55))
+    turn = dict(knobs=knobs, ranked=ranked, failed=["mail:check"], last_turn=["clock:timer"],
+                intents=hits(("clock:alarm", 0.8), ("weather:current", 0.6)), added=["calendar:list"])
+    d = decide_turn("set an alarm and check the weather", hits(("clock:alarm", 0.8)), REGISTRY, **turn)
+    assert d.names == ("calendar:list", "clock:alarm", "mail:check", "weather:current", "clock:timer")
+    assert ("clock:timer", "memory") in d.sources
+    no_memory = decide_turn("set an alarm and check the weather", hits(("clock:alarm", 0.8)), REGISTRY,
+                            **(turn | {"last_turn": None}))
+    assert "clock:timer" not in no_memory.names and "weather:current" in no_memory.names
 
 
 def test_decide_pairing_needs_that_domain_in_recent():

@@ -235,10 +235,7 @@ def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_pa
     from ..router import Router
     from ..scorer import ExactScorer, make_scorer
 
-    # OpenMP workers (torch's) spin after each call by default and take the cores from the next
-    # encoder's threads in the interleaved timing; passive waiting is set before torch loads
-    # (measured: onnx + exact p50 6.1 -> 4.2 ms, torch 47 -> 23 ms in the same interleaved run)
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    torch_loaded_before = "torch" in sys.modules  # then OMP_WAIT_POLICY (set by main) came too late
     catalog = load(catalog_path)
     baseline = ("torch", "exact")
     encoders = tuple(dict.fromkeys(("torch", *encoders)))
@@ -327,7 +324,8 @@ def route_bench(sizes=(50, 1_000, 10_000, 100_000), repeats: int = 3, catalog_pa
         "baseline": "+".join(baseline), "encoders": info, "sizes": rows, "scoring": scoring,
         "recall_floor": floor, "cpu_count": os.cpu_count(),
         "threads": os.environ.get("OMP_NUM_THREADS", "default"), "encoder_threads": encoder_threads(),
-        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", ""),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "") if not torch_loaded_before else "torch loaded before",
+        "commit": _commit(),
     }
 
 
@@ -350,6 +348,19 @@ def _names(allowed: tuple[str, ...]):
     return parse
 
 
+def _commit() -> str:
+    """The checkout's git commit (``+dirty`` with uncommitted changes), ``""`` outside a git checkout."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return head + ("+dirty" if dirty else "")
+
+
 def main(argv=None) -> int:
     """``eris-lab bench route``: print the JSON (progress on stderr)."""
     from ..cli import Parser
@@ -368,6 +379,10 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # OpenMP workers (torch's) spin after each call by default and take the cores from the next
+    # encoder's threads in the interleaved timing; passive waiting, set before torch loads (this
+    # process is the benchmark's own), measured: onnx + exact p50 6.1 -> 4.2 ms, torch 47 -> 23 ms
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     result = route_bench(args.sizes, args.repeats, args.catalog, encoders=args.encoders, scorers=args.scorers,
                          startup_runs=max(0, args.startup_runs))
     text = json.dumps(result, indent=2)
