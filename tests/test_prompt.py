@@ -221,7 +221,7 @@ def test_unknown_envelope_is_an_error():
 #: Knob sets whose grammars the worked examples must pass: the reference grammar and each lever.
 FEW_SHOT_KNOBS = {
     "reference": Knobs(few_shot=3),
-    "all": Knobs(few_shot=3, max_integer_digits=10, max_fraction_digits=8, max_string_chars=100, max_array_items=10,
+    "all": Knobs(few_shot=3, max_integer_digits=10, max_fraction_digits=8, max_string_chars=64, max_array_items=10,
                  compact_json=True, envelope="calls-first"),
     "minimal": Knobs(few_shot=3, envelope="minimal", max_thought_chars=60),
 }
