@@ -383,7 +383,9 @@ class Router:
         (a per-tool standardisation reorders tools, so no shortlist of raw cosines is safe).
         """
         if self.calibrated:
-            return queries @ self.tool_vectors.T
+            from .scorer import ExactScorer
+
+            return ExactScorer(self.tool_vectors).raw(queries)  # on one BLAS thread, as every route's
         if self._scorer is None:
             from .scorer import make_scorer
 
