@@ -58,7 +58,7 @@ class Knobs:
     relevance_floor: float = 0.0
     relevance_weights: tuple[float, ...] = ()
     dialog_memory: int = 12  # recent successful tools kept per session; DESIGN.md
-    offer_cap: int = 0  # max tools offered, 0 = uncapped; seats whole domains; DESIGN.md
+    offer_cap: int = 0  # tools seated before whole domains stop being added (a seated domain keeps all its verbs, so an offer may hold more), 0 = uncapped; DESIGN.md
     short_max_words: int = 3  # input of <= this many words is conversation (no URL/keyword)
     short_max_chars: int = 15  # ... or of <= this many characters; DESIGN.md
     max_query_chars: int = 4000  # longer input is cut before embedding (MiniLM reads 256 pieces)
