@@ -179,8 +179,8 @@ def _example(tool: Tool, knobs: Knobs) -> Example | None:
 
 
 def examples(offer: "Offer", catalog: Catalog, *, knobs: Knobs = Knobs()) -> tuple[Example, ...]:
-    """Worked examples for a base model (issue 17, lever 4): one per offered tool, in offer order,
-    up to ``knobs.few_shot``.
+    """Worked examples for a base model (issue 17, lever 4): one for each of the first offered
+    tools, up to ``knobs.few_shot``, shown with the best-ranked tool's example last.
 
     Each is a request and the exact reply in the envelope variant ``knobs.envelope``, taken from
     the tool's descriptor examples (``examples_good`` with arguments) where present, otherwise
@@ -203,7 +203,11 @@ def examples(offer: "Offer", catalog: Catalog, *, knobs: Knobs = Knobs()) -> tup
     Notes
     -----
     Few-shot prompting: Brown et al. 2020, "Language Models are Few-Shot Learners"
-    (arXiv:2005.14165). The examples sit in the plain prompt format's own ``User:`` /
+    (arXiv:2005.14165). Why the best tool goes last: the bundled 270M model copies the tool of the
+    last example it read. In offer order, 28 of its 48 wrong calls on 100 live_multiple cases
+    called the second example's tool and 3 the first's; reversed, names rose from 69 to 79% on
+    `multiple` and from 48 to 55% on `live_multiple` on the same cases (recency bias, as in Zhao et
+    al. 2021, "Calibrate Before Use", arXiv:2102.09690). The examples sit in the plain prompt format's own ``User:`` /
     ``Assistant:`` labels (``llm.runner.PLAIN_ROLES``), which a base model continues.
     """
     out: list[Example] = []
@@ -213,7 +217,7 @@ def examples(offer: "Offer", catalog: Catalog, *, knobs: Knobs = Knobs()) -> tup
         example = _example(tool, knobs)
         if example is not None:
             out.append(example)
-    return tuple(out)
+    return tuple(reversed(out))
 
 
 def _examples_text(shown: tuple[Example, ...]) -> list[str]:

@@ -278,7 +278,8 @@ def test_few_shot_examples_follow_the_knobs_and_the_envelope():
     offer = Offer.given(("clock:now", "weather:current", "agenda:remind_at"), reason="test")
     assert prompt.examples(offer, catalog) == () and "Worked example" not in prompt.slim(offer, catalog)
     two = prompt.examples(offer, catalog, knobs=Knobs(few_shot=2))
-    assert [e.tool for e in two] == ["clock:now", "weather:current"]  # offer order, one per tool
+    # one per tool, the best-ranked last: the base model copies the last example's tool
+    assert [e.tool for e in two] == ["weather:current", "clock:now"]
     assert all(e.source == "descriptor" for e in two)
     text = prompt.slim(offer, catalog, knobs=Knobs(few_shot=2, envelope="minimal"))
     for e in two:
