@@ -91,12 +91,12 @@ def _schema_links(catalog: Catalog) -> dict[tuple[str, str], str]:
     # noun -> tools that take a parameter and return a "current <noun>" field, in catalogue order
     sets_current: dict[str, list[str]] = {}
     for t in tools:
-        for r in _props(t.returns):
+        results = _props(t.returns)
+        for r in results:
             if r not in required[t.name]:
                 returned_by.setdefault(r, []).append(t.name)
         if required[t.name]:
-            for noun in dict.fromkeys(w for r in _props(t.returns) if "current" in (ws := set(name_words(r)))
-                                      for w in ws):
+            for noun in dict.fromkeys(w for r in results if "current" in (ws := set(name_words(r))) for w in ws):
                 sets_current.setdefault(noun, []).append(t.name)
     links: dict[tuple[str, str], str] = {}
     for tool in tools:

@@ -4,10 +4,10 @@ Backends are imported lazily (semantic-router's ``encoders/`` pattern): importin
 loads torch or llama.cpp. A missing backend raises :class:`EmbedError` naming what to install.
 
 Encoders of the bundled MiniLM (:data:`ENCODERS`, chosen with ``--encoder`` or ``$ERIS_LAB_ENCODER``):
-``onnx`` (default; ONNX Runtime on two threads (``encoder_threads``), on a local export with fused attention, cosine >=
-0.9999 with torch, about 4.5x faster per query, no torch import), ``onnx-int8`` (the same export
-with int8 MatMul weights; mean cosine 0.992 with torch) and ``torch`` (sentence-transformers). The export is made once, offline, from the
-bundled weights (:func:`export_onnx`, torch needed for that step only) and cached under
+``onnx`` (default; ONNX Runtime on two threads (``encoder_threads``), on a local export with
+fused attention, cosine >= 0.9999 with torch, about 4.5x faster per query, no torch import),
+``onnx-int8`` (the same export with int8 MatMul weights; mean cosine 0.992 with torch) and
+``torch`` (sentence-transformers). The export is made once, offline, from the bundled weights (:func:`export_onnx`, torch needed for that step only) and cached under
 ``$ERIS_LAB_ONNX_CACHE`` or ``cache_dir() / "onnx"``. Vectors of different encoders never share a
 cache entry (:func:`vector_key`).
 """
