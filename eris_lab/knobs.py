@@ -62,6 +62,7 @@ class Knobs:
     short_max_words: int = 3  # input of <= this many words is conversation (no URL/keyword)
     short_max_chars: int = 15  # ... or of <= this many characters; DESIGN.md
     max_query_chars: int = 4000  # longer input is cut before embedding (MiniLM reads 256 pieces)
+    fix_spelling: bool = True  # also score the message with misspelt words fixed to catalogue words (guard.spelling_fixes)
     calibration: Literal["auto", "none", "background"] = "auto"  # see router.calibrate; auto = background
     # only for catalogues without routing hints (bare OpenAI/MCP descriptions)
     background_z: float = 2.5  # with calibration: z over neutral chit-chat that maps to `threshold`

@@ -113,6 +113,7 @@ ENGLISH_CUES = frozenset(
 
 #: Neutral chit-chat (English and German) that no tool should answer: the background against
 #: which ``calibration = "background"`` standardises each tool's cosines. Written for this project.
+#: Not the relevance gate's negatives (``data/negatives.txt``): some of these copy demo messages.
 BACKGROUND_QUERIES: tuple[str, ...] = (
     "tell me a joke", "how are you today", "what is the meaning of life", "I like turtles",
     "that sounds great, thanks", "can you help me with something", "what do you think about that",

@@ -413,7 +413,8 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
     Decision
         Unchanged without failed tools or for a greeting (``CONVERSATIONAL``). An unsure, empty
         or full-roster decision becomes ``FAILED_TOOL_RETRY``: the failed tools first, then the
-        hits; a confident one keeps its rule and gets the failed tools appended.
+        hits (none after the gate's ``NO_TOOL_FITS``); a confident one keeps its rule and gets the
+        failed tools appended.
 
     Notes
     -----
@@ -426,7 +427,10 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
     unsure = decision.kind in ("full_roster", "conversational") or decision.rule in (
         Rule.UNSURE_FULL_ROSTER, Rule.UNSURE_DOMAIN_CLUSTER, Rule.UNSURE_RANKED, Rule.EMPTY_AFTER_POLICY)
     if unsure:
-        names = failed + tuple(n for n in dict.fromkeys(h.name for h in hits) if n in catalog and n not in failed)
+        # after the relevance gate's "no tool fits" only the failed tools come back: the message is
+        # a reply to their call, and the hits are what the gate just refused
+        ranked = () if decision.rule == Rule.NO_TOOL_FITS else tuple(h.name for h in hits)
+        names = failed + tuple(n for n in dict.fromkeys(ranked) if n in catalog and n not in failed)
         return Decision(rule=Rule.FAILED_TOOL_RETRY, kind="subset", names=names,
                         reason=f"the last call of {', '.join(failed)} failed; the reply may supply what it lacked: "
                                f"offering it again" + (f" ({decision.rule} set aside)" if decision.rule else ""))

@@ -24,6 +24,7 @@ from .embed import Embedder, VectorCache, default_embedder, normalize_rows
 from .errors import CatalogError, ErisLabError
 from .guard import (
     FORCED_SCORE,
+    apply_spelling,
     catch_all_tools,
     clauses,
     clean_text,
@@ -31,10 +32,13 @@ from .guard import (
     fetch_tool,
     find_urls,
     is_conversational,
+    known_words,
     lexical_terms,
     names_domain,
     names_duration,
     page_phrase,
+    spelling_fixes,
+    spelling_index,
     tool_keywords,
     unread_script,
 )
@@ -62,6 +66,7 @@ _WORD_RE = re.compile(r"[\wäöüß-]+", re.IGNORECASE)
 RANKED_HITS = 64  # best-scored tools kept for bounded widening (more than any widen_k)
 _MIN_BACKGROUND_STD = 0.03  # guards the z-score against a tool the background never moves
 _MAX_CALIBRATED = 0.98  # a calibrated score never reaches forced_floor (0.99): forced means lexical
+_SQUASH_WIDTH = 0.01  # calibrated scores above _MAX_CALIBRATED - this are squashed, keeping their order
 
 
 def gloss_german(text: str) -> str:
@@ -336,9 +341,11 @@ class Router:
     def calibrate(self, raw: np.ndarray) -> np.ndarray:
         """Map raw cosines ``(..., n_tools)`` onto the threshold scale (identity when not calibrated).
 
-        ``score = threshold + background_slope * (z - background_z)``, where ``z`` is how many
+        ``score = threshold + background_slope * (z - background_z)`` (``threshold``: the judging
+        knobs', :attr:`score_floor`), where ``z`` is how many
         standard deviations the cosine lies above that tool's cosines with neutral chit-chat
-        (:data:`~eris_lab.lexicon.BACKGROUND_QUERIES`). Capped at 0.98 so no embedding hit looks forced.
+        (:data:`~eris_lab.lexicon.BACKGROUND_QUERIES`). Squashed below 0.98 (order kept) so no
+        embedding hit looks forced.
 
         Notes
         -----
@@ -354,7 +361,14 @@ class Router:
             self._background = (bg.mean(axis=0), np.maximum(bg.std(axis=0), _MIN_BACKGROUND_STD))
         mean, std = self._background
         z = (raw - mean) / std
-        score = self.knobs.threshold + self.knobs.background_slope * (z - self.knobs.background_z)
+        # onto the scale of the knobs that judge the hits (score_floor): a strategy that scores with
+        # an open threshold of -1 must see the scores Router.route sees
+        score = self.score_floor + self.knobs.background_slope * (z - self.knobs.background_z)
+        # squashed into the last 0.01 below the cap, not clipped: clipped scores tie at the cap and
+        # the ranking falls back to catalogue order (live_multiple: gold tool offered first 0.742 -> 0.819)
+        knee = _MAX_CALIBRATED - _SQUASH_WIDTH
+        above = np.maximum(score - knee, 0.0)
+        score = np.where(score > knee, knee + _SQUASH_WIDTH * above / (above + 0.3), score)  # 0.3: two sd
         return np.clip(score, -1.0, _MAX_CALIBRATED).astype(np.float32)
 
     @property
@@ -491,8 +505,9 @@ class Router:
 
         Notes
         -----
-        The message is scored alone, per clause (:func:`~eris_lab.guard.clauses`) and with a
-        German gloss; each tool keeps its best score. Context (the previous message, or the
+        The message is scored alone, with misspelt words fixed to catalogue words (knob
+        ``fix_spelling``, :func:`~eris_lab.guard.spelling_fixes`), per clause
+        (:func:`~eris_lab.guard.clauses`) and with a German gloss; each tool keeps its best score. Context (the previous message, or the
         last recent tool) is added only when the message alone has no hit at or above
         ``single_hit_floor``, or is short and points back: a new request that stands on its own
         does not drag the last turn's tool along (reported case route-23's note). Text in a script
@@ -514,9 +529,15 @@ class Router:
             return (), "conversation"
         notes = [guard]
         queries = [text]
-        gloss = gloss_german(text)
+        fixes = spelling_fixes(text, spelling_index(self.catalog), known_words().__contains__) if (
+            self.knobs.fix_spelling) else {}
+        if fixes:  # scored beside the message as written: a fix can raise a score, never lower one
+            text_fixed = apply_spelling(text, fixes)
+            queries.append(text_fixed)
+            notes.append("spelling " + ", ".join(f"{a}->{b}" for a, b in fixes.items()))
+        gloss = gloss_german(apply_spelling(text, fixes))
         if gloss:
-            queries.append(f"{text} ({gloss})")
+            queries.append(f"{apply_spelling(text, fixes)} ({gloss})")
             notes.append("german gloss")
         parts = clauses(text)
         first_clause = len(queries)

@@ -389,6 +389,13 @@ def test_offset_runs_the_tail_of_a_suite_and_merge_pools_head_and_tail(tmp_path,
     assert [c["id"] for c in record["cases"]] == ["multiple_1"] and len(runner.seen) == 1
     assert cli.main(["bench", "generation", "--merge", str(head), str(tail), "--out", str(merged)]) == 0
     assert json.loads(merged.read_text())["scores"]["suites"]["multiple"]["b"]["n"] == 2
+    # a merged record merges again (a re-run of some cases beside the rest)
+    rest = json.loads(merged.read_text())
+    rest["cases"] = [c for c in rest["cases"] if c["id"] != "multiple_1"]
+    (tmp_path / "rest.json").write_text(json.dumps(rest))
+    again = tmp_path / "again.json"
+    assert cli.main(["bench", "generation", "--merge", str(tmp_path / "rest.json"), str(tail), "--out", str(again)]) == 0
+    assert json.loads(again.read_text())["scores"]["suites"]["multiple"]["b"]["n"] == 2
     assert cli.main(["bench", "generation", "--offset", "-1"]) == 2
     assert capsys.readouterr().err.endswith("eris-lab: error: --offset: expected an integer >= 0, got -1\n")
 

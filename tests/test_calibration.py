@@ -91,7 +91,33 @@ def test_shipped_negatives_hold_english_and_german_without_comments():
     negatives = load_negatives()
     assert len(negatives) >= 100 and len(set(negatives)) == len(negatives)
     assert not any(n.startswith("#") for n in negatives)
-    assert "tell me a joke" in negatives and "erzähl mir einen Witz" in negatives
+    assert "tell me something funny about penguins" in negatives and "kennst du einen guten Spruch" in negatives
+
+
+def test_no_negative_copies_a_message_of_the_demo_suite():
+    """The negatives train the relevance gate and the demo suite is reported: a negative that is
+    (nearly) a demo message grades the gate on its own training data. 16 of demo's 64 no-tool
+    messages had a copy among the negatives until 2026-12-01 (9 verbatim)."""
+    import re
+
+    from eris_lab.embed import make_encoder, normalize_rows
+    from eris_lab.eval.datasets import load_suite
+
+    def words(text):
+        return re.findall(r"\w+", text.lower())
+
+    negatives = load_negatives()
+    messages = [q.query for q in load_suite("demo").queries]
+    for negative in negatives:
+        n = set(words(negative))
+        for message in messages:
+            m = set(words(message))
+            assert " ".join(words(negative)) not in " ".join(words(message)), (negative, message)
+            assert len(n & m) / len(n | m) < 0.6, (negative, message)
+    encoder = make_encoder()
+    cosines = normalize_rows(encoder.embed(messages)) @ normalize_rows(encoder.embed(list(negatives))).T
+    i, j = np.unravel_index(cosines.argmax(), cosines.shape)
+    assert cosines[i, j] < 0.8, (messages[i], negatives[j], float(cosines[i, j]))
 
 
 def test_negatives_file_that_cannot_be_read_is_a_data_error(tmp_path):
@@ -148,8 +174,21 @@ def test_calibrate_fits_ordered_knobs_with_provenance(fake_embedder):
     assert prov["pseudo_recall_at_threshold"] >= 0.9
 
 
+def test_calibrate_a_tiny_catalogue_borrows_the_demo_catalogues_gate_only(fake_embedder, monkeypatch):
+    demo = Knobs(threshold=0.2, single_hit_floor=0.6, subset_margin=0.12, widen_k=9, relevance_floor=0.3,
+                 relevance_weights=(-1.0, 1.0, 0.5, -2.0), calibration="none")
+    monkeypatch.setattr(calibration, "_prior_knobs", lambda embedder, alpha: demo)
+    knobs = calibrate(Catalog([_tool("a", "first tool"), _tool("b", "second tool")]), fake_embedder)
+    assert (knobs.relevance_floor, knobs.relevance_weights) == (demo.relevance_floor, demo.relevance_weights)
+    reference = Knobs()
+    # offer sizes stay the reference ones, on cosines standardised against the background
+    for name in ("threshold", "single_hit_floor", "subset_margin", "widen_k", "calibration"):
+        assert getattr(knobs, name) == getattr(reference, name), name
+    assert knobs.unsure_fallback == "ranked" and "demo catalogue" in knobs.notes["calibration"]["method"]
+
+
 def test_calibrate_a_tiny_catalogue_keeps_reference_knobs_with_bounded_widening(fake_embedder, monkeypatch):
-    monkeypatch.setattr(calibration, "_prior_gate", lambda embedder, alpha: None)
+    monkeypatch.setattr(calibration, "_prior_knobs", lambda embedder, alpha: None)
     catalog = Catalog([_tool("a", "first tool"), _tool("b", "second tool")])
     knobs = calibrate(catalog, fake_embedder)
     reference = Knobs()
@@ -281,3 +320,12 @@ def test_defaults_narrow_an_unseen_hintless_catalogue(minilm):
     dense_recall = np.mean([all(g in dense.offer(q.query).names for g in q.gold) for q in queries])
     assert full <= 0.05 and mean_offer <= 16
     assert recall >= dense_recall - 0.05, (recall, dense_recall, mean_offer)
+
+
+def test_cache_key_changes_with_the_negatives(tmp_path, monkeypatch):
+    catalog = Catalog([Tool(name="a:b", description="read a file")])
+    before = calibration._cache_path(catalog, "m", 0.05)
+    edited = tmp_path / "negatives.txt"
+    edited.write_text(calibration.NEGATIVES_PATH.read_text(encoding="utf-8") + "\none more line\n", encoding="utf-8")
+    monkeypatch.setattr(calibration, "NEGATIVES_PATH", edited)
+    assert calibration._cache_path(catalog, "m", 0.05) != before

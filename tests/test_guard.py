@@ -6,6 +6,7 @@ import pytest
 
 from eris_lab.catalog import Catalog, Tool
 from eris_lab.guard import (
+    SpellingIndex,
     catch_all_tools,
     clauses,
     clean_text,
@@ -14,9 +15,12 @@ from eris_lab.guard import (
     find_urls,
     is_conversational,
     is_greeting,
+    known_words,
     lexical_terms,
     names_duration,
     page_phrase,
+    spelling_fixes,
+    spelling_index,
     tool_keywords,
     unread_script,
     word_count,
@@ -187,3 +191,49 @@ def test_a_cut_message_keeps_a_phrase_repeated_in_a_row_once(phrase):
 def test_a_message_under_the_limit_is_not_rewritten():
     text = "ha ha ha, set an alarm for seven"
     assert clean_text(text, 4000) == text
+
+
+# -- spelling --------------------------------------------------------------------------------------
+
+def _spelling_catalog():
+    return Catalog([Tool(name="mail:check", description="check the email inbox for new email"),
+                    Tool(name="agenda:list", description="list the open tasks on the to-do list"),
+                    Tool(name="transit:departures", description="next bus departures from a station"),
+                    Tool(name="media:play", description="play music or a podcast")])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("chek my emial", {"chek": "check", "emial": "email"}),  # a letter dropped, two swapped
+    ("wats on my to do lsit", {"lsit": "list"}),  # "wats" is two edits from any catalogue word
+    ("next bsu from the main staton", {"bsu": "bus", "staton": "station"}),  # a three-letter swap
+    ("pley some musik", {"pley": "play"}),  # a letter changed; "musik" is a German word we know
+    ("play the podcats", {"podcats": "podcast"}),  # the plural's "s" read as one edit: still the tool word
+])
+def test_spelling_fixes_one_edit_typos_to_catalogue_words(text, expected):
+    assert spelling_fixes(text, spelling_index(_spelling_catalog()), known_words().__contains__) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "check my email",  # nothing misspelt
+    "mail it to Emial Zola",  # a capital after the sentence start: a name
+    "list 'lsit' as written",  # a quoted literal
+    "the vom tag",  # three letters: a swap only ("vom" -> "von" is a change)
+    "bheck my inbox",  # the first letter is rarely the mistyped one
+    "check my emails",  # a plural of a catalogue word
+    "tasks for 2lsit",  # digits: an id
+])
+def test_spelling_leaves_known_words_names_quotes_and_ids_alone(text):
+    assert spelling_fixes(text, spelling_index(_spelling_catalog()), known_words().__contains__) == {}
+
+
+def test_spelling_tie_between_catalogue_words_fixes_nothing():
+    index = spelling_index(Catalog([Tool(name="a:b", description="cart card")]))
+    assert spelling_fixes("my carx", index) == {}  # one edit from both, each seen once
+    assert spelling_fixes("my carx", spelling_index(Catalog([Tool(name="a:b", description="cart card card")]))) == {
+        "carx": "card"}
+
+
+def test_spelling_index_finds_one_edit_neighbours_without_scanning_the_vocabulary():
+    index = SpellingIndex(Catalog([Tool(name=f"t:{i}", description=f"word{i} station") for i in range(2000)]))
+    assert index.one_edit("staton") == ["station"] and index.one_edit("stations") == ["station"]
+    assert index.one_edit("xyzzy") == []

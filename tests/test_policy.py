@@ -168,6 +168,17 @@ def test_retry_failed_offers_the_failed_tool_again_only_on_failure():
     assert both.rule == strong.rule and both.names == ("clock:alarm", "weather:current")
 
 
+def test_retry_after_the_gates_no_tool_fits_offers_the_failed_tool_and_not_the_refused_hits():
+    from eris_lab.policy import Decision, retry_failed
+
+    refused = Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(), reason="gate")
+    weak = hits(("news:today", 0.31), ("clock:now", 0.2))
+    assert retry_failed(refused, ["weather:current"], weak, REGISTRY).names == ("weather:current",)
+    unsure = decide("I'm in Leeds", [], REGISTRY, follow_up=True)  # unsure (not refused): the hits follow
+    assert retry_failed(unsure, ["weather:current"], weak, REGISTRY).names == ("weather:current", "news:today",
+                                                                             "clock:now")
+
+
 def test_decide_turn_is_decide_then_the_conversation_steps_each_optional():
     from eris_lab.policy import decide_turn, retry_failed, with_added
 

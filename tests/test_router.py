@@ -343,3 +343,26 @@ def test_german_message_is_glossed(text, gloss):
 def test_short_german_stem_is_no_gloss():
     # "seite" (page) stems to "seit" (since): a stem that short is a word of its own
     assert gloss_german("Was ist der Unterschied zwischen 'seit' und 'seid'?") == ""
+
+
+def test_a_misspelt_message_is_scored_with_its_fixed_words_too(fake_embedder):
+    catalog = Catalog([Tool(name="mail:check", description="check email inbox"),
+                       Tool(name="transit:departures", description="next bus departures from a station")])
+    knobs = Knobs(threshold=0.3, single_hit_floor=0.3)
+    routed = Router(catalog, fake_embedder, knobs=knobs).route("please chek my emial inbox now")
+    assert "spelling chek->check, emial->email" in routed.guard
+    fixed_score = routed.hits[0].score
+    plain = Router(catalog, fake_embedder, knobs=knobs.replace(fix_spelling=False)).route("please chek my emial inbox now")
+    assert "spelling" not in plain.guard
+    assert routed.hits[0].name == "mail:check" and fixed_score > plain.hits[0].score  # more words now match
+
+
+def test_calibrated_scores_keep_their_order_near_the_cap(fake_embedder):
+    catalog = Catalog([Tool(name=f"tool_{i}", description=f"word{i} shared") for i in range(6)])
+    router = Router(catalog, fake_embedder, cache=False)
+    raw = np.linspace(0.2, 0.95, 6, dtype=np.float32)[None, :]  # far above every tool's background
+    scores = router.calibrate(raw)[0]
+    mean, std = router._background
+    z = (raw[0] - mean) / std
+    assert scores.max() <= 0.98 and len(set(scores.tolist())) == 6  # squashed, never tied at the cap
+    assert np.argsort(scores).tolist() == np.argsort(z).tolist()  # in the order of the standardised cosines

@@ -229,3 +229,22 @@ def test_embedding_policy_offers_a_failed_tool_again(fake_embedder):
     assert strategy.offer("I'm in Leeds", Context(failed=("get_weather",))).names == ("get_weather",)
     assert strategy.offer("I'm in Leeds", Context()).names == ()
     assert strategy.scored("Leeds", Context(history=failed)).failed == ("get_weather",)
+
+
+def test_embedding_policy_and_router_agree_on_background_standardised_scores(fake_embedder):
+    """The strategy scores with an open threshold of -1; the background mapping must still land on
+    the judging knobs' scale, or eval measures another policy than ``route`` runs (live_multiple
+    under the reference knobs: 44 of 60 offers differed until 2026-12-01)."""
+    catalog = Catalog([Tool(name="get_weather", description="weather forecast for a city tomorrow"),
+                       Tool(name="web_search", description="search the web for pages"),
+                       Tool(name="log_meal", description="record a meal in the food diary"),
+                       Tool(name="set_timer", description="start a countdown timer for minutes")])
+    knobs = Knobs()
+    router = Router(catalog, fake_embedder, knobs=knobs, cache=False)
+    assert router.calibrated  # no routing hints: cosines standardised against the background
+    strategy = EmbeddingPolicy(embedder=fake_embedder, knobs=knobs).fit(catalog)
+    for text in ["what is the weather forecast for Oslo tomorrow", "record my lunch meal in the diary please",
+                 "search the web for llama pages", "start a timer for ten minutes"]:
+        routed, scored = router.route(text), strategy.route(text, Context())
+        assert routed.offer.names == scored.offer.names, text
+        assert [round(h.score, 5) for h in routed.hits] == [round(h.score, 5) for h in scored.hits[:len(routed.hits)]]

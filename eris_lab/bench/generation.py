@@ -800,7 +800,9 @@ def merge(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
     settings = dict(first["settings"])
     settings["suites"] = list(dict.fromkeys(s for _, r in records for s in r["settings"].get("suites", [])))
     settings["merged_from"] = [shown_path(p) for p, _ in records]
-    settings["n_threads"] = sorted({r["settings"].get("n_threads") for _, r in records}, key=str)
+    # a merged record holds a list already: merging it again flattens it
+    threads = [r["settings"].get("n_threads") for _, r in records]
+    settings["n_threads"] = sorted({t for x in threads for t in (x if isinstance(x, list) else [x])}, key=str)
     loads = [r["settings"].get(k) for _, r in records for k in ("loadavg_1m_start", "loadavg_1m_end")]
     settings["loadavg_1m_start"] = max((x for x in loads[0::2] if x is not None), default=None)
     settings["loadavg_1m_end"] = max((x for x in loads[1::2] if x is not None), default=None)
