@@ -268,15 +268,16 @@ def spelling_index(catalog: Catalog) -> SpellingIndex:
     return catalog.derived("guard.spelling_index", SpellingIndex)
 
 
-def spelling_fixes(text: str, index: SpellingIndex, known: Callable[[str], bool] = lambda word: False
-                   ) -> dict[str, str]:
+def spelling_fixes(text: str, index: SpellingIndex | Callable[[], SpellingIndex],
+                   known: Callable[[str], bool] = lambda word: False) -> dict[str, str]:
     """Misspelt words of ``text`` and the catalogue word each stands for.
 
-    A word is fixed when it is neither in the catalogue (``index``) nor ``known`` (e.g. the
-    embedding model's whole-word vocabulary) and exactly one edit (a letter added, dropped, changed,
-    or two neighbours swapped; Damerau 1964) from a catalogue word; among several such words the
-    most frequent in the catalogue wins, a tie fixes nothing. Words with a capital after the first
-    letter, digits, or inside quotes are left alone (names, ids, literal values).
+    A word is fixed when it is neither ``known`` (e.g. the embedding model's whole-word
+    vocabulary) nor in the catalogue (``index``, or a function that builds it: called only when
+    some word is unknown, so most messages never build it) and is exactly one edit (a letter added,
+    dropped, changed, or two neighbours swapped; Damerau 1964) from a catalogue word; among several
+    such words the most frequent in the catalogue wins, a tie fixes nothing. Words with a capital
+    after the sentence start, digits, or inside quotes are left alone (names, ids, literal values).
 
     Returns
     -------
@@ -291,14 +292,26 @@ def spelling_fixes(text: str, index: SpellingIndex, known: Callable[[str], bool]
     can still narrow the offer: "stok" -> "stock" in an Indonesian live_multiple message).
     """
     quoted = {m.group(0).lower() for q in _QUOTED_RE.finditer(text) for m in _LETTERS_RE.finditer(q.group(0))}
-    fixes: dict[str, str] = {}
+    unknown: list[tuple[str, str]] = []
+    previous = ""  # the last non-space character before the current word
+    end = 0
     for match in _WORD_RE.finditer(text):
+        gap = text[end:match.start()].rstrip()
+        previous, end = (gap[-1] if gap else previous), match.end()
         written = match.group(0)
         word = written.lower()
-        sentence_start = not text[:match.start()].strip() or text[:match.start()].rstrip()[-1] in ".!?:;"
-        if (written in fixes or len(word) < SPELLING_MIN_LETTERS or not word.isalpha() or word in quoted
-                or any(c.isupper() for c in written[1 if sentence_start else 0:])  # a name, a German noun
-                or word in index or known(word)
+        sentence_start = previous in ("", ".", "!", "?", ":", ";")
+        previous = written[-1]
+        if (len(word) < SPELLING_MIN_LETTERS or not word.isalpha() or word in quoted or known(word)
+                or any(c.isupper() for c in written[1 if sentence_start else 0:])):  # a name, a German noun
+            continue
+        unknown.append((written, word))
+    if not unknown:
+        return {}
+    index = index if isinstance(index, SpellingIndex) else index()
+    fixes: dict[str, str] = {}
+    for written, word in unknown:
+        if (written in fixes or word in index
                 or (len(word) > 4 and word.endswith("s") and (word[:-1] in index or known(word[:-1])))):  # a plural
             continue
         # the first letter is rarely the one mistyped (Pollock & Zamora 1983: 7% of misspellings),

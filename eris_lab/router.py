@@ -529,15 +529,15 @@ class Router:
             return (), "conversation"
         notes = [guard]
         queries = [text]
-        fixes = spelling_fixes(text, spelling_index(self.catalog), known_words().__contains__) if (
+        fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
             self.knobs.fix_spelling) else {}
+        fixed = apply_spelling(text, fixes)
         if fixes:  # scored beside the message as written: a fix can raise a score, never lower one
-            text_fixed = apply_spelling(text, fixes)
-            queries.append(text_fixed)
+            queries.append(fixed)
             notes.append("spelling " + ", ".join(f"{a}->{b}" for a, b in fixes.items()))
-        gloss = gloss_german(apply_spelling(text, fixes))
+        gloss = gloss_german(fixed)
         if gloss:
-            queries.append(f"{apply_spelling(text, fixes)} ({gloss})")
+            queries.append(f"{fixed} ({gloss})")
             notes.append("german gloss")
         parts = clauses(text)
         first_clause = len(queries)
