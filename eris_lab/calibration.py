@@ -427,10 +427,10 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         # of the shipped demo catalogue fitted label-free for this embedder (the gate's features are
         # relative to this catalogue's own tools: the z-score reads their cosines with the negatives)
         prior = _prior_knobs(embedder, alpha)
+        too_few = f"too few pseudo-queries ({len(pseudo)} < {MIN_PSEUDO_QUERIES}) to fit this catalogue: "
         notes = dict(base.notes)
         notes["calibration"] = {
-            "method": f"too few pseudo-queries ({len(pseudo)} < {MIN_PSEUDO_QUERIES}) to fit this catalogue: "
-                      + "reference knobs with bounded widening; relevance gate "
+            "method": too_few + "reference knobs with bounded widening; relevance gate "
                       + ("fitted label-free on the demo catalogue for this embedder" if prior else "off"),
             "catalog": catalog.source, "catalog_fingerprint": catalog_fingerprint(catalog), "n_tools": n_tools,
             "embedding_model": embedder.model_id, "encoder": getattr(embedder, "encoder", ""), "alpha": alpha,
@@ -446,9 +446,9 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         weights, floor = knobs.relevance_weights, knobs.relevance_floor
         gate = RelevanceGate(catalog, vectors, normalize_rows(embedder.embed(list(negatives))))
         fitted, floor = _fit_labelled(catalog, embedder, vectors, labelled, alpha, gate, weights, floor)
+        source = f" of {labelled_source}" if labelled_source else ""
         notes["calibration"].update(method=(
-            f"too few pseudo-queries ({len(pseudo)} < {MIN_PSEUDO_QUERIES}) to fit this catalogue: offer-size knobs "
-            f"by split conformal on labelled queries{f' of {labelled_source}' if labelled_source else ''}; relevance gate "
+            f"{too_few}offer-size knobs by split conformal on labelled queries{source}; relevance gate "
             + ("of the demo catalogue" if prior else "off")),
             promised_coverage=round(1 - alpha, 4), n_labelled_queries=fitted["n"], labelled_source=labelled_source)
         return knobs.replace(**{k: round(v, 6) if isinstance(v, float) else v for k, v in fitted.items()
@@ -594,8 +594,8 @@ def cache_folder() -> Path:
 
 def _cache_path(catalog: Catalog, model_id: str, alpha: float) -> Path:
     # the negatives are part of the fit: an edited data/negatives.txt must not reuse old knobs
-    key = hashlib.sha256(
-        f"{catalog_fingerprint(catalog)}|{model_id}|{alpha}|{_negatives_digest()}|{CACHE_VERSION}".encode()).hexdigest()[:20]
+    key = f"{catalog_fingerprint(catalog)}|{model_id}|{alpha}|{_negatives_digest()}|{CACHE_VERSION}"
+    key = hashlib.sha256(key.encode()).hexdigest()[:20]
     return cache_folder() / f"{key}.toml"
 
 

@@ -507,10 +507,11 @@ class Router:
         -----
         The message is scored alone, with misspelt words fixed to catalogue words (knob
         ``fix_spelling``, :func:`~eris_lab.guard.spelling_fixes`), per clause
-        (:func:`~eris_lab.guard.clauses`) and with a German gloss; each tool keeps its best score. Context (the previous message, or the
-        last recent tool) is added only when the message alone has no hit at or above
-        ``single_hit_floor``, or is short and points back: a new request that stands on its own
-        does not drag the last turn's tool along (reported case route-23's note). Text in a script
+        (:func:`~eris_lab.guard.clauses`) and with a German gloss; each tool keeps its best score.
+        Context (the previous message, or the last recent tool) is added only when the message
+        alone has no hit at or above ``single_hit_floor``, or is short and points back: a new
+        request that stands on its own does not drag the last turn's tool along (reported case
+        route-23's note). Text in a script
         the embedder cannot read also gets :meth:`_lexical_scores`. A countdown tool without a
         duration in the message, and a run-anything tool ahead of dedicated tools, are moved
         down (:func:`rank_catch_all_last`; cases route-26, route-27).
