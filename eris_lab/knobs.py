@@ -67,6 +67,7 @@ class Knobs:
     # only for catalogues without routing hints (bare OpenAI/MCP descriptions)
     background_z: float = 2.5  # with calibration: z over neutral chit-chat that maps to `threshold`
     background_slope: float = 0.15  # cosine units per standard deviation above the background
+    order_by_cosine: bool = True  # with background calibration: the offer's order is raw cosine (offer.ordered)
     max_calls: int = 3  # tool calls one reply envelope may carry; issue #3 "up to a knob"
     max_thought_chars: int = 400  # bound on the envelope's thought string (a runaway must end); issue #3
     max_message_chars: int = 2000  # bound on the envelope's message string, in characters; issue #3

@@ -454,10 +454,13 @@ def _ranked_widening(rule: Rule, ranked: Sequence[Hit], catalog: Catalog, knobs:
     """Bounded widening: the ``widen_k`` best-scored tools with whole domains seated.
 
     A catalogue of at most ``max_whole_roster`` tools, or a widening that would seat every tool,
-    is offered whole (kind ``full_roster``), so the rate of full-roster offers stays honest.
+    is offered whole (kind ``full_roster``), so the rate of full-roster offers stays honest. With
+    nothing scored (``ranked`` empty: the router could not read the message) the roster is offered
+    whole too: the first ``widen_k`` tools of the catalogue would be a lottery.
     """
-    if len(catalog) <= max(knobs.max_whole_roster, knobs.widen_k):
-        return _full_roster(rule, catalog, f"{note}: offering the whole roster of {len(catalog)}")
+    if len(catalog) <= max(knobs.max_whole_roster, knobs.widen_k) or not ranked:
+        return _full_roster(rule, catalog, f"{note}: offering the whole roster of {len(catalog)}"
+                            + ("" if ranked else " (no tool was scored)"))
     order = [h.name for h in sorted(ranked, key=lambda h: -h.score) if h.name in catalog]
     if len(order) < knobs.widen_k:  # too few scored tools: fill up in catalogue order
         seen = set(order)

@@ -44,7 +44,7 @@ from .guard import (
 )
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES
-from .offer import Offer, build
+from .offer import Offer, build, ordered
 from .policy import SIBLING_OFFSET, Decision, Hit, decide_turn
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
@@ -66,6 +66,11 @@ _WORD_RE = re.compile(r"[\wäöüß-]+", re.IGNORECASE)
 RANKED_HITS = 64  # best-scored tools kept for bounded widening (more than any widen_k)
 _MIN_BACKGROUND_STD = 0.03  # guards the z-score against a tool the background never moves
 _MAX_CALIBRATED = 0.98  # a calibrated score never reaches forced_floor (0.99): forced means lexical
+#: Largest catalogue offered whole for a message the router cannot read (a script the embedder does
+#: not know, no word shared with the catalogue): the demo's 56 tools are about 9,500 prompt tokens
+#: (38 kB in the full prompt), within a small model's context; bfcl-pooled's 1,041 would be 270,000,
+#: so a larger catalogue gets the bounded widening over the (noisy) cosines instead.
+BLIND_ROSTER_MAX = 64
 _SQUASH_WIDTH = 0.01  # calibrated scores above _MAX_CALIBRATED - this are squashed, keeping their order
 
 
@@ -302,6 +307,9 @@ class Router:
         self.last_ranked: tuple[Hit, ...] = ()
         #: The best tool of each clause of the last message, when it joins several requests.
         self.last_intents: tuple[Hit, ...] = ()
+        #: The last message's offer order key ``(n_tools,) float64`` (:meth:`_order_key`), or None
+        #: where the offer keeps the score order (raw cosines, or knob ``order_by_cosine`` off).
+        self.last_order: np.ndarray | None = None
 
     @classmethod
     def with_calibrated_knobs(cls, catalog: Catalog, embedder: Embedder | None = None, *,
@@ -512,12 +520,14 @@ class Router:
         alone has no hit at or above ``single_hit_floor``, or is short and points back: a new
         request that stands on its own does not drag the last turn's tool along (reported case
         route-23's note). Text in a script
-        the embedder cannot read also gets :meth:`_lexical_scores`. A countdown tool without a
+        the embedder cannot read also gets :meth:`_lexical_scores`; with no shared term (and no
+        readable context) it has no hit at all, and up to :data:`BLIND_ROSTER_MAX` tools no ranking
+        either (its cosines are noise). A countdown tool without a
         duration in the message, and a run-anything tool ahead of dedicated tools, are moved
         down (:func:`rank_catch_all_last`; cases route-26, route-27).
         """
         timings = {} if timings is None else timings
-        self.last_features, self.last_ranked, self.last_intents = None, (), ()
+        self.last_features, self.last_ranked, self.last_intents, self.last_order = None, (), (), None
         start = time.perf_counter()
         forced, guard = self._forced(text)
         follow_up = self.is_follow_up(text, previous, recent=recent, failed=failed)
@@ -584,7 +594,20 @@ class Router:
             notes.append(context)
             used = len(queries)
         if unread:
-            scores = np.maximum(scores, self._lexical_scores(text))
+            lexical = self._lexical_scores(text)
+            if not lexical.any() and not forced and used == own:  # (the previous turn's text is readable)
+                # the cosines of text the embedder cannot read are noise ("поставь будильник на 7
+                # утра" on the demo catalogue: calc:evaluate first, clock:alarm out of the offer; a
+                # Korean news request locked onto a weather tool in live_multiple): no hit, so the
+                # policy's fallback decides; no ranking either up to BLIND_ROSTER_MAX tools, so a
+                # bounded widening offers the roster, not the noise's best
+                if len(self.catalog) > BLIND_ROSTER_MAX:
+                    idx, values = top_scores(scores, RANKED_HITS)
+                    self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
+                timings["score"] = (time.perf_counter() - score_start) * 1000
+                timings.setdefault("vectors", (embed_start - start) * 1000 - timings.get("model_load", 0.0))
+                return (), "; ".join(filter(None, notes + ["script the embedder cannot read, no word in the catalogue"]))
+            scores = np.maximum(scores, lexical)
             notes.append("lexical terms (script the embedder cannot read)")
         if self.knobs.relevance_floor > 0 and not unread:
             # the gate reads raw cosines, as calibration fitted it; text the embedder cannot read
@@ -616,9 +639,29 @@ class Router:
         ranked = rank_catch_all_last(sorted(found.values(), key=lambda h: -h.score), self.catalog,
                                      threshold=self.score_floor, forced_floor=self.knobs.forced_floor)
         hits = kept_hits(ranked, text, self.knobs)
+        if self.calibrated and self.knobs.order_by_cosine and not unread:
+            self.last_order = self._order_key(raw[:used].max(axis=0), forced, countdowns, found, ranked)
         timings["score"] = (time.perf_counter() - score_start) * 1000
         timings.setdefault("vectors", (embed_start - start) * 1000 - timings.get("model_load", 0.0))
         return hits, "; ".join(filter(None, notes))
+
+    def _order_key(self, cosines: np.ndarray, forced: Sequence[Hit], countdowns: set[int],
+                   found: Mapping[str, Hit], ranked: Sequence[Hit]) -> np.ndarray:
+        """:attr:`last_order`: each tool's best raw cosine ``(n_tools,) float64``, with the guards' moves kept.
+
+        Forced hits go first (+3), countdowns without a duration and run-anything tools that
+        :func:`rank_catch_all_last` moved down go last (-3), as they do in the hits.
+        """
+        key = cosines.astype(np.float64)
+        position = self.catalog.position
+        for i in countdowns:
+            key[i] -= 3.0
+        for hit in ranked:
+            if hit.score < found[hit.name].score:  # a catch-all held below the dedicated hits
+                key[position(hit.name)] -= 3.0
+        for hit in forced:
+            key[position(hit.name)] += 3.0
+        return key
 
     # -- the first half of a turn -----------------------------------------------------------
     def route(self, text: str, *, recent: Sequence[str] = (), failed: Sequence[str] = (),
@@ -661,8 +704,9 @@ class Router:
         start = time.perf_counter()
         from .companions import default_table
 
-        offer = build(decision, self.catalog, knobs=self.knobs,
-                      companions=default_table(self.catalog) if self.knobs.subset_margin < 2.0 else None)
+        offer = ordered(build(decision, self.catalog, knobs=self.knobs,
+                              companions=default_table(self.catalog) if self.knobs.subset_margin < 2.0 else None),
+                        self.catalog, self.last_order)
         timings["offer"] = (time.perf_counter() - start) * 1000
         timings["total"] = (time.perf_counter() - total) * 1000
         return Routed(text=clean, hits=hits, decision=decision, offer=offer, timings_ms=timings, guard=guard)
@@ -757,10 +801,35 @@ def _domain_positions(catalog: Catalog) -> dict[str, np.ndarray]:
     return {d: np.array([catalog.position(n) for n in catalog.cluster(d)], dtype=np.int64) for d in catalog.domains}
 
 
+def _schema_texts(schema: Any, depth: int = 0) -> list[str]:
+    """Parameter descriptions and string enum values of a JSON Schema, nested ones included (depth <= 6)."""
+    if depth > 6:
+        return []
+    if isinstance(schema, Mapping):
+        out = [schema["description"]] if isinstance(schema.get("description"), str) else []
+        out += [v for v in schema.get("enum", ()) if isinstance(v, str)] if isinstance(schema.get("enum"), list) else []
+        for key, value in schema.items():
+            if key in ("properties", "$defs", "definitions") and isinstance(value, Mapping):
+                for sub in value.values():
+                    out += _schema_texts(sub, depth + 1)
+            elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf"):
+                out += _schema_texts(value, depth + 1)
+        return out
+    if isinstance(schema, list):
+        return [text for sub in schema for text in _schema_texts(sub, depth + 1)]
+    return []
+
+
 def _lexical_docs(catalog: Catalog) -> tuple[list[set[str]], dict[str, float]]:
-    """Per tool, the set of :func:`~eris_lab.guard.lexical_terms` of its name, description and keywords; BM25 idf."""
+    """Per tool, the set of :func:`~eris_lab.guard.lexical_terms` of its name, description, keywords
+    and parameters' descriptions and enum values; BM25 idf.
+
+    Parameters count because a catalogue often states the foreign words only there (live_multiple's
+    ControlAppliance.execute: "'거실, 에어컨, 실행' for turning on the air conditioner" in its
+    ``command`` parameter).
+    """
     docs = [set(lexical_terms(" ".join([t.name.replace("_", " ").replace(":", " "), t.description or "",
-                                         " ".join(t.keywords)]))) for t in catalog]
+                                         " ".join(t.keywords), *_schema_texts(t.parameters)]))) for t in catalog]
     n = len(docs)
     df: dict[str, int] = {}
     for doc in docs:

@@ -315,6 +315,50 @@ def test_cjk_request_on_an_english_catalogue_gets_the_roster_not_nothing(fake_em
     assert routed.decision.kind != "conversational" and routed.offer.names
 
 
+def _numbered_tools(n: int) -> Catalog:
+    topics = ["weather", "alarm", "music", "mail", "calendar", "news", "timer", "files"]
+    return Catalog([Tool(name=f"{topics[i % 8]}_tool_{i}", description=f"handle {topics[i % 8]} task number {i}")
+                    for i in range(n)])
+
+
+@pytest.mark.parametrize("text", ["поставь будильник на 7 утра завтра", "내일 아침 7시에 알람 맞춰줘", "天気は？"])
+def test_unreadable_request_without_a_catalogue_word_gets_the_whole_roster_not_noise(text, fake_embedder):
+    """Cosines of a script the embedder cannot read are noise: a calibrated policy offers a
+    catalogue of up to BLIND_ROSTER_MAX tools whole (the Russian alarm request lost clock:alarm
+    to a noise-ranked subset of 5), and a larger one the bounded widening, never a lone hit."""
+    from eris_lab.router import BLIND_ROSTER_MAX
+
+    knobs = Knobs(empty_fallback="ranked", unsure_fallback="ranked", widen_k=5, max_whole_roster=4)
+    small = _numbered_tools(40)
+    routed = Router(small, fake_embedder, knobs=knobs, cache=False).route(text)
+    assert routed.offer.names == small.names and "cannot read" in routed.guard
+    large = _numbered_tools(BLIND_ROSTER_MAX + 16)
+    routed = Router(large, fake_embedder, knobs=knobs, cache=False).route(text)
+    assert routed.decision.rule == Rule.UNSURE_RANKED and 1 < len(routed.offer.names) < len(large)
+    # eval's strategy widens over the same ranking (it offered the whole 1,041-tool pooled roster)
+    from eris_lab.strategies import Context, EmbeddingPolicy
+
+    strategy = EmbeddingPolicy(embedder=fake_embedder, knobs=knobs).fit(large)
+    assert strategy.route(text, Context()).offer.names == routed.offer.names
+
+
+def test_a_foreign_word_in_a_parameter_enum_finds_its_tool():
+    """live_multiple's ControlAppliance.execute states its Korean commands only in the ``command``
+    parameter; lexical terms read parameter descriptions and enum values too."""
+    from eris_lab.router import _lexical_docs
+
+    catalog = Catalog([Tool(name="weather", description="current weather for a city"),
+                       Tool(name="appliance", description="control a home appliance",
+                            parameters={"type": "object", "properties": {"command": {
+                                "type": "string", "description": "room, appliance, operation",
+                                "enum": ["거실, 에어컨, 실행", "다용도실, 통돌이, 중지"]}}})])
+    docs, _ = _lexical_docs(catalog)
+    assert "에어" in docs[1] and "에어" not in docs[0]
+    router = Router(catalog, None, cache=False, tool_vectors=np.eye(2, dtype=np.float32))
+    scores = router._lexical_scores("거실 에어컨 실행")
+    assert scores[1] > 0 == scores[0]
+
+
 @pytest.mark.parametrize("text", [
     "mail the report to Anna", "find flights such as the one to Rome", "he lies about the wiki page",
     "what was the weather like", "regen the thumbnails",
@@ -366,3 +410,48 @@ def test_calibrated_scores_keep_their_order_near_the_cap(fake_embedder):
     z = (raw[0] - mean) / std
     assert scores.max() <= 0.98 and len(set(scores.tolist())) == 6  # squashed, never tied at the cap
     assert np.argsort(scores).tolist() == np.argsort(z).tolist()  # in the order of the standardised cosines
+
+
+def test_offer_is_ordered_by_raw_cosine_under_background_calibration(fake_embedder):
+    """The standardised score sizes the offer; the raw cosine orders it (offer.ordered). A tool the
+    background rates high keeps a lower standardised score though its cosine is the best."""
+    from eris_lab.strategies import Context, EmbeddingPolicy
+
+    catalog = Catalog([Tool(name="get_weather", description="weather forecast for a city tomorrow"),
+                       Tool(name="web_search", description="search the web for pages"),
+                       Tool(name="log_meal", description="record a meal in the food diary"),
+                       Tool(name="set_timer", description="start a countdown timer for minutes")])
+    text = "weather forecast tomorrow, search the web pages"
+    background = (np.array([0.07, 0.40, 0.10, 0.04]), np.array([0.08, 0.05, 0.10, 0.07]))
+    offers = {}
+    for on in (True, False):
+        router = Router(catalog, fake_embedder, knobs=Knobs(order_by_cosine=on), cache=False)
+        assert router.calibrated
+        router._background = background  # web_search: the best cosine, the lower standardised score
+        routed = router.route(text)
+        assert [h.name for h in routed.hits[:2]] == ["get_weather", "web_search"]
+        offers[on] = routed.offer.names
+    assert offers[True] == ("web_search", "get_weather")
+    assert offers[False] == ("get_weather", "web_search")
+    strategy = EmbeddingPolicy(embedder=fake_embedder, knobs=Knobs()).fit(catalog)
+    strategy.router_._background = background
+    assert strategy.route(text, Context()).offer.names == offers[True]  # eval measures what route runs
+
+
+def test_offer_order_keeps_forced_hits_first_and_demoted_tools_last(fake_embedder):
+    """The order key keeps the guards' moves: a forced hit (a URL) leads though its cosine is lower,
+    a countdown tool without a duration in the message (case route-27) trails though its cosine is higher."""
+    from eris_lab.embed import normalize_rows
+
+    catalog = Catalog([Tool(name="set_timer", description="start a countdown timer for minutes"),
+                       Tool(name="web_fetch", description="fetch a web page by its url"),
+                       Tool(name="web_search", description="search the web for pages")])
+    text = "start a web search for pages at https://example.org, a start for minutes"
+    router = Router(catalog, fake_embedder, cache=False)
+    assert router.calibrated
+    routed = router.route(text)
+    cosine = dict(zip(catalog.names, router.tool_vectors @ normalize_rows(fake_embedder.embed([text]))[0]))
+    assert cosine["web_fetch"] < cosine["web_search"] and cosine["set_timer"] > 0
+    assert routed.offer.names[:2] == ("web_fetch", "web_search")
+    key = dict(zip(catalog.names, router.last_order))
+    assert key["web_fetch"] > 2 > 1 > key["web_search"] > 0 > key["set_timer"]

@@ -19,7 +19,7 @@ from ..embed import Embedder, normalize_rows, share_identity
 from ..errors import ErisLabError
 from ..guard import clean_text
 from ..knobs import Knobs
-from ..offer import build
+from ..offer import build, ordered
 from ..policy import Hit, decide_turn
 from ..router import (
     RANKED_HITS,
@@ -129,6 +129,8 @@ class Scored:
     intents: tuple[Hit, ...] = ()  # each clause's best tool, for a message with several requests
     last_turn: tuple[str, ...] = ()  # tools that ran since the previous user message (policy.with_memory)
     added: tuple[str, ...] = ()  # tools the catalogue gained since the last user message (policy.with_added)
+    order: np.ndarray | None = None  # the offer's order key (Router.last_order), or None
+    ranked: tuple[Hit, ...] = ()  # the router's ranking for bounded widening (Router.last_ranked)
 
 
 class EmbeddingPolicy(Strategy):
@@ -240,7 +242,8 @@ class EmbeddingPolicy(Strategy):
         return Scored(text=clean, hits=hits, guard=guard, recent=recent,
                       follow_up=self.router_.is_follow_up(clean, previous, recent=recent, failed=failed),
                       failed=failed, features=self.router_.last_features, intents=self.router_.last_intents,
-                      last_turn=last_turn_tools(context.history), added=added_tools(context.history))
+                      last_turn=last_turn_tools(context.history), added=added_tools(context.history),
+                      order=self.router_.last_order, ranked=self.router_.last_ranked)
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -248,13 +251,14 @@ class EmbeddingPolicy(Strategy):
         catalog = self.catalog_
         kept = kept_hits(scored.hits, scored.text, knobs)
         decision = decide_turn(scored.text, kept, catalog, knobs=knobs, recent=scored.recent,
-                               follow_up=scored.follow_up, ranked=scored.hits[:RANKED_HITS],
+                               follow_up=scored.follow_up, ranked=scored.ranked or scored.hits[:RANKED_HITS],
                                relevance=RelevanceGate.relevance(scored.features, knobs), failed=scored.failed,
                                intents=scored.intents, last_turn=scored.last_turn if self.memory else None,
                                points_back=bool(REFERRING_CUE_RE.search(scored.text)),
                                added=scored.added if self.added else None)
         table = self.companions_ if knobs is self.knobs_ else self.companion_table(knobs)
-        offer = build(decision, catalog, knobs=knobs, companions=table)
+        offer = ordered(build(decision, catalog, knobs=knobs, companions=table), catalog,
+                        scored.order if knobs.order_by_cosine else None)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
 
     def _route(self, text: str, context: Context) -> Routed:
