@@ -26,6 +26,11 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
 ``span``     a string copied short from a proper name in the message ("Barcelona" for "FC
              Barcelona"): the whole run of capitalised words around it (a sentence's first word
              never starts a run).
+``ungrounded`` an *optional* numeric argument whose value the message does not give (no
+             number of it, no number word) nor the property (its default, enum or description) is dropped, so the tool's
+             default applies: the model filled it in (``"price_min": 1000000000``, ``"round":
+             1000000000``). Replayed over the 2026-12-01 run: multiple AST 56 -> 64 of 200 cases,
+             none broken; held-out live_multiple 38 -> 38, 10 more right values, none less.
 
 Every rule decides with :mod:`eris_lab.resolution`'s bands: ``auto`` changes the value, ``ask``
 (two or more candidates, or a candidate the rule may not take) and ``not_found`` leave it alone.
@@ -54,7 +59,7 @@ from .schema import normalize_types
 __all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values"]
 
 #: Every rule, in the order it runs on a value (module docstring).
-RULES: tuple[str, ...] = ("coerce", "enum", "listed", "format", "number", "span")
+RULES: tuple[str, ...] = ("coerce", "enum", "listed", "format", "number", "span", "ungrounded")
 #: Rules the ``repair`` lever runs (decided on BFCL multiple; module docstring).
 DEFAULT_RULES: tuple[str, ...] = RULES
 
@@ -359,8 +364,35 @@ def _breaks_schema(spec: Mapping[str, Any], before: Any, after: Any) -> str:
         return f"the property's schema is broken: {exc.message}"
 
 
+#: Number words a message may give a value in ("rounded to two decimals", "a dozen").
+_NUMBER_WORDS = {w: float(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty".split())} | {
+    "dozen": 12.0, "hundred": 100.0, "thousand": 1000.0, "million": 1e6, "billion": 1e9, "half": 0.5,
+    "once": 1.0, "twice": 2.0, "single": 1.0, "double": 2.0, "decade": 10.0, "century": 100.0}
+#: Marks a dropped argument in a rule's decision (``ungrounded``).
+DROPPED = object()
+
+
+def _ungrounded(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if "default" in spec and spec["default"] == value:
+        return None
+    # the message's numbers (a percentage also as a fraction), number words, and the property's own
+    # numbers: a code its description lists ("1 for cleaning service") or an enum value
+    given = {n for n, _, _, pct in _numbers(message)} | {n / 100 for n, _, _, pct in _numbers(message) if pct}
+    given |= {n for n, _, _, _ in _numbers(str(spec.get("description", "")))}
+    given |= {float(v) for v in spec.get("enum", ()) if isinstance(v, (int, float)) and not isinstance(v, bool)} if (
+        isinstance(spec.get("enum"), list)) else set()
+    given |= {v for w, v in _NUMBER_WORDS.items() if re.search(rf"\b{w}s?\b", message, re.I)}
+    if any(abs(float(value) - g) <= 1e-9 * max(1.0, abs(g)) for g in given):
+        return None
+    return "auto", DROPPED, f"{value!r} is optional and nowhere in the message: left to the tool's default"
+
+
 _RULE_FNS = {"coerce": _coerce, "enum": _enum, "listed": _listed, "format": _format, "number": _number,
-             "span": _span}
+             "span": _span, "ungrounded": _ungrounded}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -403,17 +435,22 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
         return out, ()
     report: list[Repair] = []
     text = message if isinstance(message, str) else ""
+    required = set(normalize_types(dict(schema)).get("required") or ())
     for name, value in arguments.items():
         spec = properties.get(name)
         if not isinstance(spec, Mapping):
             continue
         for rule in RULES:
-            if rule not in wanted:
+            if rule not in wanted or (rule == "ungrounded" and name in required):
                 continue
             decision = _RULE_FNS[rule](out[name], spec, text)
             if decision is None:
                 continue
             status, new, why = decision
+            if new is DROPPED:
+                report.append(Repair(argument=name, rule=rule, status="auto", before=out.pop(name), after=None,
+                                     why=why))
+                break  # the argument is gone: no later rule reads it
             if status == "auto":
                 broken = _breaks_schema(spec, out[name], new)
                 if broken:

@@ -12,7 +12,8 @@ CITY_STATE = {"type": "string", "description": "The city, in the format of 'City
 
 
 def schema(**properties):
-    return {"type": "object", "properties": properties}
+    # every argument required: rule ``ungrounded`` (optional numbers) has tests of its own below
+    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 def one(arguments, properties, message, rules=RULES):
@@ -146,3 +147,36 @@ def test_a_repair_that_breaks_the_schema_is_asked_not_made():
     # a value the schema rejects anyway may still be put right
     out, (repair,) = one({"x": "3"}, {"x": {"type": "integer", "minimum": 5}}, "", rules=["coerce"])
     assert out["x"] == 3 and repair.status == "auto"
+
+
+def test_ungrounded_drops_an_optional_number_the_message_never_gave():
+    """live_multiple_23-5-0: ``"price_min": 1000000000`` on an optional filter; the tool's default applies."""
+    properties = {"query": {"type": "string"}, "price_min": {"type": "number", "description": "lowest price"},
+                  "rounding": {"type": "integer", "description": "digits after the point", "default": 2}}
+    body = {"type": "object", "properties": properties, "required": ["query"]}
+    out, repairs = repair_arguments({"query": "shoes", "price_min": 1000000000, "rounding": 2}, body,
+                                    "red shoes in size 8, please")
+    assert out == {"query": "shoes", "rounding": 2}  # the default the model wrote stays
+    (repair,) = [r for r in repairs if r.changed]
+    assert repair.rule == "ungrounded" and repair.argument == "price_min" and repair.before == 1000000000
+    assert repair.after is None and "optional" in repair.why
+
+
+@pytest.mark.parametrize("value, message, spec_extra", [
+    (8, "red shoes in size 8", {}),  # the message's number
+    (0.05, "a 5% annual yield", {}),  # a percentage as a fraction
+    (2, "rounded to two decimals", {}),  # a number word
+    (10, "over the past decade", {}),
+    (1, "book a cleaning", {"description": "service id: 1 for cleaning, 2 for ironing"}),  # the description's code
+    (3, "whatever", {"enum": [1, 3, 5]}),
+])
+def test_ungrounded_keeps_a_number_the_message_or_the_property_gives(value, message, spec_extra):
+    spec = {"type": "number", **spec_extra}
+    out, repairs = repair_arguments({"x": value}, {"type": "object", "properties": {"x": spec}}, message)
+    assert out == {"x": value} and not any(r.changed for r in repairs)
+
+
+def test_ungrounded_never_drops_a_required_argument_or_a_string():
+    body = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}, "required": ["n"]}
+    out, repairs = repair_arguments({"n": 1000000000, "s": "anything"}, body, "hello there", rules=["ungrounded"])
+    assert out == {"n": 1000000000, "s": "anything"} and not repairs
