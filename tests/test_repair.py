@@ -180,3 +180,20 @@ def test_ungrounded_never_drops_a_required_argument_or_a_string():
     body = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}, "required": ["n"]}
     out, repairs = repair_arguments({"n": 1000000000, "s": "anything"}, body, "hello there", rules=["ungrounded"])
     assert out == {"n": 1000000000, "s": "anything"} and not repairs
+
+
+@pytest.mark.parametrize("value, description, expected", [
+    ("2023-03-12T12:00:00Z", "The start date of the trip in the format 'YYYY-MM-DD', such as '2023-04-15'.", "2023-03-12"),
+    ("2023.10.2", "The date of the show, formatted as 'YYYY-MM-DD'.", "2023-10-02"),
+    ("2023-10-1", "The date of the visit, in the format of 'YYYY-MM-DD'.", "2023-10-01"),
+    ("2023-05-05", "The date, in the format 'MM/DD/YYYY'.", "05/05/2023"),
+    ("2023-05-05", "The date in the format 'YYYY-MM-DD'.", "2023-05-05"),  # already right
+    ("2023-02-30", "The date in the format 'YYYY-MM-DD'.", "2023-02-30"),  # no such day: left alone
+    ("2023-05-05T10:00:00", "The start, in the format 'YYYY-MM-DD HH:MM:SS'.", "2023-05-05T10:00:00"),  # a date-time layout
+    ("next Friday", "The date in the format 'YYYY-MM-DD'.", "next Friday"),  # nothing to rewrite
+    ("2023-05-05T10:00:00Z", "A date, 'YYYY-MM-DD' or 'MM/DD/YYYY'.", "2023-05-05T10:00:00Z"),  # two layouts
+])
+def test_format_rewrites_a_date_in_the_layout_the_description_states(value, description, expected):
+    out, repairs = one({"d": value}, {"d": {"type": "string", "description": description}}, "book it")
+    assert out["d"] == expected
+    assert any(r.changed and r.rule == "format" for r in repairs) == (expected != value)
