@@ -17,7 +17,7 @@ from typing import Any, Iterable, Literal
 from ._files import load_toml_file, write_atomic
 from .errors import KnobsError
 
-__all__ = ["Knobs", "FALLBACKS", "ENVELOPES", "LEVERS", "ALL_LEVERS", "GENERATION_LEVERS", "parse_levers",
+__all__ = ["Knobs", "FALLBACKS", "ENVELOPES", "LEVERS", "ALL_LEVERS", "GENERATION_LEVERS", "parse_levers", "tightened_bounds",
            "with_levers"]
 
 FALLBACKS = ("full_roster", "domain_cluster", "ranked")
@@ -80,6 +80,7 @@ class Knobs:
     compact_json: bool = False  # whitespace is nothing or one space (no newline, no indentation)
     envelope: Literal["reference", "calls-first", "minimal"] = "reference"  # the reply object's shape
     repair_arguments: bool = False  # repair parsed arguments from the schema and the message (issue 17, repair.py)
+    retry_cut_calls: bool = False  # a call cut at the token limit is generated once more under halved bounds (loop.generate_round)
     few_shot: int = 0  # worked examples (a request and its exact reply) in the prompt, one per offered tool; lever 4
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
@@ -120,7 +121,7 @@ class Knobs:
             )
         if self.envelope not in ENVELOPES:
             raise KnobsError(f"expected one of {', '.join(ENVELOPES)}, got {self.envelope!r}", where="envelope")
-        for name in ("compact_json", "repair_arguments"):
+        for name in ("compact_json", "repair_arguments", "retry_cut_calls"):
             if not isinstance(getattr(self, name), bool):
                 raise KnobsError(f"expected true or false, got {getattr(self, name)!r}", where=name)
         for name, lo, hi in (("max_integer_digits", 1, 19), ("max_fraction_digits", 1, 24),
@@ -278,13 +279,35 @@ LEVERS: dict[str, dict[str, Any]] = {
     "minimal": {"envelope": "minimal"},
     "repair": {"repair_arguments": True},
     "few-shot": {"few_shot": 2},
+    "retry-cut": {"retry_cut_calls": True},
 }
 #: What ``--levers all`` means: every lever, with the calls-first envelope. ``repair`` changes no
 #: grammar: it repairs parsed arguments (``repair.py``; it broke no right value on BFCL multiple
 #: or live_multiple, docs/results/repair-2026-11-30.json).
-ALL_LEVERS = ("bounded", "compact", "calls-first", "repair")
+ALL_LEVERS = ("bounded", "compact", "calls-first", "repair", "retry-cut")
 #: The knob changes of :data:`ALL_LEVERS` together.
 GENERATION_LEVERS: dict[str, Any] = {k: v for name in ALL_LEVERS for k, v in LEVERS[name].items()}
+
+
+def tightened_bounds(knobs: Knobs) -> Knobs:
+    """The knobs of a second try after a call was cut at the token limit (``retry_cut_calls``).
+
+    Strings and arrays without a schema bound get half the ``bounded`` lever's length (64
+    characters and 10 items: 32 and 5, also when the knobs leave them unbounded), fractions at most
+    half its 8 digits and integers at most its 10 digits; a bound the schema states is kept. Read
+    off the 2026-12-01 final run, where every call cut at 128 tokens ran on inside a repeated array
+    item, a string of digits or a long fraction (README, "A cut call generated again").
+    """
+    bounded = LEVERS["bounded"]
+
+    def half(value: int, default: int) -> int:
+        return max(1, (value or default) // 2)
+
+    return dataclasses.replace(knobs,
+                               max_string_chars=half(knobs.max_string_chars, bounded["max_string_chars"]),
+                               max_array_items=half(knobs.max_array_items, bounded["max_array_items"]),
+                               max_fraction_digits=min(knobs.max_fraction_digits, bounded["max_fraction_digits"] // 2),
+                               max_integer_digits=min(knobs.max_integer_digits, bounded["max_integer_digits"]))
 
 
 def parse_levers(text: str | None, *, where: str = "--levers") -> tuple[str, ...]:

@@ -23,14 +23,15 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from . import prompt as prompts
 from .execution import Session, ToolResult, execute, resolve_rejected
 from .grammar import compile as compile_grammar
-from .knobs import Knobs
-from .llm.generation import declared_tools
+from .grammar.envelope import ENVELOPE_KEYS, STATUSES
+from .knobs import Knobs, tightened_bounds
+from .llm.generation import Generation, declared_tools
 from .offer import Offer
 from .parse import Call, Parsed
 from .parse import calls as parse_calls
@@ -41,7 +42,7 @@ from .router import Routed, Router
 if TYPE_CHECKING:
     from .claims import FollowThrough
 
-__all__ = ["Round", "Turn", "run_turn", "NO_TOOLS", "distinct_calls", "shown_answer"]
+__all__ = ["Round", "Turn", "run_turn", "generate_round", "began_call", "NO_TOOLS", "distinct_calls", "shown_answer"]
 
 #: The offer of the last round: nothing is callable, the model must answer.
 NO_TOOLS = Offer.given((), reason="tool rounds used up: the model must answer")
@@ -237,6 +238,51 @@ def _resolve_and_retry(result: ToolResult, call: Call, offer: Offer, catalog: An
     return again
 
 
+_STATUS_CALL_RE = re.compile(rf'"{ENVELOPE_KEYS[1]}"\s*:\s*"{STATUSES[0]}"')
+
+
+def began_call(text: str, names: Sequence[str]) -> bool:
+    """The output began a tool call: envelope status "call", or ``"name": "<offered tool>"``."""
+    if _STATUS_CALL_RE.search(text):
+        return True
+    return any(re.search(r'"name"\s*:\s*"' + re.escape(name) + '"', text) for name in names)
+
+
+def generate_round(runner: Any, messages: Sequence[Mapping[str, str]], *, offer: Offer, catalog: Any,
+                   knobs: Knobs, grammar: str | None, max_tokens: int) -> tuple[Generation, bool]:
+    """One model call under ``grammar``, and with ``knobs.retry_cut_calls`` a second one when the
+    first began a call and was cut at ``max_tokens`` before any call was whole.
+
+    The second try is compiled from the same ``offer`` under :func:`knobs.tightened_bounds` (strings
+    and arrays half as long, fractions of at most 4 digits): the grammar still holds only the offered
+    tools, and a model that ran on inside a repeated array item or a string of digits is made to
+    close the call. Greedy decoding repeats the first try's prefix, so only the bounds change. A
+    chat format that declares the offered tools gets them (``declared_tools``) on both tries.
+
+    Returns
+    -------
+    (Generation, bool)
+        The generation whose text counts (the second try's, with both tries' tokens and seconds
+        summed and a ``note``), and whether it was retried.
+
+    Raises
+    ------
+    LLMError
+        From ``runner.generate``.
+    """
+    declared = declared_tools(runner, [catalog.tool(n) for n in offer.names])  # FunctionGemma's developer turn
+    generation = runner.generate(messages, grammar=grammar, max_tokens=max_tokens, **declared)
+    if not (knobs.retry_cut_calls and grammar is not None and offer.names and generation.finish_reason == "length"
+            and not parse_calls(generation.text, offer.names).calls and began_call(generation.text, offer.names)):
+        return generation, False
+    tighter = compile_grammar(offer, catalog, knobs=tightened_bounds(knobs)).text
+    again = runner.generate(messages, grammar=tighter, max_tokens=max_tokens, **declared)
+    note = "; ".join(x for x in (generation.note, again.note, "a call cut at the token limit was generated again "
+                                 "under halved bounds") if x)
+    return replace(again, n_tokens=generation.n_tokens + again.n_tokens, seconds=generation.seconds + again.seconds,
+                   grammar_s=generation.grammar_s + again.grammar_s, note=note), True
+
+
 def _messages(text: str, system: str, transcript: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": text}, *transcript]
 
@@ -316,8 +362,10 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
             grammar = compile_grammar(round_offer, catalog, knobs=knobs)
         system = SYSTEM + "\n\n" + prompts.slim(round_offer, catalog, knobs=knobs)  # few_shot: worked examples
         messages = _messages(text, system, transcript)
-        declared = declared_tools(runner, [catalog.tool(n) for n in round_offer.names])  # FunctionGemma's developer turn
-        generation = runner.generate(messages, grammar=grammar.text, max_tokens=max_tokens, **declared)
+        generation, retried = generate_round(runner, messages, offer=round_offer, catalog=catalog, knobs=knobs,
+                                             grammar=grammar.text, max_tokens=max_tokens)
+        if retried:
+            notes.append(f"round {index + 1}: the call was cut at the token limit; generated again under halved bounds")
         count = getattr(runner, "count_tokens", None)
         prompt_tokens = generation.n_prompt_tokens or (count(system + text) if count else 0)
         parsed = parse_calls(generation.text, round_offer.names, schemas=schemas)

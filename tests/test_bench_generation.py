@@ -14,6 +14,7 @@ from eris_lab import cli
 from eris_lab.catalog import Catalog, tools_from_json
 from eris_lab.bench import generation
 from eris_lab.eval.datasets import Query
+from eris_lab.loop import began_call
 from eris_lab.bench.generation import Outcome, match_call, run_case, score, standardize_string, value_matches
 from eris_lab.llm import Generation
 
@@ -169,7 +170,7 @@ def test_score_a_call_cut_off_by_the_token_limit_is_not_empty_and_fails_accuracy
     ("I'm a sports fan. I'm a sports fan.", False),
 ])
 def test_began_call_reads_a_cut_envelope_or_an_offered_name(text, began):
-    assert generation._began_call(text, ("weather.get", "news.get")) is began
+    assert began_call(text, ("weather.get", "news.get")) is began
 
 
 def test_rescore_recomputes_scores_from_saved_cases(tmp_path, capsys):

@@ -10,7 +10,9 @@ from eris_lab.catalog import load
 from eris_lab.llm import Generation
 from eris_lab.execution import Session
 from eris_lab.router import Router
-from eris_lab.loop import run_turn
+from eris_lab.knobs import LEVERS, Knobs, tightened_bounds, with_levers
+from eris_lab.loop import began_call, generate_round, run_turn
+from eris_lab.offer import Offer
 
 
 class ScriptedRunner:
@@ -362,3 +364,75 @@ def test_calls_that_repair_makes_identical_run_once(router):
                     knobs=router.knobs.replace(repair_arguments=True))
     assert [r.arguments for r in turn.rounds[0].results] == [{"expression": "5"}]
     assert any("1 repeated identical call dropped" in n for n in turn.notes)
+
+
+class CutRunner(ScriptedRunner):
+    """Like ScriptedRunner, but the first answer stops at the token limit."""
+
+    def generate(self, messages, *, grammar=None, max_tokens=128, temperature=0.0, stop=()):
+        first = not self.grammars
+        generation = super().generate(messages, grammar=grammar, max_tokens=max_tokens)
+        return Generation(text=generation.text, n_prompt_tokens=100, n_tokens=max_tokens if first else 20,
+                          seconds=1.0, tokens_per_s=100.0, grammar_used=True,
+                          finish_reason="length" if first else "stop")
+
+
+CUT = '{"tool_calls": [{"name": "calc:evaluate", "arguments": {"expression": "1111111111111111111111111111'
+
+
+def test_tightened_bounds_halve_what_the_schema_leaves_open():
+    bounded = with_levers(Knobs(), ["bounded"])
+    tight = tightened_bounds(bounded)
+    assert (tight.max_string_chars, tight.max_array_items) == (LEVERS["bounded"]["max_string_chars"] // 2,
+                                                              LEVERS["bounded"]["max_array_items"] // 2)
+    assert tight.max_fraction_digits == 4 and tight.max_integer_digits == 10
+    # unbounded knobs get half of the bounded lever's values, never "unbounded" again
+    loose = tightened_bounds(Knobs())
+    assert loose.max_string_chars == 32 and loose.max_array_items == 5
+
+
+def test_a_call_cut_at_the_token_limit_is_generated_again_under_halved_bounds():
+    from eris_lab.catalog import Catalog, tools_from_json
+    from eris_lab.grammar import compile as compile_grammar
+
+    catalog = Catalog(tools_from_json([{"name": "shop.find", "description": "Find shops.", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}, "items": {"type": "array", "items": {"type": "string"}}},
+        "required": ["city", "items"]}}]))
+    offer = Offer.given(("shop.find",), reason="test")
+    knobs = with_levers(Knobs(), ["bounded", "calls-first", "retry-cut"])
+    cut = '{"tool_calls": [{"name": "shop.find", "arguments": {"city": "Nashville", "items": ["Violins", "Violins", '
+    good = '{"tool_calls": [{"name": "shop.find", "arguments": {"city": "Nashville", "items": ["Violins"]}}], "message": null}'
+    runner = CutRunner(cut, good)
+    grammar = compile_grammar(offer, catalog, knobs=knobs).text
+    generation, retried = generate_round(runner, [{"role": "user", "content": "x"}], offer=offer,
+                                         catalog=catalog, knobs=knobs, grammar=grammar, max_tokens=64)
+    assert retried and generation.text == good
+    assert (generation.n_tokens, generation.seconds) == (64 + 20, 2.0)  # both tries are paid for
+    first, second = runner.grammars
+    assert "char{0,64}" in first and "char{0,32}" in second and "char{0,64}" not in second
+    assert "{0,9}" in first and "{0,4}" in second  # 10 items: one, then up to 9 more; then 5
+    assert "shop.find" in second  # the same offer, only the bounds change
+
+
+@pytest.mark.parametrize("lever_on, first, expect_retry", [
+    (False, CUT, False),  # the lever is off
+    (True, '{"tool_calls": [{"name": "calc:evaluate", "arguments": {"expression": "1"}}], "message": "11111', False),
+    (True, '{"message": "a long answer that never ends', False),  # no call was begun
+])
+def test_no_second_try_unless_a_begun_call_was_cut(router, lever_on, first, expect_retry):
+    offer = Offer.given(("calc:evaluate",), reason="test")
+    knobs = with_levers(Knobs(), ["bounded", "calls-first"] + (["retry-cut"] if lever_on else []))
+    runner = CutRunner(first)
+    generation, retried = generate_round(runner, [{"role": "user", "content": "x"}], offer=offer,
+                                         catalog=router.catalog, knobs=knobs, grammar="root ::= \"x\"", max_tokens=64)
+    assert retried is expect_retry and len(runner.grammars) == 1 and generation.text == first
+
+
+def test_turn_notes_the_retry_of_a_cut_call(router):
+    good = envelope("call", None, ("calc:evaluate", {"expression": "2+3"}))
+    runner = CutRunner(CUT, good, envelope("answer", "It is 5."))
+    knobs = router.knobs.replace(retry_cut_calls=True)
+    turn = run_turn("calculate 2 plus 3 for me please", router=router, runner=runner, session=Session(), knobs=knobs)
+    assert any("cut at the token limit" in note for note in turn.notes)
+    assert turn.rounds[0].results[0].status == "ok"
+    assert began_call(CUT, ("calc:evaluate",)) and not began_call('{"message": "hi', ("calc:evaluate",))

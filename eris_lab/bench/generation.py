@@ -96,8 +96,7 @@ from ..eval.datasets import BFCL_SUITES, Query, fetch_bfcl, load_suite, read_lin
 from ..grammar import compile as compile_grammar
 from ..grammar.envelope import ENVELOPE_KEYS, STATUSES
 from ..knobs import Knobs, parse_levers, with_levers
-from ..llm.generation import declared_tools
-from ..loop import SYSTEM
+from ..loop import SYSTEM, began_call, generate_round
 from ..offer import Offer
 from ..parse import calls as parse_calls
 from ..repair import DEFAULT_RULES, RULES, repair_arguments
@@ -315,6 +314,9 @@ class Outcome:
     repairs : tuple of str
         With the ``repair`` lever: each change to the first call's arguments, ``rule:argument``
         (``repair.repair_arguments``); it is the repaired call that is scored.
+    retried : bool
+        With the ``retry-cut`` lever: the first try was a call cut at the token limit and this is
+        the second, under halved bounds (``loop.generate_round``); tokens and seconds are both tries'.
     """
 
     suite: str
@@ -340,6 +342,7 @@ class Outcome:
     error: str = ""
     raw: str = ""
     repairs: tuple[str, ...] = ()
+    retried: bool = False
 
     @property
     def empty(self) -> bool:
@@ -406,6 +409,7 @@ def score(outcomes: Iterable[Outcome]) -> dict[str, Any]:
                 "empty_call_rate": _rate([o.empty for o in group]),
                 "cut_call_rate": _rate([o.started_call for o in group]),
                 "truncated_rate": _rate([o.finish_reason == "length" for o in group]),
+                "retried_rate": _rate([o.retried for o in group]),
                 "errors": sum(1 for o in group if o.error),
                 "skipped": sum(1 for o in group if o.skipped),
                 "mean_offer": round(statistics.fmean([o.offered for o in group]), 2) if group else None,
@@ -475,31 +479,20 @@ def _messages(system: str, query: Query) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, *history, {"role": "user", "content": query.query}]
 
 
-_STATUS_CALL_RE = re.compile(rf'"{ENVELOPE_KEYS[1]}"\s*:\s*"{STATUSES[0]}"')
-
-
-def _began_call(text: str, names: Sequence[str]) -> bool:
-    """The output began a tool call: envelope status "call", or ``"name": "<offered tool>"``."""
-    if _STATUS_CALL_RE.search(text):
-        return True
-    return any(re.search(r'"name"\s*:\s*"' + re.escape(name) + '"', text) for name in names)
-
-
 def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer, catalog: Catalog, system: str,
-         grammar: str | None, truth: Sequence[Mapping[str, Any]], max_tokens: int, repair: bool = False) -> Outcome:
+         grammar: str | None, truth: Sequence[Mapping[str, Any]], max_tokens: int, knobs: Knobs = BENCH_KNOBS) -> Outcome:
     base = Outcome(suite=suite, id=query.id, condition=condition, expect=query.expect, gold=query.gold,
                    offered=len(offer.names), offer_kind=offer.kind, grammar=grammar is not None)
     if not offer.names and grammar is None:
         return replace(base, skipped="empty offer without a grammar: nothing to call; model not run")
     try:
-        # the offered tools, for a chat format that declares them (FunctionGemma's developer turn), as generate
-        generation = runner.generate(_messages(system, query), grammar=grammar, max_tokens=max_tokens,
-                                     **declared_tools(runner, [catalog.tool(n) for n in offer.names]))
+        generation, retried = generate_round(runner, _messages(system, query), offer=offer, catalog=catalog,
+                                             knobs=knobs, grammar=grammar, max_tokens=max_tokens)
     except ErisLabError as exc:
         return replace(base, error=str(exc), ast_reason="no call" if query.expect == "all" else "")
     parsed = parse_calls(generation.text, offer.names)
     names = tuple(c.name for c in parsed.calls)
-    started = not names and _began_call(generation.text, offer.names)
+    started = not names and began_call(generation.text, offer.names)
     name_ok = ast_ok = False
     reason = ""
     changes: tuple[str, ...] = ()
@@ -510,7 +503,7 @@ def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer,
             entry = truth[0] if truth else {}
             schema = catalog.tool(first.name).parameters if first.name in catalog else None
             arguments = dict(first.arguments)
-            if repair:
+            if knobs.repair_arguments:
                 arguments, repairs = repair_arguments(arguments, schema, query.query)
                 changes = tuple(f"{r.rule}:{r.argument}" for r in repairs if r.changed)
             ast_ok, reason = match_call(first.name, arguments, entry, schema)
@@ -521,7 +514,7 @@ def _run(runner: Any, *, suite: str, query: Query, condition: str, offer: Offer,
                    prompt_tokens=generation.n_prompt_tokens, n_tokens=generation.n_tokens,
                    seconds=round(generation.seconds, 3), tokens_per_s=round(generation.tokens_per_s, 2),
                    grammar_s=round(getattr(generation, "grammar_s", 0.0), 4), raw=generation.text[:RAW_CHARS],
-                   repairs=changes)
+                   repairs=changes, retried=retried)
 
 
 def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str], truth: Sequence[Mapping[str, Any]],
@@ -553,7 +546,7 @@ def run_case(runner: Any, query: Query, *, suite: str, conditions: Sequence[str]
             continue
         out.append(_run(runner, suite=suite, query=query, condition=condition, offer=offer, catalog=catalog,
                         system=system, grammar=grammar, truth=truth, max_tokens=max_tokens,
-                        repair=knobs.repair_arguments))
+                        knobs=knobs))
     return out
 
 
@@ -1003,7 +996,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "and generate; its relevance gate may offer nothing) or reference (DESIGN.md's values)")
     parser.add_argument("--levers", default="", metavar="L,M|all",
                         help="issue 17 generation levers: bounded, compact, calls-first or minimal, repair; all = "
-                             "bounded,compact,calls-first,repair (default none: the reference grammar and prompt)")
+                             "bounded,compact,calls-first,repair,retry-cut (default none: the reference grammar and prompt)")
     parser.add_argument("--rescore", metavar="FILE", help="recompute the scores of a saved run (no model) and rewrite it")
     parser.add_argument("--resume", action="store_true",
                         help="keep the cases --out already holds (an interrupted run) and run only the rest")
