@@ -76,7 +76,10 @@ MIN_PSEUDO_QUERIES = 40
 #: At most this many pseudo-queries are embedded (a seeded sample beyond it): split conformal needs
 #: hundreds, and embedding is the cost of a first calibration (1,041 tools give 3,113 pseudo-queries).
 MAX_PSEUDO_QUERIES = 1200
-CACHE_VERSION = 11  # bump when the fit changes, so stale cached knobs are not reused
+#: What calibrated knobs do with tools whose required arguments the message cannot fill
+#: (``policy.with_slots``; the reference knobs keep ``off``).
+SLOT_CHECK = "gate"
+CACHE_VERSION = 12  # bump when the fit changes, so stale cached knobs are not reused
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _MIN_STD = 0.03  # guards a z-score against a tool the negatives never move
@@ -438,7 +441,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
             "seconds": round(time.perf_counter() - start, 3), "version": CACHE_VERSION,
         }
         knobs = base.replace(unsure_fallback="ranked", empty_fallback="ranked", embedding_model=embedder.model_id,
-                             relevance_floor=0.0, relevance_weights=(), notes=notes)
+                             relevance_floor=0.0, relevance_weights=(), slot_check=SLOT_CHECK, notes=notes)
         if prior is not None:
             knobs = knobs.replace(**{k: getattr(prior, k) for k in _BORROWED})
         if labelled is None:
@@ -502,7 +505,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         single_hit_floor=round(fitted["single_hit_floor"], 6),
         subset_margin=round(fitted["subset_margin"], 6),
         widen_k=fitted["widen_k"],
-        unsure_fallback="ranked", empty_fallback="ranked",
+        unsure_fallback="ranked", empty_fallback="ranked", slot_check=SLOT_CHECK,
         relevance_floor=_round_down(relevance_floor), relevance_weights=tuple(round(w, 6) for w in weights),
         calibration="none", embedding_model=embedder.model_id, notes=notes,
     )

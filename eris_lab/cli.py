@@ -572,7 +572,7 @@ def _add_eval(sub) -> None:
     p.add_argument("--catalog", help="catalogue for demo suites and files (default descriptors/)")
     p.add_argument("--strategy", default="policy", metavar="S",
                    help="keyword, bm25, dense, hybrid-rrf, hybrid-weighted, policy, policy-reference, policy-no-companions, "
-                        "policy-no-memory, policy-cluster, "
+                        "policy-no-memory, policy-no-slots, policy-cluster, "
                         "policy-abstain, toolkit, meta; parameters as NAME:k=v,... (default policy: calibrated knobs)")
     p.add_argument("--knobs", metavar="FILE|reference",
                    help="knobs for the embedding + policy strategies: a TOML file or 'reference' "

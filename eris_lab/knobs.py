@@ -21,6 +21,8 @@ __all__ = ["Knobs", "FALLBACKS", "ENVELOPES", "LEVERS", "ALL_LEVERS", "GENERATIO
            "with_levers"]
 
 FALLBACKS = ("full_roster", "domain_cluster", "ranked")
+#: What ``policy.with_slots`` does with tools whose required arguments the message cannot fill.
+SLOT_CHECKS = ("off", "gate", "prune")
 EMPTY_FALLBACKS = ("full_roster", "none", "ranked")
 CALIBRATIONS = ("auto", "none", "background")
 #: Reply envelope variants (issue 17, lever 3); ``grammar.envelope`` owns their shapes.
@@ -57,6 +59,9 @@ class Knobs:
     # relevance_weights = intercept, then one weight per calibration.GATE_FEATURES entry
     relevance_floor: float = 0.0
     relevance_weights: tuple[float, ...] = ()
+    # tools whose required arguments the message gives no value for (slots.py): off (the reference),
+    # gate (none fillable: nothing offered, rule MISSING_ARGUMENTS) or prune (also dropped from an offer)
+    slot_check: Literal["off", "gate", "prune"] = "off"
     dialog_memory: int = 12  # recent successful tools kept per session; DESIGN.md
     offer_cap: int = 0  # tools seated before whole domains stop being added (a seated domain keeps all its verbs, so an offer may hold more), 0 = uncapped; DESIGN.md
     short_max_words: int = 3  # input of <= this many words is conversation (no URL/keyword)
@@ -119,6 +124,8 @@ class Knobs:
                 f"expected one of {', '.join(EMPTY_FALLBACKS)}, got {self.empty_fallback!r}",
                 where="empty_fallback",
             )
+        if self.slot_check not in SLOT_CHECKS:
+            raise KnobsError(f"expected one of {', '.join(SLOT_CHECKS)}, got {self.slot_check!r}", where="slot_check")
         if self.envelope not in ENVELOPES:
             raise KnobsError(f"expected one of {', '.join(ENVELOPES)}, got {self.envelope!r}", where="envelope")
         for name in ("compact_json", "repair_arguments", "retry_cut_calls"):

@@ -17,6 +17,10 @@ every module that shares the list:
 :data:`ALIASES`, :data:`WRITE_ALIAS_GROUPS`  German-English alias groups (meta-tools' search)
 :data:`STOPWORDS`        words that carry no tool meaning (meta-tools' search)
 :data:`GENERIC_WORDS`    words too generic to mark a toolkit (keyword groups)
+:data:`NUMBER_WORDS`     number words and their values (``repair``, ``slots``)
+:data:`ORDINAL_WORDS`    ordinals that give a position ("the first record": ``slots``)
+:data:`BOUND_WORDS`      words that name an amount by its bound ("fill it completely": ``slots``)
+:data:`MONTH_WORDS`, :data:`WEEKDAY_WORDS`, :data:`RELATIVE_TIME_WORDS`  what names a date or time (``slots``)
 =======================  ============================================================
 """
 
@@ -25,7 +29,8 @@ from __future__ import annotations
 __all__ = [
     "GREETINGS", "DURATION_UNITS", "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "ENGLISH_HOMOGRAPHS", "GERMAN_CUES",
     "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
-    "WRITE_VERBS", "ALIASES", "WRITE_ALIAS_GROUPS", "STOPWORDS", "GENERIC_WORDS",
+    "WRITE_VERBS", "ALIASES", "WRITE_ALIAS_GROUPS", "STOPWORDS", "GENERIC_WORDS", "NUMBER_WORDS", "ORDINAL_WORDS", "BOUND_WORDS",
+    "MONTH_WORDS", "WEEKDAY_WORDS", "RELATIVE_TIME_WORDS",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -222,3 +227,45 @@ GENERIC_WORDS = frozenset(
     details detail value values name names type types user users current new all the for and by api
     call run execute manage handle process result results""".split()
 )
+
+# ---------------------------------------------------------------------------------------------
+# Values in a message (repair, slots)
+# ---------------------------------------------------------------------------------------------
+
+#: Number words a message may give a value in ("rounded to two decimals", "a dozen", "ninety
+#: dollars"), English and German, with their values. Written for this project (issue 17's repair).
+NUMBER_WORDS: dict[str, float] = {w: float(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty".split())} | {
+    w: float(10 * i) for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), start=3)} | {
+    "dozen": 12.0, "hundred": 100.0, "thousand": 1000.0, "million": 1e6, "billion": 1e9, "half": 0.5,
+    "once": 1.0, "twice": 2.0, "single": 1.0, "double": 2.0, "decade": 10.0, "century": 100.0} | {
+    w: float(i) for i, w in enumerate("eins zwei drei vier fünf sechs sieben acht neun zehn".split(), start=1)}
+
+#: Words that name an amount by its bound ("fill the tank completely", "volume to max"): a number
+#: argument can be filled from them (the tool or the model knows the bound). Written for this project.
+BOUND_WORDS = frozenset(
+    "full fully completely entire whole max maximum min minimum empty voll ganz leer maximal minimal".split())
+
+#: Ordinals, which give a position or a count ("starting from the first record"). Written for this project.
+ORDINAL_WORDS = frozenset(
+    "first second third fourth fifth sixth seventh eighth ninth tenth last erste ersten zweite dritte letzte".split())
+
+#: Month names and their common abbreviations, English and German.
+MONTH_WORDS = frozenset(
+    """january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    januar februar märz maerz juni juli oktober dezember""".split())
+
+#: Weekday names, English and German.
+WEEKDAY_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun
+    montag dienstag mittwoch donnerstag freitag samstag sonntag""".split())
+
+#: Words that name a time relative to now ("tomorrow", "next week", "this morning"), English and
+#: German: a date or time argument can be filled from them. Written for this project.
+RELATIVE_TIME_WORDS = frozenset(
+    """today tomorrow yesterday tonight now morning afternoon evening night noon midnight weekend week weeks
+    month months year years hour hours minute minutes day days daily weekly monthly ago next last
+    upcoming current currently latest recent recently soon later am pm o'clock oclock
+    heute morgen gestern jetzt abend nacht mittag woche wochenende monat jahr stunde nächste naechste""".split())

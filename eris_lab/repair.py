@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from .errors import ErisLabError
+from .lexicon import NUMBER_WORDS
 from .resolution import normalize, resolve
 from .schema import normalize_types
 
@@ -398,12 +399,6 @@ def _breaks_schema(spec: Mapping[str, Any], before: Any, after: Any) -> str:
         return f"the property's schema is broken: {exc.message}"
 
 
-#: Number words a message may give a value in ("rounded to two decimals", "a dozen").
-_NUMBER_WORDS = {w: float(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty".split())} | {
-    "dozen": 12.0, "hundred": 100.0, "thousand": 1000.0, "million": 1e6, "billion": 1e9, "half": 0.5,
-    "once": 1.0, "twice": 2.0, "single": 1.0, "double": 2.0, "decade": 10.0, "century": 100.0}
 #: Marks a dropped argument in a rule's decision (``ungrounded``).
 DROPPED = object()
 
@@ -419,7 +414,7 @@ def _ungrounded(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     given |= {n for n, _, _, _ in _numbers(str(spec.get("description", "")))}
     given |= {float(v) for v in spec.get("enum", ()) if isinstance(v, (int, float)) and not isinstance(v, bool)} if (
         isinstance(spec.get("enum"), list)) else set()
-    given |= {v for w, v in _NUMBER_WORDS.items() if re.search(rf"\b{w}s?\b", message, re.I)}
+    given |= {v for w, v in NUMBER_WORDS.items() if re.search(rf"\b{w}s?\b", message, re.I)}
     if any(abs(float(value) - g) <= 1e-9 * max(1.0, abs(g)) for g in given):
         return None
     return "auto", DROPPED, f"{value!r} is optional and nowhere in the message: left to the tool's default"

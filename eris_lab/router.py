@@ -699,7 +699,8 @@ class Router:
                                follow_up=self.is_follow_up(clean, previous, recent=recent, failed=failed),
                                ranked=self.last_ranked, relevance=self.relevance(), failed=failed,
                                intents=self.last_intents, last_turn=last_turn_tools(history),
-                               points_back=bool(REFERRING_CUE_RE.search(clean)), added=added_tools(history))
+                               points_back=bool(REFERRING_CUE_RE.search(clean)), added=added_tools(history),
+                               previous=previous)
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         from .companions import default_table

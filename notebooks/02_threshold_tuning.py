@@ -87,15 +87,18 @@ if calibration_views:
 # **The relevance gate.** "No tool fits" (offer nothing) against "unsure" (widen): the gate's floor
 # trades recall on messages that need a tool against empty offers on messages that need none,
 # measured together on BFCL's own cases (each case's candidate functions, the gate of a small
-# catalogue: the demo catalogue's, fitted label-free).
+# catalogue: the demo catalogue's, fitted label-free). The grey curve leaves out the slot check: a
+# tool whose required values the message does not give (a city, a number) is not offered, so the
+# model asks instead of inventing them under the grammar.
 
 # %%
 if calibration_views:
     limit = 30 if quick else (gate_limit or None)
     gate = calibrated.Decided([load_suite(name, limit=limit) for name in gate_suites.split()], bench.memo)
     relevance = calibrated.relevance_rows(gate)
+    relevance_without_slots = calibrated.relevance_rows(gate, slot_check="off")
     default_floor = float(sorted(c.policy.knobs_.relevance_floor for c in gate.cases)[len(gate.cases) // 2])
-    viz.show(viz.relevance_figure(relevance, default_floor,
+    viz.show(viz.relevance_figure(relevance, default_floor, without_slots=relevance_without_slots,
                                   title=f"relevance gate on {gate_suites} (first {limit or 'all'} of each)"))
 
 # %% [markdown]
@@ -117,6 +120,7 @@ report.record(report_dir, "02_threshold_tuning", {
     "tuned": {"threshold": tuned.threshold, "single_hit_floor": tuned.single_hit_floor, "margin": tuned.margin,
               "file": str(knobs_path), "metrics": dict(tuned_view.metrics)} if tuned else None,
     "calibrated": calibrated_point, "coverage": coverage,
-    "relevance": {"suites": gate_suites.split(), "limit": limit, "default_floor": default_floor, "rows": relevance}
+    "relevance": {"suites": gate_suites.split(), "limit": limit, "default_floor": default_floor, "rows": relevance,
+                  "rows_without_slots": relevance_without_slots}
     if calibration_views else None,
     "figures": 4 if calibration_views else 1});

@@ -42,6 +42,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]] | None] = {
     "policy+learned": ("policy", {"companions": "declared,schema,dataflow,learned"}),
     "policy-no-companions": ("policy", {"companions": ""}),
     "policy-no-memory": ("policy", {"memory": False}),
+    "policy-no-slots": ("policy", {"slot_check": "off"}),
 }
 COLUMNS = ("n", "recall", "mean_offer", "full_roster_rate", "returned_function_recall", "returned_recall", "other_recall", "follow_up_recall", "switch_recall",
            "switch_memory_share", "companion_hit_rate", "memory_hit_rate")
@@ -92,7 +93,8 @@ def _calibrated_runs(suite, memo, learned, progress: bool) -> dict[str, list]:
                 policy.companions = source
                 tables[key] = policy.companion_table()
             policy.companions_ = tables[key]
-            routed = policy.decide_scored(scored)
+            knobs = policy.knobs_.replace(slot_check=params["slot_check"]) if "slot_check" in params else None
+            routed = policy.decide_scored(scored, knobs)
             offer = routed.offer
             out[name].append(result_of(q, routed, offer_tokens=tokens.of(catalog, offer.names),
                                        catalog_tokens=tokens.catalog(catalog)))

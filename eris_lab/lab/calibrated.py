@@ -11,7 +11,7 @@ scores (each message embedded once, re-decided per knob setting with
   the test half;
 - :func:`relevance_rows`: the relevance gate's trade-off, recall on messages that need a tool
   against the empty-offer rate on messages that need none, one row per gate floor (issue 18:
-  "measured jointly, never one side alone").
+  "measured jointly, never one side alone"), with and without the slot check (``slots.py``).
 
 Suites with per-case catalogues (BFCL) are supported: each case keeps its own fitted policy.
 """
@@ -87,8 +87,11 @@ class Decided:
                 "recall": float(np.mean([r.recalled for r in needing])) if needing else float("nan")}
 
 
-def relevance_rows(decided: Decided, floors: Sequence[float] = RELEVANCE_FLOORS) -> list[dict[str, float]]:
+def relevance_rows(decided: Decided, floors: Sequence[float] = RELEVANCE_FLOORS, **overrides: Any) -> list[dict[str, float]]:
     """The relevance gate's trade-off: one row per floor.
+
+    ``overrides``: ``Knobs`` fields laid over every catalogue's knobs besides the floor
+    (``slot_check="off"``: the same curve without ``policy.with_slots``).
 
     Returns
     -------
@@ -100,7 +103,7 @@ def relevance_rows(decided: Decided, floors: Sequence[float] = RELEVANCE_FLOORS)
     """
     rows = []
     for floor in floors:
-        results = decided.results(relevance_floor=float(floor))
+        results = decided.results(relevance_floor=float(floor), **overrides)
         relevant = [r for r in results if r.needs_tool]
         irrelevant = [r for r in results if not r.needs_tool]
         rows.append({"floor": float(floor),

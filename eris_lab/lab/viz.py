@@ -155,14 +155,26 @@ def coverage_figure(rows: Sequence[Mapping[str, Any]], *, title: str = ""):
     return fig
 
 
-def relevance_figure(rows: Sequence[Mapping[str, Any]], default_floor: float | None = None, *, title: str = ""):
+def relevance_figure(rows: Sequence[Mapping[str, Any]], default_floor: float | None = None, *, title: str = "",
+                     without_slots: Sequence[Mapping[str, Any]] | None = None):
     """The relevance gate's trade-off (``lab.calibrated.relevance_rows``): empty-offer rate on
     messages that need no tool against recall on those that do, one point per floor (coloured by
-    it), the default floor starred."""
+    it), the default floor starred; ``without_slots``: the same floors without the slot check
+    (``relevance_rows(..., slot_check="off")``), drawn in grey to show what it adds."""
     import plotly.graph_objects as go
 
-    pts = [r for r in rows if r["recall"] == r["recall"] and r["empty_rate"] == r["empty_rate"]]  # no NaN
-    fig = go.Figure(go.Scatter(
+    def clean(points):
+        return [r for r in points if r["recall"] == r["recall"] and r["empty_rate"] == r["empty_rate"]]  # no NaN
+
+    pts = clean(rows)
+    fig = go.Figure()
+    if without_slots:
+        base = clean(without_slots)
+        fig.add_trace(go.Scatter(
+            x=[r["empty_rate"] for r in base], y=[r["recall"] for r in base], mode="markers+lines",
+            name="without the slot check", text=[f"floor {r['floor']:.2f}, no slot check" for r in base],
+            hoverinfo="text+x+y", line={"color": "lightgrey", "dash": "dot"}, marker={"color": "darkgrey", "size": 6}))
+    fig.add_trace(go.Scatter(
         x=[r["empty_rate"] for r in pts], y=[r["recall"] for r in pts], mode="markers+lines", name="one floor",
         text=[f"floor {r['floor']:.2f}" for r in pts], hoverinfo="text+x+y", line={"color": "lightgrey"},
         marker={"color": [r["floor"] for r in pts], "colorscale": "Viridis", "size": 9,

@@ -41,6 +41,8 @@ STRATEGIES: dict[str, tuple[type[Strategy], dict[str, Any]]] = {
     # the calibrated policy without each conversation aid (issue 15)
     "policy-no-companions": (EmbeddingPolicy, {"companions": ""}),
     "policy-no-memory": (EmbeddingPolicy, {"memory": False}),
+    # the calibrated policy without its slot check (issue 18: tools whose required values are missing)
+    "policy-no-slots": (EmbeddingPolicy, {"slot_check": "off"}),
     "policy-cluster": (EmbeddingPolicy, {"knobs": Knobs(unsure_fallback="domain_cluster")}),
     "policy-abstain": (EmbeddingPolicy, {"knobs": Knobs(empty_fallback="none")}),
     "toolkit": (ToolkitPruning, {}),

@@ -131,6 +131,7 @@ class Scored:
     added: tuple[str, ...] = ()  # tools the catalogue gained since the last user message (policy.with_added)
     order: np.ndarray | None = None  # the offer's order key (Router.last_order), or None
     ranked: tuple[Hit, ...] = ()  # the router's ranking for bounded widening (Router.last_ranked)
+    previous: str = ""  # the previous user message (values for policy.with_slots on a follow-up)
 
 
 class EmbeddingPolicy(Strategy):
@@ -157,6 +158,9 @@ class EmbeddingPolicy(Strategy):
     added : bool
         Offer tools the catalogue gained since the last user message first (``policy.with_added``:
         a ``tools_added`` history turn). Default True.
+    slot_check : {"off", "gate", "prune"}, optional
+        Overrides the knobs' ``slot_check`` (``policy.with_slots``), for ablations; default None
+        keeps the knobs' own.
 
     Notes
     -----
@@ -172,7 +176,7 @@ class EmbeddingPolicy(Strategy):
 
     def __init__(self, *, knobs: Knobs | None = None, embedder: Embedder | None = None, query_prefix: str = "",
                  companions: str = "declared,schema,dataflow", memory: bool = True, learned: Any = None,
-                 added: bool = True) -> None:
+                 added: bool = True, slot_check: str | None = None) -> None:
         self.knobs = knobs
         self.embedder = embedder
         self.query_prefix = query_prefix
@@ -180,6 +184,7 @@ class EmbeddingPolicy(Strategy):
         self.memory = memory
         self.learned = learned
         self.added = added
+        self.slot_check = slot_check
 
     def _check_ranges(self) -> None:
         from .. import companions as comp
@@ -223,6 +228,8 @@ class EmbeddingPolicy(Strategy):
             from ..calibration import calibrated_knobs
 
             self.knobs_ = calibrated_knobs(catalog, self._embedder(), tool_vectors=vectors)
+        if self.slot_check is not None:  # an ablation of policy.with_slots over whichever knobs
+            self.knobs_ = self.knobs_.replace(slot_check=self.slot_check)
         # scored() keeps every tool (threshold -1) and computes the gate's features whenever the
         # fitted knobs use the gate, so the tuner can re-decide with any relevance floor
         open_knobs = self.knobs_.replace(threshold=-1.0, domain_floors={})
@@ -243,7 +250,7 @@ class EmbeddingPolicy(Strategy):
                       follow_up=self.router_.is_follow_up(clean, previous, recent=recent, failed=failed),
                       failed=failed, features=self.router_.last_features, intents=self.router_.last_intents,
                       last_turn=last_turn_tools(context.history), added=added_tools(context.history),
-                      order=self.router_.last_order, ranked=self.router_.last_ranked)
+                      order=self.router_.last_order, ranked=self.router_.last_ranked, previous=previous)
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -255,8 +262,10 @@ class EmbeddingPolicy(Strategy):
                                relevance=RelevanceGate.relevance(scored.features, knobs), failed=scored.failed,
                                intents=scored.intents, last_turn=scored.last_turn if self.memory else None,
                                points_back=bool(REFERRING_CUE_RE.search(scored.text)),
-                               added=scored.added if self.added else None)
-        table = self.companions_ if knobs is self.knobs_ else self.companion_table(knobs)
+                               added=scored.added if self.added else None, previous=scored.previous)
+        # the table reads the knobs only for whether they are the reference ones (companion_table)
+        same_table = knobs is self.knobs_ or (knobs.subset_margin >= 2.0) == (self.knobs_.subset_margin >= 2.0)
+        table = self.companions_ if same_table else self.companion_table(knobs)
         offer = ordered(build(decision, catalog, knobs=knobs, companions=table), catalog,
                         scored.order if knobs.order_by_cosine else None)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
