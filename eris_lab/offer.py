@@ -133,14 +133,17 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(),
 
             companions = catalog.derived("companions.declared", declared)
         out: list[str] = []
+        chosen, placed = set(names), set()  # membership in sets: a ranked subset may hold hundreds of tools
         for rank, name in enumerate(names):
-            if name not in out:
+            if name not in placed:
                 out.append(name)
+                placed.add(name)
             for companion, source in companions.get(name, ()):
                 if source != "declared" and rank >= COMPANION_DEPTH:
                     continue
-                if companion in catalog and companion not in names and companion not in out:
+                if companion in catalog and companion not in chosen and companion not in placed:
                     out.append(companion)
+                    placed.add(companion)
                     overlays.append(f"companion {companion} <- {name}"
                                     + (f" ({source})" if source != "declared" else ""))
         names = out

@@ -781,7 +781,7 @@ def embedding_mask(hits: Sequence[Hit], catalog: Catalog, knobs: Knobs) -> np.nd
 
 
 def decision_keys(n_embed: np.ndarray, top: np.ndarray, gaps: np.ndarray, floors: np.ndarray,
-                  margin: float) -> tuple[np.ndarray, np.ndarray]:
+                  margin: float, widens: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """How :func:`decide`'s steps 3 and 4 read the knobs, for many messages and knob columns at once.
 
     Given a message's kept hits (:func:`~eris_lab.router.kept_hits` at a threshold), ``decide``
@@ -805,15 +805,23 @@ def decision_keys(n_embed: np.ndarray, top: np.ndarray, gaps: np.ndarray, floors
         ``single_hit_floor`` of each column.
     margin : float
         The near-tie ``margin`` (cosine units).
+    widens : ndarray of bool, shape ``(n_messages,)``, optional
+        Whether a near-tie can widen the message's offer at all: its top embedding hit's domain
+        belongs to an affinity group (:func:`affinity_group`). Where it cannot, step 4 keeps the
+        ranked subset whatever ties, so ``tied`` is reported 0 and a margin drag re-decides
+        nothing (a catalogue without affinity groups, such as BFCL's, never widens).
 
     Returns
     -------
     demoted : ndarray of bool, shape ``(n_messages, n_columns)``
     tied : ndarray of int, shape ``(n_messages, n_columns)``
-        Embedding hits after the top within ``margin`` of it (a prefix of them, as ``gaps`` grows).
+        Embedding hits after the top within ``margin`` of it (a prefix of them, as ``gaps`` grows);
+        0 where ``widens`` is False.
     """
     with np.errstate(invalid="ignore"):
         demoted = (n_embed == 1) & (top[:, None] < np.asarray(floors, dtype=float)[None, :])
     within = (gaps <= float(margin)).sum(axis=1)
+    if widens is not None:
+        within = np.where(np.asarray(widens, dtype=bool), within, 0)
     tied = np.minimum(np.maximum(n_embed - 1, 0), within[:, None])
     return demoted, tied

@@ -269,3 +269,26 @@ def test_policy_variants_re_decide_like_the_registered_strategies(bench):
         results = wb.results(k.threshold, k.single_hit_floor, k.margin, name)
         assert [strategy.offer(q.query, Context(history=q.history)).names for q in wb.suite.queries] == \
             [r.offered for r in results]
+
+
+def test_a_margin_drag_re_decides_nothing_without_affinity_groups():
+    """Tools without a domain never widen on a near-tie (policy.decision_keys' ``widens``), so a
+    margin move re-decides no message; the fast view still equals the reference one."""
+    from eris_lab.catalog import Catalog, tools_from_json
+    from eris_lab.eval.datasets import Query, Suite
+    from eris_lab.strategies import MemoEmbedder
+
+    words = ["weather forecast", "stock price", "flight search", "hotel booking", "news headlines",
+             "currency rates", "movie times", "recipe search"]
+    catalog = Catalog(tools_from_json([{"name": w.replace(" ", "_"), "description": f"Get the {w} for a user.",
+                                        "parameters": {"type": "object", "properties": {}}} for w in words]))
+    queries = tuple(Query(id=f"q{i}", query=f"please show me the {w} and the {words[(i + 1) % len(words)]} today",
+                          gold=(w.replace(" ", "_"),)) for i, w in enumerate(words))
+    wb = workbench.Workbench(Suite(name="flat", queries=queries, catalog=catalog), MemoEmbedder(FakeEmbedder(), disk=False))
+    assert not wb._widens.any()
+    wb.curve(0.58, 0.0, "policy")
+    decided = len(wb._entries)
+    for margin in (0.05, 0.1, 0.3):
+        wb.curve(0.58, margin, "policy")
+        assert len(wb._entries) == decided  # every key was already decided
+        assert wb.curve(0.58, margin, "policy") == wb.curve(0.58, margin, "policy", reference=True)

@@ -250,7 +250,8 @@ def test_decision_keys_determine_decide_on_a_grid_of_knobs():
 
     import numpy as np
 
-    from eris_lab.policy import decision_keys, embedding_mask
+    from eris_lab.catalog import domain_of
+    from eris_lab.policy import affinity_group, decision_keys, embedding_mask
     from eris_lab.router import kept_hits
 
     rng = random.Random(7)
@@ -277,8 +278,10 @@ def test_decision_keys_determine_decide_on_a_grid_of_knobs():
             embed_scores = [h.score for h, m in zip(kept, mask) if m]
             top = np.array([embed_scores[0] if embed_scores else np.nan])
             gaps = np.array([[embed_scores[0] - s for s in embed_scores[1:]] + [np.inf]])
+            first = next((h for h, m in zip(kept, mask) if m), None)
+            widens = np.array([first is not None and bool(affinity_group(domain_of(first.name)))])
             demoted, tied = decision_keys(np.array([[int(mask.sum())]]), top, gaps, np.array([knobs.single_hit_floor]),
-                                          margin)
+                                          margin, widens)
             key = (i, len(kept), bool(demoted[0, 0]), int(tied[0, 0]),
                    unsure if demoted[0, 0] else None, empty if mask.sum() == 0 else None)
             d = decide(TEXT, kept, REGISTRY, knobs=knobs)

@@ -25,11 +25,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..catalog import domain_of
 from ..errors import ErisLabError
 from ..eval.datasets import Suite
 from ..eval.metrics import HEADLINE, QueryResult, evaluate, misrouted_row, rate
 from ..knobs import Knobs
-from ..policy import decision_keys, embedding_mask
+from ..policy import affinity_group, decision_keys, embedding_mask
 from ..router import passes_domain_floor
 from ..strategies import (
     Context,
@@ -149,7 +150,8 @@ class Workbench:
         ``(_kept[i] >= t).sum()`` of them. ``_raw`` the same for every hit (the ``dense``
         variant skips the floors). ``_embed_cum`` ``(n_queries, width + 1)`` int: embedding
         (non-forced, in-catalogue, first-seen) hits among the first ``k`` kept, for every ``k``.
-        ``_top`` ``(n_queries,)``: the best embedding score (nan when none). ``_gaps``
+        ``_top`` ``(n_queries,)``: the best embedding score (nan when none); ``_widens``
+        ``(n_queries,)`` bool: its tool's domain has an affinity group (a near-tie can widen). ``_gaps``
         ``(n_queries, n_embed - 1)``: top minus each further embedding score, non-decreasing,
         padded with +inf; decide's near-tie test ``top - h <= margin`` holds for a prefix of them.
         """
@@ -160,16 +162,19 @@ class Workbench:
         width = max((len(k) for k in kept_hits), default=0)
         self._kept = np.full((n, width), -np.inf)
         self._embed_cum = np.zeros((n, width + 1), dtype=np.int64)
-        embeds = []
+        embeds, widens = [], []
         for i, kept in enumerate(kept_hits):
             scores = np.array([h.score for h in kept], dtype=np.float64)
             is_embed = embedding_mask(kept, catalog, knobs)
+            first = next((h for h, e in zip(kept, is_embed) if e), None)  # the top embedding hit
+            widens.append(first is not None and bool(affinity_group(domain_of(first.name))))
             self._kept[i, :len(kept)] = scores
             cum = np.cumsum(is_embed)
             self._embed_cum[i, 1:len(kept) + 1] = cum
             self._embed_cum[i, len(kept) + 1:] = cum[-1] if len(cum) else 0
             embeds.append(scores[is_embed])
         self._top = np.array([e[0] if len(e) else np.nan for e in embeds])
+        self._widens = np.array(widens, dtype=bool)
         self._gaps = np.full((n, max((len(e) - 1 for e in embeds), default=0)), np.inf)
         for i, e in enumerate(embeds):
             if len(e) > 1:
@@ -288,7 +293,8 @@ class Workbench:
         else:
             k = np.stack([kept for kept, _ in pairs], axis=1)
             m = np.take_along_axis(self._embed_cum, k, axis=1)  # embedding hits among the kept
-            demoted, tied = decision_keys(m, self._top, self._gaps, np.array([float(f) for _, f in columns]), margin)
+            demoted, tied = decision_keys(m, self._top, self._gaps, np.array([float(f) for _, f in columns]), margin,
+                                          self._widens)
             # policy.decision_keys: unsure_fallback is read exactly when demoted, empty_fallback
             # exactly with no embedding hit
             unsure = np.where(demoted, self._fallback_code(knobs.unsure_fallback), 0)
