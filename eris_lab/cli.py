@@ -148,6 +148,9 @@ def _print_routing(record: dict[str, Any]) -> None:
             print(f"... and {len(record['offered']) - 40} more ({len(record['offered'])} offered)")
     else:
         print("offered: nothing (no tool may be called)")
+        if record.get("hits"):  # what the gate or the slot check refused, for the reader
+            print(_table([(h["name"], f"{h['score']:.3f}", "not offered") for h in record["hits"][:5]],
+                         ("tool", "score", "why")))
     for overlay in record.get("overlays", []):
         print(f"overlay: {printable(overlay)}")
     if record.get("timings_ms"):

@@ -166,13 +166,15 @@ def distinct_calls(calls: Sequence[Any]) -> tuple[list[Any], int]:
     return out, len(calls) - len(out)
 
 
-def shown_answer(answer: str, results: Sequence[ToolResult], *, user_text: str = "") -> tuple[str, bool]:
+def shown_answer(answer: str, results: Sequence[ToolResult], *, user_text: str = "",
+                 missing: Sequence[tuple[str, str]] = ()) -> tuple[str, bool]:
     """The answer the user sees: the model's, unless it is empty, a template slot, or the user's
     own message repeated (the bundled base model echoes it: ``generate "what time is it in
     Tokyo?"`` answered "what time is it in Tokyo", issue 17).
 
     Then a short answer from the turn's tool results: each ok result as ``name: data`` (a flat
     object as ``key: value; ...``, cut at :data:`MAX_RESULT_CHARS`), each failure as ``name failed: error``; with no result at all, a
+    question for the values the router found missing (``missing``: ``Decision.missing``), else a
     plain sentence saying there is no answer. Never an empty string.
 
     Returns
@@ -191,6 +193,8 @@ def shown_answer(answer: str, results: Sequence[ToolResult], *, user_text: str =
             lines.append(f"{result.name}: {cut}")
         else:
             lines.append(f"{result.name} failed: {result.error or result.status}")
+    if not lines and missing:
+        return f"To do that I need to know: {', '.join(what for _, what in missing)}.", True
     return ("\n".join(lines) if lines else "Sorry, I have no answer to that."), True
 
 
@@ -422,10 +426,11 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
             answer = parsed.content
             notes.append("no-tools round still produced calls; they were not executed")
             break
-    answer, built = shown_answer(answer, every_result, user_text=text)
+    answer, built = shown_answer(answer, every_result, user_text=text, missing=offer.decision.missing)
     if built:
         notes.append("the model gave no answer (empty, a template slot or the message repeated); the answer was "
-                     "built from the tool results")
+                     + ("built from the tool results" if every_result or not offer.decision.missing
+                        else "built from the values the request still needs"))
     follow_through = None
     if check_claims and answer and not built:
         from .claims import follow_through as check

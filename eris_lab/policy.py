@@ -138,6 +138,10 @@ class Decision:
     sources : tuple of (str, str)
         Names added after the rules, each with what added it (``("cd", "memory")``:
         :func:`with_memory`); empty when the rules chose every name.
+    missing : tuple of (str, str)
+        With ``MISSING_ARGUMENTS``: the best chosen tool and each required argument the message
+        gave no value for, described (``("salon.find", "city (a place)")``); the prompt asks the
+        model to ask for them (``prompt.slim``).
     """
 
     rule: Rule
@@ -145,6 +149,7 @@ class Decision:
     names: tuple[str, ...]
     reason: str = ""
     sources: tuple[tuple[str, str], ...] = ()
+    missing: tuple[tuple[str, str], ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,7 +442,8 @@ def with_slots(decision: Decision, catalog: Catalog, knobs: Knobs, text: str, *,
         others = ", nor for the required arguments of the other chosen tools" if len(decision.names) > 1 else ""
         return Decision(rule=Rule.MISSING_ARGUMENTS, kind="conversational", names=(),
                         reason=f"{decision.reason}; but the message gives no value for {name}'s "
-                               f"{', '.join(m.describe() for m in missing)}{others}: offering nothing, so the model asks")
+                               f"{', '.join(m.describe() for m in missing)}{others}: offering nothing, so the model asks",
+                        missing=tuple((name, m.describe()) for m in missing))
     dropped = [n for n in decision.names if n not in keep]
     if not dropped:
         return decision

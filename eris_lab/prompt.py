@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .grammar import Grammar
     from .offer import Offer
 
-__all__ = ["slim", "reply_format", "full", "examples", "Example", "schema_recovery", "count_tokens", "token_report",
+__all__ = ["no_tools_line", "slim", "reply_format", "full", "examples", "Example", "schema_recovery", "count_tokens", "token_report",
            "phrases", "REPLY_FORMAT"]
 
 #: How many routing phrases the phrase map shows per tool.
@@ -260,7 +260,7 @@ def slim(offer: "Offer", catalog: Catalog, *, envelope: str | None = None, knobs
     tools = _tools(offer, catalog)
     reply = reply_format(knobs.envelope)
     if not tools:
-        return "No tool may be called this turn: answer in the message.\n\n" + reply + "\n"
+        return no_tools_line(offer) + "\n\n" + reply + "\n"
     lines = ["## Tools you may call", "", "| tool | what it does | typical phrasing |", "|---|---|---|"]
     for tool in tools:
         said = "; ".join(f'"{p}"' for p in phrases(tool)) or "-"
@@ -270,6 +270,22 @@ def slim(offer: "Offer", catalog: Catalog, *, envelope: str | None = None, knobs
               json.dumps(definitions, ensure_ascii=False, indent=1), "", reply, ""]
     lines += _examples_text(examples(offer, catalog, knobs=knobs))
     return "\n".join(lines)
+
+
+def no_tools_line(offer: "Offer") -> str:
+    """The first line of a prompt that offers no tool: answer in the message, and when the policy
+    refused for missing values (``MISSING_ARGUMENTS``, ``Decision.missing``), ask for them.
+
+    ``"No tool may be called this turn: the request needs what the user has not said yet (city (a
+    place) for salon.find); ask for it in the message."``
+    """
+    missing = getattr(offer.decision, "missing", ())
+    if not missing:
+        return "No tool may be called this turn: answer in the message."
+    tool = missing[0][0]
+    needs = ", ".join(what for _, what in missing)
+    return (f"No tool may be called this turn: the request needs what the user has not said yet ({needs} "
+            f"for {tool}); ask for it in the message.")
 
 
 def _knobs(knobs: Knobs | None, envelope: str | None) -> Knobs:

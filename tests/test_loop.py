@@ -436,3 +436,23 @@ def test_turn_notes_the_retry_of_a_cut_call(router):
     assert any("cut at the token limit" in note for note in turn.notes)
     assert turn.rounds[0].results[0].status == "ok"
     assert began_call(CUT, ("calc:evaluate",)) and not began_call('{"message": "hi', ("calc:evaluate",))
+
+
+def test_a_request_without_its_required_value_gets_a_question_not_an_invented_call():
+    """The slot check (policy.with_slots): nothing is offered, the prompt says what to ask for, and
+    a model that answers nothing still leaves the user that question."""
+    from eris_lab.catalog import Catalog, tools_from_json
+    from eris_lab.knobs import Knobs
+
+    catalog = Catalog(tools_from_json([{"name": "salon.find", "description": "Find a hair salon in a city.",
+                                        "parameters": {"type": "object", "properties": {
+                                            "city": {"type": "string", "description": "The city"}},
+                                            "required": ["city"]}}]))
+    router = Router(catalog, knobs=Knobs(slot_check="gate"))
+    runner = ScriptedRunner(envelope("answer", ""))
+    turn = run_turn("I need a unisex salon now please.", router=router, runner=runner, session=Session())
+    assert turn.routed.decision.rule == "MISSING_ARGUMENTS" and turn.routed.offer.names == ()
+    system = runner.messages[0][0]["content"]
+    assert "the request needs what the user has not said yet (city (a place) for salon.find)" in system
+    assert turn.answer == "To do that I need to know: city (a place)."
+    assert any("values the request still needs" in n for n in turn.notes)

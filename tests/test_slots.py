@@ -199,3 +199,24 @@ def test_route_cli_offers_nothing_for_a_request_without_its_city(tmp_path, capsy
     assert cli.main(["route", "I need a unisex salon in Berkeley now please.", "--catalog", str(path), "--json"]) == 0
     offered = json.loads(capsys.readouterr().out)
     assert "Services_1_FindProvider" in offered["offered"]
+
+
+# -- asking for what is missing -----------------------------------------------------------------
+
+def test_a_refusal_for_missing_values_asks_for_them_in_prompt_and_answer():
+    from eris_lab import prompt
+    from eris_lab.loop import shown_answer
+    from eris_lab.offer import build
+
+    catalog = _catalog()
+    decision = decide_turn("I need a unisex salon now please.", [Hit(name="salon.find", score=0.9)], catalog,
+                           knobs=GATE)
+    assert decision.missing == (("salon.find", "city (a place)"),)
+    text = prompt.slim(build(decision, catalog), catalog)
+    assert text.startswith("No tool may be called this turn: the request needs what the user has not said yet "
+                           "(city (a place) for salon.find); ask for it")
+    # a model that answers nothing still leaves the user a question, never an empty reply
+    assert shown_answer("", [], missing=decision.missing) == ("To do that I need to know: city (a place).", True)
+    assert shown_answer("Which city?", [], missing=decision.missing) == ("Which city?", False)
+    refused = Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=())
+    assert prompt.slim(build(refused, catalog), catalog).startswith("No tool may be called this turn: answer in the message.")
