@@ -649,5 +649,5 @@ def calibrated_knobs(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.n
 def describe(knobs: Knobs) -> dict[str, Any]:
     """The fitted knobs and provenance of a calibration, for ``eris-lab calibrate --json``."""
     fitted = ("threshold", "single_hit_floor", "subset_margin", "widen_k", "unsure_fallback",
-              "empty_fallback", "relevance_floor", "relevance_weights")
+              "empty_fallback", "relevance_floor", "relevance_weights", "slot_check")
     return {"knobs": {k: getattr(knobs, k) for k in fitted}, "provenance": knobs.notes.get("calibration", {})}
