@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Mapping
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import DURATION_UNITS, GREETINGS, KEYWORD_STOPWORDS
+from .lexicon import DURATION_UNITS, ENGLISH_CUES, GERMAN_CUES, GREETINGS, KEYWORD_STOPWORDS
 
 __all__ = [
     "clean_text",
@@ -41,6 +41,7 @@ __all__ = [
     "names_domain",
     "word_count",
     "unread_script",
+    "mostly_german",
     "lexical_terms",
     "clauses",
     "names_duration",
@@ -400,6 +401,16 @@ def unread_script(text: str) -> bool:
     if not letters:
         return False
     return sum(not _is_latin_letter(c) for c in letters) * 2 > len(letters)
+
+
+def mostly_german(text: str) -> bool:
+    """German function words (:data:`~eris_lab.lexicon.GERMAN_CUES`) outnumber English ones
+    (:data:`~eris_lab.lexicon.ENGLISH_CUES`), or the text has a German letter: the reading the
+    router's German gloss and the slot check's name test share ("Des Moines" and "von der Leyen"
+    sit in English sentences)."""
+    words = [w.lower() for w in _WORD_RE.findall(text)]
+    return (sum(w in GERMAN_CUES for w in words) > sum(w in ENGLISH_CUES for w in words)
+            or any(c in "äöüß" for c in text.lower()))
 
 
 def lexical_terms(text: str, stopwords: Iterable[str] = ()) -> list[str]:

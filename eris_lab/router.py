@@ -34,6 +34,7 @@ from .guard import (
     is_conversational,
     known_words,
     lexical_terms,
+    mostly_german,
     names_domain,
     names_duration,
     page_phrase,
@@ -43,7 +44,7 @@ from .guard import (
     unread_script,
 )
 from .knobs import Knobs
-from .lexicon import BACKGROUND_QUERIES, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES
+from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES
 from .offer import Offer, build, ordered
 from .policy import SIBLING_OFFSET, Decision, Hit, decide_turn
 
@@ -86,9 +87,7 @@ def gloss_german(text: str) -> str:
     inflected form finds its key by its Snowball stem ("spiel", "löschen"; snowballstemmer).
     """
     words = [w.lower() for w in _WORD_RE.findall(text)]
-    german_cues = sum(w in GERMAN_CUES for w in words)
-    reads_german = (any(w in GERMAN_GLOSSES and w not in ENGLISH_HOMOGRAPHS for w in words)
-                    or german_cues > sum(w in ENGLISH_CUES for w in words) or any(c in "äöüß" for c in text.lower()))
+    reads_german = any(w in GERMAN_GLOSSES and w not in ENGLISH_HOMOGRAPHS for w in words) or mostly_german(text)
     if not reads_german:  # a stem match alone is no evidence: English "list" stems like "liste"
         return ""
     by_stem = _gloss_stems()

@@ -48,6 +48,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from .guard import mostly_german
 from .lexicon import BOUND_WORDS, MONTH_WORDS, NUMBER_WORDS, ORDINAL_WORDS, RELATIVE_TIME_WORDS, WEEKDAY_WORDS
 from .schema import normalize_types
 
@@ -168,7 +169,10 @@ def count_numbers(text: str) -> int:
 
 def _has_name(text: str) -> bool:
     """A capitalised word inside a sentence (not its first word, not ``I`` or a request verb), or an
-    all-caps code of two letters or more (``NYC``, ``CA``)."""
+    all-caps code of two letters or more (``NYC``, ``CA``). German capitalises every noun, so in a
+    message that reads German (``guard.mostly_german``) only the all-caps codes count: "Ich brauche
+    einen Unisex-Friseur" names no place."""
+    nouns_capitalised = mostly_german(text)
     for sentence in _SENTENCE_RE.split(text.strip()):
         words = _WORD_RE.findall(sentence)
         for i, word in enumerate(words):
@@ -176,7 +180,7 @@ def _has_name(text: str) -> bool:
                 continue
             if len(word) >= 2 and word.isupper() and word.isalpha():
                 return True
-            if i > 0 and word[0].isupper() and word[0].isalpha():
+            if i > 0 and word[0].isupper() and word[0].isalpha() and not nouns_capitalised:
                 return True
     return False
 

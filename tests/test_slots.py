@@ -76,6 +76,8 @@ def test_count_numbers(text, n):
     ("place", "music events in the big apple this weekend", True),
     ("place", "天気を教えて", True),  # a script the checks cannot read is given the benefit of the doubt
     ("place", "flights to NYC", True),
+    ("place", "Ich brauche einen Unisex-Friseur", False),  # German capitalises nouns: no name
+    ("place", "Ich brauche einen Friseur in Berlin", True),
     ("url", "fetch https://example.org/a", True),
     ("url", "connect to localhost", True),
     ("url", "add a new server", False),
