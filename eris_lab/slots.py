@@ -94,7 +94,7 @@ _NOT_NAMES = frozenset(
     "I I'm I'd I'll I've Im Hi Hello Hey Please Can Could Would Will Should What When Where Who How Why Which "
     "Is Are Do Does Did Find Get Show Tell Give Book Search List Make Let Let's OK Ok Okay Thanks Thank USER "
     "Ich Bitte Kannst Können Wie Wo Was Wann".split())
-#: Words after a locative preposition that name no place ("in the", "at least", "to do").
+#: Words after a locative preposition that name no place ("in my", "at least", "from this").
 _NOT_PLACES = frozenset(
     "a an the my your our their his her its this that these those some any all least most first last next "
     "me you him them us it be do get go see find know make have buy book order rent".split())
@@ -120,9 +120,10 @@ def slot_kind(name: str, spec: Mapping[str, Any]) -> str:
 
     Order: an ``enum`` or ``const``, a boolean or an object is ``free`` (nothing to check);
     coordinates (``latitude``, ``coordinates``) are a ``place``, whatever their type; an array of
-    non-numbers is ``free``; numbers and arrays of numbers are ``number`` unless named for a time;
-    then strings by name: time, place (also by a description naming a city or location, unless it
-    names a file), url, email, path, id; else ``free``.
+    non-numbers is ``free``; numbers and arrays of numbers are ``number``, unless named for a time
+    or a duration (``time``) or as an identifier (``province_id``: ``id``); then strings by name:
+    id, time, place (also by a description naming a city or location, unless it names a file),
+    url, email, path; else ``free``.
     """
     spec = spec if isinstance(spec, Mapping) else {}
     key = re.sub(r"[^a-z0-9]", "", str(name).lower())
