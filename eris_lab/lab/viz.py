@@ -175,7 +175,8 @@ def relevance_figure(rows: Sequence[Mapping[str, Any]], default_floor: float | N
             name="without the slot check", text=[f"floor {r['floor']:.2f}, no slot check" for r in base],
             hoverinfo="text+x+y", line={"color": "lightgrey", "dash": "dot"}, marker={"color": "darkgrey", "size": 6}))
     fig.add_trace(go.Scatter(
-        x=[r["empty_rate"] for r in pts], y=[r["recall"] for r in pts], mode="markers+lines", name="one floor",
+        x=[r["empty_rate"] for r in pts], y=[r["recall"] for r in pts], mode="markers+lines",
+        name="with the slot check (a point per floor)" if without_slots else "one floor",
         text=[f"floor {r['floor']:.2f}" for r in pts], hoverinfo="text+x+y", line={"color": "lightgrey"},
         marker={"color": [r["floor"] for r in pts], "colorscale": "Viridis", "size": 9,
                 "colorbar": {"title": "floor"}, "showscale": True}))
@@ -184,9 +185,10 @@ def relevance_figure(rows: Sequence[Mapping[str, Any]], default_floor: float | N
         fig.add_trace(go.Scatter(x=[best["empty_rate"]], y=[best["recall"]], mode="markers",
                                  name=f"default (floor {default_floor:.2f})",
                                  marker={"size": 15, "color": BAD, "symbol": "star"}))
-    fig.update_layout(title=title or "relevance gate: no tool fits vs recall", height=380,
+    fig.update_layout(title=title or "relevance gate: no tool fits vs recall", height=420,
                       xaxis_title="empty offer on messages needing no tool", yaxis_title="recall on messages needing one",
-                      margin={"t": 40, "b": 40})
+                      margin={"t": 40, "b": 40},
+                      legend={"orientation": "h", "y": -0.22, "x": 0})  # below: the colour bar is on the right
     return fig
 
 
