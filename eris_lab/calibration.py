@@ -55,7 +55,7 @@ from .knobs import Knobs
 
 __all__ = [
     "GATE_FEATURES", "RelevanceGate", "PseudoQuery", "pseudo_queries", "load_negatives", "conformal_quantile",
-    "calibrate", "calibrated_knobs", "fit_offer_knobs", "catalog_fingerprint", "NEGATIVES_PATH", "DEFAULT_ALPHA",
+    "calibrate", "calibrated_knobs", "is_cached", "fit_offer_knobs", "catalog_fingerprint", "NEGATIVES_PATH", "DEFAULT_ALPHA",
 ]
 
 #: The shipped negatives (see data/README.md).
@@ -614,6 +614,15 @@ def _cache_path(catalog: Catalog, model_id: str, alpha: float) -> Path:
     key = f"{catalog_fingerprint(catalog)}|{model_id}|{alpha}|{_negatives_digest()}|{CACHE_VERSION}"
     key = hashlib.sha256(key.encode()).hexdigest()[:20]
     return cache_folder() / f"{key}.toml"
+
+
+def is_cached(catalog: Catalog, embedder: Embedder, *, alpha: float = DEFAULT_ALPHA) -> bool:
+    """Whether :func:`calibrated_knobs` would read ``catalog``'s knobs from the cache (no fit).
+
+    A catalogue too small to fit borrows the demo catalogue's gate, whose own first fit is not
+    counted here. The command line says so before a first fit (seconds with no output otherwise).
+    """
+    return _cache_path(catalog, vector_key(embedder), alpha).is_file()
 
 
 def calibrated_knobs(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray | None = None,

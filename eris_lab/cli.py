@@ -111,6 +111,11 @@ def _router(catalog, knobs_arg: str | None, encoder: str | None = None):
     embedder = make_encoder(encoder)
     if knobs_arg:
         return Router(catalog, embedder, knobs=_load_knobs(knobs_arg, catalog, model_id=embedder.model_id))
+    from .calibration import is_cached
+
+    if sys.stderr.isatty() and not is_cached(catalog, embedder):  # a person waits: say why
+        print("eris-lab: first use of this catalogue: calibrating its knobs without labels (about 10 s for "
+              "56 tools; cached after)", file=sys.stderr, flush=True)
     return Router.with_calibrated_knobs(catalog, embedder)
 
 

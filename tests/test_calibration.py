@@ -23,6 +23,8 @@ from eris_lab.catalog import Catalog, Example, Tool, tools_from_json
 from eris_lab.errors import DataError
 from eris_lab.knobs import Knobs
 
+from conftest import ROOT
+
 
 def _tool(name, description, params=None, examples=()):
     parameters = {"type": "object", "properties": params or {}}
@@ -346,3 +348,24 @@ def test_cache_key_changes_with_the_negatives(tmp_path, monkeypatch):
     edited.write_text(calibration.NEGATIVES_PATH.read_text(encoding="utf-8") + "\none more line\n", encoding="utf-8")
     monkeypatch.setattr(calibration, "NEGATIVES_PATH", edited)
     assert calibration._cache_path(catalog, "m", 0.05) != before
+
+
+def test_is_cached_tells_a_first_fit_from_a_warm_start(tmp_path, monkeypatch, fake_embedder, capsys):
+    """The command line says why a first route waits (calibration.is_cached), and only then."""
+    from eris_lab import cli
+    from eris_lab.calibration import calibrated_knobs, is_cached
+    from eris_lab.catalog import load
+
+    monkeypatch.setenv("ERIS_LAB_CALIBRATION_CACHE", str(tmp_path / "cal"))
+    catalog = load(ROOT / "tests" / "data" / "mini_catalog.toml")
+    assert not is_cached(catalog, fake_embedder)
+    calibrated_knobs(catalog, fake_embedder)
+    assert is_cached(catalog, fake_embedder)
+    assert not is_cached(catalog, fake_embedder, alpha=0.2)  # another promise is another fit
+
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr("eris_lab.embed.make_encoder", lambda *a, **k: fake_embedder)
+    cli._router(catalog, None)
+    assert "calibrating its knobs" not in capsys.readouterr().err  # warm: nothing said
+    cli._router(load(ROOT / "descriptors" / "clock.toml"), None)
+    assert "first use of this catalogue" in capsys.readouterr().err
