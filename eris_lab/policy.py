@@ -435,7 +435,7 @@ def with_slots(decision: Decision, catalog: Catalog, knobs: Knobs, text: str, *,
                 return decision  # one tool can be called: the offer stands
         elif first_missing is None:
             first_missing = (name, missing)
-    if first_missing is None:  # no chosen tool is in the catalogue: nothing to judge
+    if first_missing is None:  # every chosen tool can be filled (prune), or none is in the catalogue
         return decision
     if not keep:
         name, missing = first_missing
@@ -444,13 +444,12 @@ def with_slots(decision: Decision, catalog: Catalog, knobs: Knobs, text: str, *,
                         reason=f"{decision.reason}; but the message gives no value for {name}'s "
                                f"{', '.join(m.describe() for m in missing)}{others}: offering nothing, so the model asks",
                         missing=tuple((name, m.describe()) for m in missing))
-    dropped = [n for n in decision.names if n not in keep]
-    if not dropped:
-        return decision
+    kept = set(keep)
+    dropped = [n for n in decision.names if n not in kept]
     return Decision(rule=decision.rule, kind=decision.kind, names=tuple(keep),
                     reason=f"{decision.reason}; without {', '.join(dropped)} (required arguments the message "
                            "does not give)",
-                    sources=tuple(s for s in decision.sources if s[0] in keep))
+                    sources=tuple(s for s in decision.sources if s[0] in kept))
 
 
 def with_added(decision: Decision, added: Sequence[str], catalog: Catalog) -> Decision:
