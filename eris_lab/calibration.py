@@ -256,7 +256,15 @@ class RelevanceGate:
 
 
 def catalog_fingerprint(catalog: Catalog) -> str:
-    """SHA-256 (16 hex) of what routing reads of each tool: name, description, schema, hints, examples."""
+    """SHA-256 (16 hex) of what routing reads of each tool: name, description, schema, hints, examples.
+
+    Computed once per catalogue (``Catalog.derived``): the cache lookup, a first fit's provenance
+    and the command line's ``is_cached`` all read it, and it hashes every tool's schema.
+    """
+    return catalog.derived("calibration.fingerprint", _fingerprint)
+
+
+def _fingerprint(catalog: Catalog) -> str:
     digest = hashlib.sha256()
     for tool in catalog:
         record = [tool.name, tool.description, tool.short_description, list(tool.routing_hints),

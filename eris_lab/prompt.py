@@ -279,7 +279,7 @@ def no_tools_line(offer: "Offer") -> str:
     ``"No tool may be called this turn: the request needs what the user has not said yet (city (a
     place) for salon.find); ask for it in the message."``
     """
-    missing = getattr(offer.decision, "missing", ())
+    missing = offer.decision.missing
     if not missing:
         return "No tool may be called this turn: answer in the message."
     tool = missing[0][0]
