@@ -38,6 +38,7 @@ from .guard import (
     names_domain,
     names_duration,
     page_phrase,
+    sentence_parts,
     spelling_fixes,
     spelling_index,
     tool_keywords,
@@ -564,6 +565,12 @@ class Router:
         elif not previous and recent and cue and recent[-1] in self.catalog:
             queries.append(f"{self.catalog.tool(recent[-1]).description} {text}")
             context = f"follow-up on {recent[-1]}"
+        first_sentence = len(queries)
+        if self.knobs.subset_margin < 2.0:  # only calibrated offers add intents (policy.with_intents)
+            sentences = [p for p in sentence_parts(text) if p not in queries]
+            queries.extend(sentences)
+            if sentences:
+                notes.append(f"{len(sentences)} sentence parts")
         start = time.perf_counter()
         _ = self.tool_vectors
         load = getattr(self.embedder, "load", None)
@@ -583,15 +590,18 @@ class Router:
         rows = self.calibrate(raw)
         unread = unread_script(text)
         names = self.catalog.names
-        clause_best = rows[first_clause:own].argmax(axis=1)  # each request's best tool (issue 18 item 8)
+        # each request's best tool (issue 18 item 8): the clauses' rows, then the sentences' rows,
+        # which raise no score of their own (guard.sentence_parts)
+        intent_rows = np.vstack([rows[first_clause:own], rows[first_sentence:][self._requests(q, raw, first_sentence)]])
+        clause_best = intent_rows.argmax(axis=1)
         for i in () if unread else countdowns:
             rows[:, i] = np.minimum(rows[:, i], -1.0)
         scores = rows[:own].max(axis=0)
         used = own  # rows the hits come from; the gate judges the same rows
         if context and (not (scores >= self.knobs.single_hit_floor).any() or (short and cue)):
-            scores = np.maximum(scores, rows[own:].max(axis=0))
+            scores = np.maximum(scores, rows[own:first_sentence].max(axis=0))
             notes.append(context)
-            used = len(queries)
+            used = first_sentence
         if unread:
             lexical = self._lexical_scores(text)
             if not lexical.any() and not forced and used == own:  # (the previous turn's text is readable)
@@ -621,7 +631,7 @@ class Router:
         # 0.551, calendar:create 0.553 in bad input row 30: which one wins is a coin flip)
         intents: list[Hit] = []
         domain_positions = self.catalog.derived("router.domain_positions", _domain_positions)
-        for i, row in zip(clause_best, rows[first_clause:own]):
+        for i, row in zip(clause_best, intent_rows):
             if int(i) in countdowns:
                 continue
             # positions of the best tool's domain, in registry order (vectorised: a domain may hold
@@ -643,6 +653,17 @@ class Router:
         timings["score"] = (time.perf_counter() - score_start) * 1000
         timings.setdefault("vectors", (embed_start - start) * 1000 - timings.get("model_load", 0.0))
         return hits, "; ".join(filter(None, notes))
+
+    def _requests(self, q: np.ndarray, raw: np.ndarray, start: int) -> np.ndarray:
+        """``(len(q) - start,) bool``: which sentence parts (rows ``start:``) the relevance gate lets
+        through; all of them when the gate is off. "Could you help me with a few things?" names no
+        tool, and its best cosine would add a stray one to the offer."""
+        from .calibration import RelevanceGate
+
+        if start >= len(q) or self.knobs.relevance_floor <= 0 or not self.knobs.relevance_weights:
+            return np.ones(max(len(q) - start, 0), dtype=bool)
+        features = self.gate().features(q[start:], scores=raw[start:])
+        return RelevanceGate.probability(features, self.knobs.relevance_weights) >= self.knobs.relevance_floor
 
     def _order_key(self, cosines: np.ndarray, forced: Sequence[Hit], countdowns: set[int],
                    found: Mapping[str, Hit], ranked: Sequence[Hit]) -> np.ndarray:

@@ -6,6 +6,7 @@ import pytest
 
 from eris_lab.catalog import Catalog, Tool
 from eris_lab.guard import (
+    MAX_SENTENCE_PARTS,
     SpellingIndex,
     catch_all_tools,
     clauses,
@@ -19,6 +20,7 @@ from eris_lab.guard import (
     lexical_terms,
     names_duration,
     page_phrase,
+    sentence_parts,
     spelling_fixes,
     spelling_index,
     tool_keywords,
@@ -154,6 +156,30 @@ def test_clauses_past_the_cap_stay_in_the_last_part():
     text = ", ".join(f"set alarm number {i}" for i in range(9))
     parts = clauses(text, max_clauses=4)
     assert len(parts) == 4 and parts[-1].endswith("set alarm number 8")  # nothing dropped
+
+
+@pytest.mark.parametrize(("text", "parts"), [
+    # BFCL parallel_multiple's shape: an opener, then one request a sentence
+    ("Can you help me with a few things? First, I need to calculate the power of 7 raised to 3. Then, I want "
+     "the probability of drawing a red card.",
+     ("Can you help me with a few things?", "First, I need to calculate the power of 7 raised to 3.",
+      "Then, I want the probability of drawing a red card.")),
+    # a sentence that joins requests is split by clauses() too; a quoted message keeps its parts
+    ('"Plan my day. Find the chess club in Boston and then the fastest route from New York."',
+     ('"Plan my day.', "Find the chess club in Boston", 'the fastest route from New York."')),
+    ("Hi. Find me a movie to watch? Thanks!", ("Find me a movie to watch?",)),  # short parts dropped
+    ("what is the weather in Oslo", ()), ("Set an alarm for 6.30 tomorrow", ()),  # one sentence
+    ("Dr. Smith needs the report. Send it to her by noon.", ("Smith needs the report.", "Send it to her by noon.")),
+])
+def test_sentence_parts_split_a_message_of_several_sentences(text, parts):
+    assert sentence_parts(text) == parts
+
+
+def test_sentence_parts_keep_the_first_ones_past_the_cap():
+    text = " ".join(f"Set alarm number {i}." for i in range(100))
+    parts = sentence_parts(text, max_parts=5)
+    assert parts == tuple(f"Set alarm number {i}." for i in range(5))
+    assert len(sentence_parts(text)) == MAX_SENTENCE_PARTS
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -455,3 +455,50 @@ def test_offer_order_keeps_forced_hits_first_and_demoted_tools_last(fake_embedde
     assert routed.offer.names[:2] == ("web_fetch", "web_search")
     key = dict(zip(catalog.names, router.last_order))
     assert key["web_fetch"] > 2 > 1 > key["web_search"] > 0 > key["set_timer"]
+
+
+# -- several requests in several sentences (issue 18 item 8) ----------------------------------------
+
+@pytest.fixture(scope="module")
+def parallel_pooled():
+    from eris_lab.eval.datasets import fetch_bfcl, load_suite
+
+    fetch_bfcl()
+    suite = load_suite("parallel_multiple-pooled")
+    return suite, Router.with_calibrated_knobs(suite.catalog)
+
+
+# every gold tool is the best of one sentence; without the sentence parts each offer missed one
+# (the third request's tool in 145 and 179, the library in 159)
+@pytest.mark.parametrize("case_id", ["parallel_multiple_145", "parallel_multiple_159", "parallel_multiple_179"])
+def test_each_sentence_adds_its_best_tool(parallel_pooled, case_id, monkeypatch):
+    suite, router = parallel_pooled
+    query = next(q for q in suite.queries if q.id == case_id)
+    routed = router.route(query.query)
+    assert set(query.gold) <= set(routed.offer.names), routed.decision.reason
+    assert "sentence parts" in routed.guard
+    # the parts only add tools: the message's own hits are those it has without them
+    monkeypatch.setattr("eris_lab.router.sentence_parts", lambda text: ())
+    alone = router.route(query.query)
+    assert routed.hits == alone.hits and not set(query.gold) <= set(alone.offer.names)
+    assert set(alone.offer.names) < set(routed.offer.names)
+
+
+def test_a_sentence_that_names_no_tool_adds_none(monkeypatch):
+    # "Could you help me with a few things?" clears the demo catalogue's calibrated threshold (0.16)
+    # with some tool; the relevance gate keeps its best tool out of the intents
+    from eris_lab.catalog import load
+
+    router = Router.with_calibrated_knobs(load("descriptors"))
+    opener = "Could you help me with a few things?"
+    text = f"{opener} First, I want to know the weather in Berlin tomorrow."
+    assert router.route(text).offer.names  # a request
+    monkeypatch.setattr("eris_lab.router.sentence_parts", lambda text: ())
+    without = router.route(text)
+    monkeypatch.setattr("eris_lab.router.sentence_parts", lambda text: (opener,))
+    scores = router.scores([opener])[0]
+    assert scores.max() >= router.knobs.threshold  # its best tool would clear the threshold
+    assert router.catalog.names[int(scores.argmax())] not in without.offer.names
+    assert router.route(text).offer.names == without.offer.names
+    router.knobs = router.knobs.replace(relevance_floor=0.0)  # no gate: the opener's best tool comes in
+    assert router.catalog.names[int(scores.argmax())] in router.route(text).offer.names

@@ -49,8 +49,9 @@ COLUMNS = ("n", "recall", "mean_offer", "full_roster_rate", "returned_function_r
 
 
 def _prime(memo, suite) -> None:
-    """Embed in batches every text the router will score: messages, their clauses, previous + message."""
-    from ..guard import clauses, clean_text
+    """Embed in batches every text the router will score: messages, their clauses and sentence
+    parts, previous + message."""
+    from ..guard import clauses, clean_text, sentence_parts
     from ..router import previous_user_text
 
     texts = []
@@ -58,6 +59,7 @@ def _prime(memo, suite) -> None:
         clean = clean_text(q.query, 4000)
         texts.append(clean)
         texts.extend(clauses(clean))
+        texts.extend(sentence_parts(clean))
         previous = previous_user_text(q.history)
         if previous:
             texts.append(f"{previous} {clean}")
