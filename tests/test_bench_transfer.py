@@ -67,3 +67,7 @@ def test_latest_recorded_run_is_the_newest_readable_one_and_renders_as_rows(tmp_
     path, report = transfer.latest_recorded(tmp_path)
     assert path.name == "transfer-2026-11-01.json"
     assert transfer.table_rows(report) == [{"knobs from": "reference", "multiple": "0.900 / 2.5"}]
+    # the date decides, not the name: "slots" sorts after "sentences"
+    (tmp_path / "transfer-slots-2026-12-01.json").write_text(json.dumps(old))
+    (tmp_path / "transfer-sentences-2026-12-02.json").write_text(json.dumps(old))
+    assert transfer.latest_recorded(tmp_path)[0].name == "transfer-sentences-2026-12-02.json"

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -187,10 +188,16 @@ def table_rows(report: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def latest_recorded(folder: str | Path | None = None) -> tuple[Path, dict[str, Any]] | None:
-    """The newest recorded run, ``(path, report)``: ``docs/results/transfer-*.json`` by name (dated),
-    or None when there is none or it cannot be read."""
+    """The newest recorded run, ``(path, report)``: ``docs/results/transfer-*.json`` by the date in
+    the name (``transfer-slots-2026-12-01.json`` is older than ``transfer-sentences-2026-12-02.json``,
+    though it sorts after it by name), or None when there is none or it cannot be read."""
     folder = Path(folder) if folder is not None else repo_root() / "docs" / "results"
-    for path in sorted(folder.glob("transfer-*.json"), reverse=True):
+
+    def newest_first(path: Path) -> tuple[str, str]:
+        dates = re.findall(r"\d{4}-\d{2}-\d{2}", path.name)
+        return (dates[-1] if dates else "", path.name)
+
+    for path in sorted(folder.glob("transfer-*.json"), key=newest_first, reverse=True):
         try:
             return path, json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
