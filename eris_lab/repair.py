@@ -28,6 +28,10 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
 ``span``     a string copied short from a proper name in the message ("Barcelona" for "FC
              Barcelona"): the whole run of capitalised words around it (a sentence's first word
              never starts a run).
+``repeated`` a value the model wrote over and over until the grammar's bound: a string item of
+             an array more often than the message names it (``["Patio", "Patio", ... x10]`` for
+             "a patio" -> ``["Patio"]``), and a string that is one short unit four times or more
+             (``"gas_gas_gas_gas_..."``), which is dropped when optional and asked when required.
 ``ungrounded`` an *optional* numeric argument whose value the message does not give (no
              number of it, no number word) nor the property (its default, enum or description) is dropped, so the tool's
              default applies: the model filled it in (``"price_min": 1000000000``, ``"round":
@@ -63,7 +67,7 @@ from .schema import normalize_types
 __all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values"]
 
 #: Every rule, in the order it runs on a value (module docstring).
-RULES: tuple[str, ...] = ("coerce", "enum", "listed", "format", "number", "span", "ungrounded")
+RULES: tuple[str, ...] = ("coerce", "repeated", "enum", "listed", "format", "number", "span", "ungrounded")
 #: Rules the ``repair`` lever runs (decided on BFCL multiple; module docstring).
 DEFAULT_RULES: tuple[str, ...] = RULES
 
@@ -420,7 +424,40 @@ def _ungrounded(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     return "auto", DROPPED, f"{value!r} is optional and nowhere in the message: left to the tool's default"
 
 
-_RULE_FNS = {"coerce": _coerce, "enum": _enum, "listed": _listed, "format": _format, "number": _number,
+#: One unit of 1 to 16 characters written four times or more, to the end (a bounded string may cut
+#: the last unit short): "gas_gas_gas_gas_gas_ga".
+_RUNAWAY_TEXT_RE = re.compile(r"(?s)(.{1,16}?)\1{3,}.{0,16}")
+
+
+def _mentions(item: str, message: str) -> int:
+    """How often the message names ``item`` (normalised, whole words)."""
+    words = normalize(item)
+    return len(re.findall(rf"(?<!\w){re.escape(words)}(?!\w)", normalize(message))) if words else 0
+
+
+def _repeated(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+    if isinstance(value, list) and len(value) >= 2:
+        kept: list[Any] = []
+        seen: dict[str, int] = {}
+        for item in value:
+            if isinstance(item, str):
+                key = normalize(item)
+                seen[key] = seen.get(key, 0) + 1
+                if seen[key] > max(1, _mentions(item, message)):
+                    continue
+            kept.append(item)
+        if len(kept) == len(value):
+            return None
+        extra = max(seen, key=lambda k: seen[k])
+        return "auto", kept, (f"{extra!r} {seen[extra]} times in the list, named fewer times in the message: "
+                              "repeats the model ran on, dropped")
+    if isinstance(value, str) and _RUNAWAY_TEXT_RE.fullmatch(value) and len(value) >= 12 and not _in_message(value, message):
+        unit = _RUNAWAY_TEXT_RE.fullmatch(value).group(1)
+        return "auto", DROPPED, f"{value[:24]!r}... repeats {unit!r} until the bound: no value"
+    return None
+
+
+_RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "enum": _enum, "listed": _listed, "format": _format, "number": _number,
              "span": _span, "ungrounded": _ungrounded}
 
 
@@ -476,6 +513,10 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
             if decision is None:
                 continue
             status, new, why = decision
+            if new is DROPPED and name in required:  # a required argument is never dropped
+                report.append(Repair(argument=name, rule=rule, status="ask", before=out[name], after=out[name],
+                                     why=f"{why}; it is required: left for the user"))
+                continue
             if new is DROPPED:
                 report.append(Repair(argument=name, rule=rule, status="auto", before=out.pop(name), after=None,
                                      why=why))

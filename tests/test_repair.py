@@ -197,3 +197,41 @@ def test_format_rewrites_a_date_in_the_layout_the_description_states(value, desc
     out, repairs = one({"d": value}, {"d": {"type": "string", "description": description}}, "book it")
     assert out["d"] == expected
     assert any(r.changed and r.rule == "format" for r in repairs) == (expected != value)
+
+
+# -- repeated: the model wrote one value until the grammar's bound (2026-12-01 run, multiple) -------
+
+@pytest.mark.parametrize("value, message, expected", [
+    # multiple_185: "with a patio" -> ten copies of it
+    (["Patio"] * 10, "Find a restaurant in Boston with a patio", ["Patio"]),
+    # multiple_62: the two features, then the first one over and over
+    (["Camping", "Scenic View"] + ["Camping"] * 8, "parks with camping and a scenic view", ["Camping", "Scenic View"]),
+    # named twice in the message: two stay
+    (["tea", "tea", "tea"], "one tea for me and one tea for her", ["tea", "tea"]),
+])
+def test_repeated_drops_list_items_the_message_names_fewer_times(value, message, expected):
+    out, (repair,) = one({"items": value}, {"items": {"type": "array", "items": {"type": "string"}}}, message,
+                         rules=["repeated"])
+    assert out["items"] == expected and repair.rule == "repeated" and repair.status == "auto"
+
+
+def test_repeated_leaves_distinct_items_and_numbers_alone():
+    properties = {"items": {"type": "array", "items": {"type": "string"}}, "dice": {"type": "array"}}
+    out, repairs = one({"items": ["tea", "coffee"], "dice": [6, 6]}, properties, "tea and coffee, roll two sixes",
+                       rules=["repeated"])
+    assert out == {"items": ["tea", "coffee"], "dice": [6, 6]} and not repairs
+
+
+def test_repeated_string_is_dropped_when_optional_and_asked_when_required():
+    # multiple_108 / 195: "gas": "gas_gas_gas_..." where the tool's default (air) was right
+    runaway = "gas_" * 16
+    body = {"type": "object", "properties": {"gas": {"type": "string"}, "unit": {"type": "string"}},
+            "required": ["unit"]}
+    out, repairs = repair_arguments({"gas": runaway, "unit": runaway}, body, "the speed of sound at 20 C",
+                                    rules=["repeated"])
+    assert out == {"unit": runaway}
+    assert {(r.argument, r.status) for r in repairs} == {("gas", "auto"), ("unit", "ask")}
+    # a real value that repeats a syllable is not a runaway, nor is one the message holds
+    for value, message in [("Mississippi", "the Mississippi river"), ("hahahahahahahaha", "she wrote hahahahahahahaha")]:
+        out, repairs = repair_arguments({"gas": value}, body, message, rules=["repeated"])
+        assert out == {"gas": value} and not repairs
