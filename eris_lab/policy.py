@@ -618,7 +618,8 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         ``"ranked"`` fallbacks widen to. Empty: the given ``hits``, then catalogue order.
     relevance : float, optional
         P(some tool fits) from the relevance gate (``calibration.RelevanceGate``); below
-        ``knobs.relevance_floor`` nothing is offered (rule ``NO_TOOL_FITS``) unless a hit is forced.
+        ``knobs.relevance_floor`` nothing is offered (rule ``NO_TOOL_FITS``) unless a hit is forced
+        or the message follows up (``follow_up``) after tools ran (``recent``).
 
     Returns
     -------
@@ -645,9 +646,11 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         return Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(),
                         reason="short or greeting message with no URL and no tool keyword: conversation")
 
-    # the relevance gate: "no tool fits" is not "unsure" (issue 18); a forced (lexical) hit overrides
+    # the relevance gate: "no tool fits" is not "unsure" (issue 18); a forced (lexical) hit overrides.
+    # It judges a message that stands alone: a follow-up once tools have run ("read the first one"
+    # after mail:check) is read with the dialog, and the rules below decide (demo hist-002, hist-020)
     if (knobs.relevance_floor > 0 and relevance is not None and relevance < knobs.relevance_floor
-            and not forced):
+            and not forced and not (window and follow_up)):
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
                                "no tool fits, offering nothing")

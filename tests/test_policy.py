@@ -368,6 +368,18 @@ def test_a_forced_hit_overrides_the_relevance_gate():
     assert decision.rule == Rule.LEXICAL_FORCED_ONLY and decision.names == ("web:search",)
 
 
+def test_the_relevance_gate_does_not_refuse_a_follow_up_once_tools_ran():
+    # demo hist-020: "do that again but for vegetarian chili" after web:search was refused (0.13)
+    text, found = "do that again but for vegetarian chili", hits(("web:search", 0.45), ("web:fetch", 0.40))
+    alone = decide(text, found, WIDE, knobs=GATED, relevance=0.13)
+    assert alone.rule == Rule.NO_TOOL_FITS
+    followed = decide(text, found, WIDE, knobs=GATED, relevance=0.13, recent=["web:search"], follow_up=True)
+    assert followed.rule != Rule.NO_TOOL_FITS and "web:search" in followed.names
+    # tools that ran, without a follow-up (a new session's message), or a follow-up without tools: refused
+    assert decide(text, found, WIDE, knobs=GATED, relevance=0.13, recent=["web:search"]).rule == Rule.NO_TOOL_FITS
+    assert decide(text, found, WIDE, knobs=GATED, relevance=0.13, follow_up=True).rule == Rule.NO_TOOL_FITS
+
+
 def test_gate_floor_without_weights_is_refused():
     from eris_lab.errors import KnobsError
 
