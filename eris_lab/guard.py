@@ -471,7 +471,6 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     return tuple(merged)
 
 
-
 #: A sentence end: ``.``, ``!`` or ``?`` (closing quotes and brackets may follow) before
 #: whitespace and a capital, a digit or an opening quote. "Dr. Smith" splits too: a part of fewer
 #: than three words is dropped, and a part only adds its best tool (``Router.last_intents``).
@@ -488,8 +487,8 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
     :func:`clauses`; ``()`` for a message of one sentence.
 
     "Can you help me with a few things? First, I need the power of 7 raised to 3. Then, I want the
-    probability of drawing a red card" gives three parts (the first is dropped later by the router
-    if it names no tool above the threshold). Parts of fewer than three words are dropped; at most
+    probability of drawing a red card" gives three parts (the router's relevance gate keeps the
+    first, which names no tool, from adding one). Parts of fewer than three words are dropped; at most
     ``max_parts``, the first ones (a message repeating one request thousands of times is not
     embedded thousands of times).
 
@@ -507,6 +506,7 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
         if len(parts) >= max_parts:
             break
     return tuple(parts[:max_parts])
+
 
 _DURATION_RE = re.compile(
     r"(?i)\b(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|"

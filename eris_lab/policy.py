@@ -648,7 +648,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
 
     # the relevance gate: "no tool fits" is not "unsure" (issue 18); a forced (lexical) hit overrides.
     # It judges a message that stands alone: a follow-up once tools have run ("read the first one"
-    # after mail:check) is read with the dialog, and the rules below decide (demo hist-002, hist-020)
+    # after mail:check) is read with the dialog, and the rules below decide (demo hist-020, hist-026)
     if (knobs.relevance_floor > 0 and relevance is not None and relevance < knobs.relevance_floor
             and not forced and not (window and follow_up)):
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),

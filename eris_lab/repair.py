@@ -451,14 +451,14 @@ def _repeated(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
         extra = max(seen, key=lambda k: seen[k])
         return "auto", kept, (f"{extra!r} {seen[extra]} times in the list, named fewer times in the message: "
                               "repeats the model ran on, dropped")
-    if isinstance(value, str) and _RUNAWAY_TEXT_RE.fullmatch(value) and len(value) >= 12 and not _in_message(value, message):
-        unit = _RUNAWAY_TEXT_RE.fullmatch(value).group(1)
-        return "auto", DROPPED, f"{value[:24]!r}... repeats {unit!r} until the bound: no value"
+    runaway = _RUNAWAY_TEXT_RE.fullmatch(value) if isinstance(value, str) and len(value) >= 12 else None
+    if runaway and not _in_message(value, message):
+        return "auto", DROPPED, f"{value[:24]!r}... repeats {runaway.group(1)!r} until the bound: no value"
     return None
 
 
-_RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "enum": _enum, "listed": _listed, "format": _format, "number": _number,
-             "span": _span, "ungrounded": _ungrounded}
+_RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "enum": _enum, "listed": _listed, "format": _format,
+             "number": _number, "span": _span, "ungrounded": _ungrounded}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -592,7 +592,8 @@ class Router:
         names = self.catalog.names
         # each request's best tool (issue 18 item 8): the clauses' rows, then the sentences' rows,
         # which raise no score of their own (guard.sentence_parts)
-        intent_rows = np.vstack([rows[first_clause:own], rows[first_sentence:][self._requests(q, raw, first_sentence)]])
+        sentence_rows = rows[first_sentence:][self._requests(q, raw, first_sentence)]
+        intent_rows = np.vstack([rows[first_clause:own], sentence_rows])
         clause_best = intent_rows.argmax(axis=1)
         for i in () if unread else countdowns:
             rows[:, i] = np.minimum(rows[:, i], -1.0)
