@@ -32,6 +32,12 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              an array more often than the message names it (``["Patio", "Patio", ... x10]`` for
              "a patio" -> ``["Patio"]``), and a string that is one short unit four times or more
              (``"gas_gas_gas_gas_..."``), which is dropped when optional and asked when required.
+``bleed``    a string that runs on into another argument's value of the same call, when what is
+             left is in the message: ``"source": "New York to Philadelphia"`` beside
+             ``"destination": "Philadelphia"`` -> ``"New York"``; ``"Van Gogh's Starry Night"``
+             beside ``"artist": "Van Gogh"`` -> ``"Starry Night"``; ``"London 2022/08/16"`` beside
+             the date. Only a tail (after a space, or a connecting word: to, from, in, at, on, for,
+             by, into) and a possessive head are cut.
 ``ungrounded`` an *optional* numeric argument whose value the message does not give (no
              number of it, no number word) nor the property (its default, enum or description) is dropped, so the tool's
              default applies: the model filled it in (``"price_min": 1000000000``, ``"round":
@@ -67,7 +73,8 @@ from .schema import normalize_types
 __all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values"]
 
 #: Every rule, in the order it runs on a value (module docstring).
-RULES: tuple[str, ...] = ("coerce", "repeated", "enum", "listed", "format", "number", "span", "ungrounded")
+RULES: tuple[str, ...] = ("coerce", "repeated", "bleed", "enum", "listed", "format", "number", "span",
+                          "ungrounded")
 #: Rules the ``repair`` lever runs (decided on BFCL multiple; module docstring).
 DEFAULT_RULES: tuple[str, ...] = RULES
 
@@ -457,7 +464,34 @@ def _repeated(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     return None
 
 
-_RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "enum": _enum, "listed": _listed, "format": _format,
+#: Words that join a value to the next one in a run-on string ("New York to Philadelphia").
+_JOINS = r"(?:to|from|in|at|on|for|by|into)"
+
+
+def _bleed(value: Any, spec: Mapping[str, Any], message: str, others: Mapping[str, Any]) -> Decision:
+    if not isinstance(value, str) or spec.get("type") not in (None, "string") or "enum" in spec:
+        return None
+    texts = {str(v).strip() for v in others.values()
+             if isinstance(v, (str, int, float)) and not isinstance(v, bool) and len(str(v).strip()) >= 2}
+    left, cut = value.strip(), []
+    changed = True
+    while changed:
+        changed = False
+        for other in texts:
+            tail = re.match(rf"(?is)(.+?)\s+(?:{_JOINS}\s+)?{re.escape(other)}[\s.,;!?]*$", left)
+            head = re.match(rf"(?is){re.escape(other)}['’]s\s+(.+)$", left)
+            part = tail or head
+            if part and len(part.group(1).strip()) >= 2:
+                cut.append(other)
+                left, changed = part.group(1).strip(" ,;"), True
+    if not cut or left == value.strip():
+        return None
+    if not _in_message(left, message):
+        return "not_found", value, f"{value!r} holds {cut[0]!r} (another argument); {left!r} is not in the message"
+    return "auto", left, f"{value!r} ran on into {', '.join(map(repr, cut))}, another argument's value"
+
+
+_RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "bleed": _bleed, "enum": _enum, "listed": _listed, "format": _format,
              "number": _number, "span": _span, "ungrounded": _ungrounded}
 
 
@@ -509,7 +543,10 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
         for rule in RULES:
             if rule not in wanted or (rule == "ungrounded" and name in required):
                 continue
-            decision = _RULE_FNS[rule](out[name], spec, text)
+            if rule == "bleed":  # the one rule that reads the call's other arguments
+                decision = _bleed(out[name], spec, text, {k: v for k, v in out.items() if k != name})
+            else:
+                decision = _RULE_FNS[rule](out[name], spec, text)
             if decision is None:
                 continue
             status, new, why = decision

@@ -235,3 +235,44 @@ def test_repeated_string_is_dropped_when_optional_and_asked_when_required():
     for value, message in [("Mississippi", "the Mississippi river"), ("hahahahahahahaha", "she wrote hahahahahahahaha")]:
         out, repairs = repair_arguments({"gas": value}, body, message, rules=["repeated"])
         assert out == {"gas": value} and not repairs
+
+
+# -- bleed: a value that runs on into another argument's (2026-12-01 run, multiple) ------------------
+
+@pytest.mark.parametrize("arguments, argument, message, expected", [
+    # multiple_144, 169, 67, 74
+    ({"location": "London 2022/08/16", "date": "2022/08/16"}, "location",
+     "Find events in London on 2022/08/16", "London"),
+    ({"key": "C sharp major", "scale_type": "major"}, "key", "the C sharp major scale", "C sharp"),
+    ({"text": "Hello, how are you? from English to French. ", "source_language": "English",
+      "target_language": "French"}, "text", "Translate 'Hello, how are you?' from English to French.",
+     "Hello, how are you?"),
+    ({"artwork_name": "Van Gogh's Starry Night", "artist": "Van Gogh"}, "artwork_name",
+     "the size of Starry Night by Van Gogh", "Starry Night"),
+    ({"source": "New York to Philadelphia", "destination": "Philadelphia"}, "source",
+     "a train from New York to Philadelphia", "New York"),
+])
+def test_bleed_cuts_another_arguments_value_off_a_run_on_string(arguments, argument, message, expected):
+    properties = {name: {"type": "string"} for name in arguments}
+    out, repairs = one(arguments, properties, message, rules=["bleed"])
+    assert out[argument] == expected
+    assert [(r.argument, r.rule, r.status) for r in repairs] == [(argument, "bleed", "auto")]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    # a name that starts with another value is a name (live_multiple: "Larkspur Theater" in Larkspur)
+    ({"theater_name": "Larkspur Theater", "location": "Larkspur"}, "a movie at Larkspur Theater in Larkspur"),
+    ({"city": "Mountain View, CA", "movie": "Mountain View"}, "watch Mountain View in Mountain View, CA"),
+    ({"place": "Paris", "city": "Paris"}, "hotels in Paris"),  # the same value twice: nothing left to keep
+])
+def test_bleed_leaves_names_and_equal_values_alone(arguments, message):
+    properties = {name: {"type": "string"} for name in arguments}
+    out, repairs = one(arguments, properties, message, rules=["bleed"])
+    assert out == arguments and not repairs
+
+
+def test_bleed_never_keeps_a_rest_the_message_does_not_hold():
+    arguments = {"date": "2023-04-15 17:00:00", "time": "17:00:00"}
+    out, (repair,) = one(arguments, {"date": {"type": "string"}, "time": {"type": "string"}},
+                         "book it for April 15 at 5 pm", rules=["bleed"])
+    assert out == arguments and repair.status == "not_found"
