@@ -436,9 +436,10 @@ class OnnxEmbedder:
         session = self._load()
         if not texts:
             return np.zeros((0, session.get_outputs()[0].shape[-1] or 384), dtype=np.float32)
-        parts = [session.run(None, self.tokenize(texts[i:i + self.batch_size]))[0]
-                 for i in range(0, len(texts), self.batch_size)]
-        return normalize_rows(np.concatenate(parts))
+        out = np.empty((len(texts), session.get_outputs()[0].shape[-1] or 384), dtype=np.float32)
+        for batch in length_batches(texts, self.batch_size):
+            out[batch] = session.run(None, self.tokenize([texts[i] for i in batch]))[0]
+        return normalize_rows(out)
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """The session's inputs for one batch: ``{name: (len(texts), n_tokens) int64}``, padded to the
@@ -449,6 +450,27 @@ class OnnxEmbedder:
         feed = {"input_ids": ids, "attention_mask": np.array([e.attention_mask for e in encoded], dtype=np.int64),
                 "token_type_ids": np.zeros_like(ids)}
         return {k: v for k, v in feed.items() if k in self._inputs}
+
+
+def length_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
+    """Indices of ``texts`` in batches of similar length: sorted by characters, a new batch when one
+    holds ``batch_size`` texts or the next text is more than twice as long as the batch's first
+    (plus 32 characters).
+
+    A batch is padded to its longest text, and a transformer's cost grows with the padded length:
+    a routed message of 500 characters beside its 20 sentence parts (``guard.sentence_parts``)
+    padded every part to the message (measured on the 482-tool pooled catalogue, messages of six
+    parts or more: routing 250-280 ms p50 with one batch against 110 ms without the parts).
+    sentence-transformers sorts by length for the same reason.
+    """
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    batches: list[list[int]] = []
+    for i in order:
+        if batches and len(batches[-1]) < batch_size and len(texts[i]) <= 2 * len(texts[batches[-1][0]]) + 32:
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
 
 
 def encoder_threads() -> int:

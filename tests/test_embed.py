@@ -79,6 +79,20 @@ def test_onnx_encoder_agrees_with_torch_per_text():
     assert onnx.embed([]).shape == (0, 384)
 
 
+def test_length_batches_group_texts_of_similar_length_and_keep_every_index():
+    from eris_lab.embed import length_batches
+
+    texts = ["hi", "x" * 500, "set an alarm at 7", "what's the weather in Oslo", "y" * 900, "ok"]
+    batches = length_batches(texts, 64)
+    assert sorted(i for b in batches for i in b) == list(range(len(texts)))
+    # the long message is not padded onto the short ones, nor are they onto it
+    assert sorted(map(sorted, batches)) == [[0, 2, 3, 5], [1, 4]]
+    for b in batches:  # within a batch, no text is more than twice the first plus 32 characters
+        assert max(len(texts[i]) for i in b) <= 2 * len(texts[b[0]]) + 32
+    assert all(len(b) <= 2 for b in length_batches(texts, 2))
+    assert length_batches([], 64) == []
+
+
 def test_onnx_int8_encoder_loses_little_and_is_keyed_apart():
     from eris_lab.embed import vector_key
 
