@@ -480,7 +480,10 @@ def test_each_sentence_adds_its_best_tool(parallel_pooled, case_id, monkeypatch)
     # the parts only add tools: the message's own hits are those it has without them
     monkeypatch.setattr("eris_lab.router.sentence_parts", lambda text: ())
     alone = router.route(query.query)
-    assert routed.hits == alone.hits and not set(query.gold) <= set(alone.offer.names)
+    # (the same names and scores; a batch of other texts moves a vector by float noise only)
+    assert [h.name for h in routed.hits] == [h.name for h in alone.hits]
+    np.testing.assert_allclose([h.score for h in routed.hits], [h.score for h in alone.hits], atol=1e-5)
+    assert not set(query.gold) <= set(alone.offer.names)
     assert set(alone.offer.names) < set(routed.offer.names)
 
 
