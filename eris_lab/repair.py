@@ -32,12 +32,6 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              an array more often than the message names it (``["Patio", "Patio", ... x10]`` for
              "a patio" -> ``["Patio"]``), and a string that is one short unit four times or more
              (``"gas_gas_gas_gas_..."``), which is dropped when optional and asked when required.
-``bleed``    a string that runs on into another argument's value of the same call, when what is
-             left is in the message: ``"source": "New York to Philadelphia"`` beside
-             ``"destination": "Philadelphia"`` -> ``"New York"``; ``"Van Gogh's Starry Night"``
-             beside ``"artist": "Van Gogh"`` -> ``"Starry Night"``; ``"London 2022/08/16"`` beside
-             the date. Only a tail (after a space, or a connecting word: to, from, in, at, on, for,
-             by, into) and a possessive head are cut.
 ``ungrounded`` an *optional* numeric argument whose value the message does not give (no
              number of it, no number word) nor the property (its default, enum or description) is dropped, so the tool's
              default applies: the model filled it in (``"price_min": 1000000000``, ``"round":
@@ -73,8 +67,7 @@ from .schema import normalize_types
 __all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values"]
 
 #: Every rule, in the order it runs on a value (module docstring).
-RULES: tuple[str, ...] = ("coerce", "repeated", "bleed", "enum", "listed", "format", "number", "span",
-                          "ungrounded")
+RULES: tuple[str, ...] = ("coerce", "repeated", "enum", "listed", "format", "number", "span", "ungrounded")
 #: Rules the ``repair`` lever runs (decided on BFCL multiple; module docstring).
 DEFAULT_RULES: tuple[str, ...] = RULES
 
@@ -431,6 +424,13 @@ def _ungrounded(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     return "auto", DROPPED, f"{value!r} is optional and nowhere in the message: left to the tool's default"
 
 
+#: A list item written this often is a loop the model ran ("adult", "adult" for two adults, or
+#: "pepperoni" twice for "pepperoni on both", is a request): the 2026-12-01 runs' loops repeat an
+#: item 5 to 10 times, to the grammar's bound of 10 items.
+RUNAWAY_REPEATS = 3
+#: A runaway string is at least this long: "ATATATATATATAT" or "hahahahahaha" may be meant; the
+#: 2026-12-01 runs' runaway strings ran to the bound (64 characters).
+RUNAWAY_CHARS = 32
 #: One unit of 1 to 16 characters written four times or more, to the end (a bounded string may cut
 #: the last unit short): "gas_gas_gas_gas_gas_ga".
 _RUNAWAY_TEXT_RE = re.compile(r"(?s)(.{1,16}?)\1{3,}.{0,16}")
@@ -446,11 +446,15 @@ def _repeated(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     if isinstance(value, list) and len(value) >= 2:
         kept: list[Any] = []
         seen: dict[str, int] = {}
+        counts: dict[str, int] = {}
+        for item in value:
+            if isinstance(item, str):
+                counts[normalize(item)] = counts.get(normalize(item), 0) + 1
         for item in value:
             if isinstance(item, str):
                 key = normalize(item)
                 seen[key] = seen.get(key, 0) + 1
-                if seen[key] > max(1, _mentions(item, message)):
+                if counts[key] >= RUNAWAY_REPEATS and seen[key] > max(1, _mentions(item, message)):
                     continue
             kept.append(item)
         if len(kept) == len(value):
@@ -458,40 +462,13 @@ def _repeated(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
         extra = max(seen, key=lambda k: seen[k])
         return "auto", kept, (f"{extra!r} {seen[extra]} times in the list, named fewer times in the message: "
                               "repeats the model ran on, dropped")
-    runaway = _RUNAWAY_TEXT_RE.fullmatch(value) if isinstance(value, str) and len(value) >= 12 else None
+    runaway = _RUNAWAY_TEXT_RE.fullmatch(value) if isinstance(value, str) and len(value) >= RUNAWAY_CHARS else None
     if runaway and not _in_message(value, message):
         return "auto", DROPPED, f"{value[:24]!r}... repeats {runaway.group(1)!r} until the bound: no value"
     return None
 
 
-#: Words that join a value to the next one in a run-on string ("New York to Philadelphia").
-_JOINS = r"(?:to|from|in|at|on|for|by|into)"
-
-
-def _bleed(value: Any, spec: Mapping[str, Any], message: str, others: Mapping[str, Any]) -> Decision:
-    if not isinstance(value, str) or spec.get("type") not in (None, "string") or "enum" in spec:
-        return None
-    texts = {str(v).strip() for v in others.values()
-             if isinstance(v, (str, int, float)) and not isinstance(v, bool) and len(str(v).strip()) >= 2}
-    left, cut = value.strip(), []
-    changed = True
-    while changed:
-        changed = False
-        for other in texts:
-            tail = re.match(rf"(?is)(.+?)\s+(?:{_JOINS}\s+)?{re.escape(other)}[\s.,;!?]*$", left)
-            head = re.match(rf"(?is){re.escape(other)}['’]s\s+(.+)$", left)
-            part = tail or head
-            if part and len(part.group(1).strip()) >= 2:
-                cut.append(other)
-                left, changed = part.group(1).strip(" ,;"), True
-    if not cut or left == value.strip():
-        return None
-    if not _in_message(left, message):
-        return "not_found", value, f"{value!r} holds {cut[0]!r} (another argument); {left!r} is not in the message"
-    return "auto", left, f"{value!r} ran on into {', '.join(map(repr, cut))}, another argument's value"
-
-
-_RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "bleed": _bleed, "enum": _enum, "listed": _listed, "format": _format,
+_RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "enum": _enum, "listed": _listed, "format": _format,
              "number": _number, "span": _span, "ungrounded": _ungrounded}
 
 
@@ -543,10 +520,7 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
         for rule in RULES:
             if rule not in wanted or (rule == "ungrounded" and name in required):
                 continue
-            if rule == "bleed":  # the one rule that reads the call's other arguments
-                decision = _bleed(out[name], spec, text, {k: v for k, v in out.items() if k != name})
-            else:
-                decision = _RULE_FNS[rule](out[name], spec, text)
+            decision = _RULE_FNS[rule](out[name], spec, text)
             if decision is None:
                 continue
             status, new, why = decision
