@@ -28,9 +28,10 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
 ``span``     a string copied short from a proper name in the message ("Barcelona" for "FC
              Barcelona"): the whole run of capitalised words around it (a sentence's first word
              never starts a run).
-``repeated`` a value the model wrote over and over until the grammar's bound: a string item of
-             an array more often than the message names it (``["Patio", "Patio", ... x10]`` for
-             "a patio" -> ``["Patio"]``), and a string that is one short unit four times or more
+``repeated`` a value the model wrote over and over until the grammar's bound: a string item
+             written three times or more in an array, more often than the message names it
+             (``["Patio", "Patio", ... x10]`` for "a patio" -> ``["Patio"]``), and a string of 32
+             characters or more that is one short unit four times or more
              (``"gas_gas_gas_gas_..."``), which is dropped when optional and asked when required.
 ``ungrounded`` an *optional* numeric argument whose value the message does not give (no
              number of it, no number word) nor the property (its default, enum or description) is dropped, so the tool's
@@ -424,9 +425,9 @@ def _ungrounded(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     return "auto", DROPPED, f"{value!r} is optional and nowhere in the message: left to the tool's default"
 
 
-#: A list item written this often is a loop the model ran ("adult", "adult" for two adults, or
-#: "pepperoni" twice for "pepperoni on both", is a request): the 2026-12-01 runs' loops repeat an
-#: item 5 to 10 times, to the grammar's bound of 10 items.
+#: A list item written at least this often is a loop the model ran; fewer may be a request
+#: ("adult", "adult" for two adults; "pepperoni" twice for "pepperoni on both"). The 2026-12-01
+#: runs' loops repeat an item 5 to 10 times, to the grammar's bound of 10 items.
 RUNAWAY_REPEATS = 3
 #: A runaway string is at least this long: "ATATATATATATAT" or "hahahahahaha" may be meant; the
 #: 2026-12-01 runs' runaway strings ran to the bound (64 characters).
