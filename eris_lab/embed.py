@@ -434,8 +434,6 @@ class OnnxEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` -> ``(len(texts), 384) float32``, rows L2-normalised."""
         session = self._load()
-        if not texts:
-            return np.zeros((0, session.get_outputs()[0].shape[-1] or 384), dtype=np.float32)
         out = np.empty((len(texts), session.get_outputs()[0].shape[-1] or 384), dtype=np.float32)
         for batch in length_batches(texts, self.batch_size):
             out[batch] = session.run(None, self.tokenize([texts[i] for i in batch]))[0]

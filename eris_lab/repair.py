@@ -57,6 +57,7 @@ alone, and ``live_multiple`` is reported as held out (docs/results/repair-2026-1
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
@@ -445,23 +446,20 @@ def _mentions(item: str, message: str) -> int:
 
 def _repeated(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     if isinstance(value, list) and len(value) >= 2:
+        keys = [normalize(item) if isinstance(item, str) else None for item in value]
+        counts = Counter(k for k in keys if k is not None)
         kept: list[Any] = []
-        seen: dict[str, int] = {}
-        counts: dict[str, int] = {}
-        for item in value:
-            if isinstance(item, str):
-                counts[normalize(item)] = counts.get(normalize(item), 0) + 1
-        for item in value:
-            if isinstance(item, str):
-                key = normalize(item)
-                seen[key] = seen.get(key, 0) + 1
+        seen: Counter[str] = Counter()
+        for item, key in zip(value, keys):
+            if key is not None:
+                seen[key] += 1
                 if counts[key] >= RUNAWAY_REPEATS and seen[key] > max(1, _mentions(item, message)):
                     continue
             kept.append(item)
         if len(kept) == len(value):
             return None
-        extra = max(seen, key=lambda k: seen[k])
-        return "auto", kept, (f"{extra!r} {seen[extra]} times in the list, named fewer times in the message: "
+        extra = counts.most_common(1)[0][0]
+        return "auto", kept, (f"{extra!r} {counts[extra]} times in the list, named fewer times in the message: "
                               "repeats the model ran on, dropped")
     runaway = _RUNAWAY_TEXT_RE.fullmatch(value) if isinstance(value, str) and len(value) >= RUNAWAY_CHARS else None
     if runaway and not _in_message(value, message):

@@ -661,8 +661,8 @@ class Router:
         tool, and its best cosine would add a stray one to the offer."""
         from .calibration import RelevanceGate
 
-        if start >= len(q) or self.knobs.relevance_floor <= 0 or not self.knobs.relevance_weights:
-            return np.ones(max(len(q) - start, 0), dtype=bool)
+        if start == len(q) or self.knobs.relevance_floor <= 0:  # (Knobs refuses a floor without weights)
+            return np.ones(len(q) - start, dtype=bool)
         features = self.gate().features(q[start:], scores=raw[start:])
         return RelevanceGate.probability(features, self.knobs.relevance_weights) >= self.knobs.relevance_floor
 

@@ -247,4 +247,3 @@ def test_repeated_string_is_dropped_when_optional_and_asked_when_required():
                            ("hahahahahahahaha", "reply with a laugh"), ("ab" * 20, "she wrote " + "ab" * 20)]:
         out, repairs = repair_arguments({"gas": value}, body, message, rules=["repeated"])
         assert out == {"gas": value} and not repairs
-
