@@ -25,6 +25,14 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              source) that is a number of the message followed by zeros; a number copied short
              from a grouped one (12 for "12,000"); a percentage the description wants as a
              decimal (5 for "5%" -> 0.05).
+``anchored`` a number the message ties to this argument by its unit or its name, where the model
+             wrote another (``"time": 10`` beside "accelerates at 10 m/s^2 for 5 seconds" when the
+             description says "in seconds"; ``"years": 2015`` for "the next 5 years";
+             ``"shareholder_equity": 1000000`` for "shareholder's equity of $10,000,000";
+             ``"numPlayers": 2`` for "2 players"; "50 million" read as 50000000). Only one
+             number may be tied that strongly; a number in a list, a date, a number followed by a
+             noun of its own ("2 moles") and an identifier slot are never tied; a percentage
+             becomes a fraction only when the description says decimal (:func:`anchored_numbers`).
 ``span``     a string copied short from a proper name in the message ("Barcelona" for "FC
              Barcelona"): the whole run of capitalised words around it (a sentence's first word
              never starts a run).
@@ -33,6 +41,12 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              (``["Patio", "Patio", ... x10]`` for "a patio" -> ``["Patio"]``), and a string of 32
              characters or more that is one short unit four times or more
              (``"gas_gas_gas_gas_..."``), which is dropped when optional and asked when required.
+``placeholder`` a string the message does not hold that the model copied from the schema: a
+             bare "yes" / "no" for a slot that wants a value (``"starring": "yes"``), an identifier
+             made of the schema's own words (``"directed_by": "movie_name"``), the description's
+             format (``"city, state"``) or its word for the slot (``"directed_by": "director"``).
+             Dropped when optional (the tool's default applies), asked when required; a value
+             the description offers (``'Any'``), an enum value and any real-looking value stay.
 ``ungrounded`` an *optional* numeric argument whose value the message does not give (no
              number of it, no number word) nor the property (its default, enum or description) is dropped, so the tool's
              default applies: the model filled it in (``"price_min": 1000000000``, ``"round":
@@ -52,6 +66,8 @@ arguments are repaired.
 Sources: the rules and their examples are issue 17's reading of the 2026-11-29 generation run's
 failures; which rules are on by default (:data:`DEFAULT_RULES`) was decided on BFCL ``multiple``
 alone, and ``live_multiple`` is reported as held out (docs/results/repair-2026-11-30.json).
+``anchored`` and ``placeholder`` (2026-12-02) were read off the failures of both suites in the
+cosine-order run, so neither is held out for them (docs/results/repair-anchored-2026-12-02.json).
 """
 
 from __future__ import annotations
@@ -62,14 +78,16 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from .errors import ErisLabError
-from .lexicon import NUMBER_WORDS
+from .lexicon import NUMBER_WORDS, STOPWORDS
 from .resolution import normalize, resolve
 from .schema import normalize_types
+from .slots import slot_kind
 
-__all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values"]
+__all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values", "anchored_numbers"]
 
 #: Every rule, in the order it runs on a value (module docstring).
-RULES: tuple[str, ...] = ("coerce", "repeated", "enum", "listed", "format", "number", "span", "ungrounded")
+RULES: tuple[str, ...] = ("coerce", "repeated", "enum", "listed", "format", "number", "anchored", "span",
+                          "placeholder", "ungrounded")
 #: Rules the ``repair`` lever runs (decided on BFCL multiple; module docstring).
 DEFAULT_RULES: tuple[str, ...] = RULES
 
@@ -186,13 +204,14 @@ def _in_message(value: str, message: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# The rules: each returns None (nothing to say) or (status, new value, why)
+# The rules: each reads (value, property schema, message, argument name) and returns None
+# (nothing to say) or (status, new value, why)
 # ---------------------------------------------------------------------------------------------
 
 Decision = tuple[Status, Any, str] | None
 
 
-def _coerce(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+def _coerce(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     kind = spec.get("type")
     if isinstance(value, bool) or not isinstance(kind, str):
         return None
@@ -231,14 +250,14 @@ def _resolve_among(value: Any, options: Sequence[str], what: str) -> Decision:
     return None
 
 
-def _enum(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+def _enum(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     enum = spec.get("enum")
     if not isinstance(enum, list) or not all(isinstance(e, str) for e in enum):
         return None
     return _resolve_among(value, enum, "in the schema's enum")
 
 
-def _listed(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+def _listed(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if not isinstance(value, str) or "enum" in spec:
         return None
     closed, examples = listed_values(str(spec.get("description", "")))
@@ -284,7 +303,7 @@ def _date_layout(value: str, description: str) -> Decision:
     return "auto", new, f"the description asks for dates as {layout}"
 
 
-def _format(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+def _format(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     description = str(spec.get("description", ""))
     if isinstance(value, str) and _LAYOUT_RE.search(description):
         return _date_layout(value, description)
@@ -315,7 +334,7 @@ def _format(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     return "not_found", value, f"the description asks for 'City, State'; no state for {value!r} in the message or the description"
 
 
-def _number(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+def _number(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     numbers = _numbers(message)
@@ -369,7 +388,7 @@ def _proper_runs(message: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _span(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+def _span(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if not isinstance(value, str) or not value.strip() or spec.get("type") not in (None, "string") or "enum" in spec:
         return None
     target = value.strip()
@@ -409,7 +428,7 @@ def _breaks_schema(spec: Mapping[str, Any], before: Any, after: Any) -> str:
 DROPPED = object()
 
 
-def _ungrounded(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+def _ungrounded(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if "default" in spec and spec["default"] == value:
@@ -424,6 +443,216 @@ def _ungrounded(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
     if any(abs(float(value) - g) <= 1e-9 * max(1.0, abs(g)) for g in given):
         return None
     return "auto", DROPPED, f"{value!r} is optional and nowhere in the message: left to the tool's default"
+
+
+# -- anchored: the number the message ties to this argument -----------------------------------------
+
+#: Tokens of a message for :func:`_anchored`: numbers (grouped, decimal, with ``$`` or ``%``),
+#: words, ``=`` and the marks that end a phrase (a decimal point is part of its number).
+_TOKEN_RE = re.compile(r"\d+(?:[/:-]\d+)+|\d+\.\d+\.\d+|\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:%|[kKmMbB]\b)?"
+                       r"|[^\W\d_][\w'’-]*|=|[,;:!?()]|(?<!\d)\.|\.(?!\d)")
+_NUMBER_TOKEN_RE = re.compile(r"\$?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(%|[kKmMbB])?")
+#: Words a parameter name shares with no particular quantity (``num_players`` -> ``players``).
+_GENERIC_NAME_WORDS = frozenset("num number nr n no total of per the a an to in for and or value amount count max min "
+                                "is id by at on with new".split())
+#: A singular time unit in a parameter name names a calendar field (``year``: 2019), not a
+#: quantity of that unit ("5 years"): only a plural, or a unit the description states, anchors.
+_TIME_UNITS = frozenset("second minute hour day week month year decade".split())
+#: "in seconds", "measured in minutes", "number of years": the unit or thing a description counts in.
+_UNIT_RE = re.compile(r"(?i)\b(?:in|number of|count of|amount of)\s+(?:the\s+)?([^\W\d_]+)(?:\s+([^\W\d_]+))?")
+#: Cardinal number words (not "decade", "half" or "double": those need a unit to mean an amount).
+_CARDINALS = {w: v for w, v in NUMBER_WORDS.items() if v == int(v) and (v <= 90 or w == "dozen")
+              and w not in ("once", "twice", "single", "double", "decade", "century")}
+#: Words scanned after and before a number for its anchor (before: "shareholder's equity of $10,000,000").
+ANCHOR_AFTER, ANCHOR_BEFORE = 2, 5
+
+
+def _split_name(name: str) -> list[str]:
+    """``"numPlayers"`` -> ``["num", "players"]``, ``"sides_per_die"`` -> ``["sides", "per", "die"]``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return [w.casefold() for w in re.split(r"[\W_\d]+", spaced) if w]
+
+
+def _stem(word: str) -> str:
+    """The word without a possessive or a plural ``s``: ``"shareholder's"`` -> ``"shareholder"``."""
+    word = re.sub(r"['’]s$", "", word.casefold())
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _anchor_words(name: str, spec: Mapping[str, Any]) -> tuple[set[str], set[str], set[str], bool]:
+    """What ties a number to the argument: (name words, unit words, one-letter names, counts).
+
+    Name words come from the parameter's name (generic words dropped; a singular time unit
+    dropped, see :data:`_TIME_UNITS`). Unit words come from the description ("in seconds",
+    "number of years"). A one-letter name anchors only as ``r is 0.01`` or ``r = 0.01``.
+    ``counts``: the name counts things (``num_players``, ``years``, "The number of ..."), so a
+    number *before* its name word is its value ("2 players"); for a measure ("side2") it is not
+    ("its three sides: 3, 4, and 5").
+    """
+    description = str(spec.get("description", ""))
+    words = _split_name(name)
+    letters = {w for w in words if len(w) == 1}
+    content = [w for w in words if len(w) > 1 and w not in _GENERIC_NAME_WORDS]
+    named = {_stem(w) for w in content if w not in _TIME_UNITS}
+    counts = (any(w in ("num", "number", "nr", "count", "total", "n") for w in words)
+              or bool(content and content[-1].endswith("s") and not content[-1].endswith("ss"))
+              or re.match(r"(?i)\s*(?:the\s+)?(?:number|count) of\b", description) is not None)
+    # a unit of three letters or more, and not the first word of a compound ("meters per second")
+    units = {_stem(w) for m in _UNIT_RE.finditer(description) if (m.group(2) or "").casefold() not in ("per", "squared")
+             for w in m.groups() if w and len(w) > 2 and w.casefold() not in STOPWORDS | _GENERIC_NAME_WORDS}
+    return named, units - named, letters, counts
+
+
+def _number_token(token: str) -> tuple[float, bool] | None:
+    """(value, percent) of a number token ("$1.2M" -> 1.2e6) or cardinal word, else None (a date
+    or a time such as "22/3/2024" or "11:00" is no number)."""
+    m = _NUMBER_TOKEN_RE.fullmatch(token)
+    if m:
+        suffix = (m.group(2) or "").casefold()
+        scale = {"k": 1e3, "m": 1e6, "b": 1e9}.get(suffix, 1.0)
+        return float(m.group(1).replace(",", "")) * scale, suffix == "%"
+    value = _CARDINALS.get(token.casefold())
+    return (value, False) if value is not None else None
+
+
+#: Words that scale the number before them ("50 million USD").
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_LIST_JOINERS = frozenset({",", "and", "or"})
+
+
+def _in_list(tokens: Sequence[str], i: int) -> bool:
+    """Token ``i`` is one number of a list ("3, 4, and 5"): a joiner and a number on either side."""
+    def number_at(j: int, step: int) -> bool:
+        while 0 <= j < len(tokens) and tokens[j].casefold() in _LIST_JOINERS:
+            j += step
+        return 0 <= j < len(tokens) and j != i + step and _number_token(tokens[j]) is not None
+
+    after = i + 1 < len(tokens) and tokens[i + 1].casefold() in _LIST_JOINERS and number_at(i + 1, 1)
+    before = i >= 1 and tokens[i - 1].casefold() in _LIST_JOINERS and number_at(i - 1, -1)
+    return after or before
+
+
+def anchored_numbers(message: str, name: str, spec: Mapping[str, Any]) -> dict[tuple[float, bool], int]:
+    """Numbers of ``message`` tied to argument ``name``, each with its strength (2 by name words, 1 by a unit).
+
+    A number is tied by a unit word among the :data:`ANCHOR_AFTER` words after it ("for 5
+    seconds"), or by the parameter's name words: among the :data:`ANCHOR_BEFORE` words before it
+    ("maximum wait time of 10 minutes", "shareholder's equity of $10,000,000") or, for a name that
+    counts things, after it ("2 players"). A name of several words needs two of them there (a
+    message's "velocity of 20" is not ``leading_object_velocity``). The scan stays in one phrase:
+    a mark or another number ends it. A number in a list ("coefficients 5, 20, and -25") is tied
+    to no one name. A scale word multiplies ("50 million"). Keys ``(value, percent)``.
+    """
+    named, units, letters, counts = _anchor_words(name, spec)
+    need = min(len(named), 2)
+    tokens = _TOKEN_RE.findall(message)
+    out: dict[tuple[float, bool], int] = {}
+    for i, token in enumerate(tokens):
+        number = _number_token(token)
+        if number is None or _in_list(tokens, i):
+            continue
+        start = i + 1
+        if start < len(tokens) and tokens[start].casefold() in _SCALES:
+            number = (number[0] * _SCALES[tokens[start].casefold()], number[1])
+            start += 1
+        strength = 0
+        after_names: set[str] = set()
+        for word in tokens[start:start + ANCHOR_AFTER]:
+            if not word[:1].isalpha() or _number_token(word) is not None:
+                break
+            stem = _stem(word)
+            after_names |= {stem} & named
+            if stem in units:
+                strength = max(strength, 1)
+        # before its name word a number is a count ("2 players"), unless it is written as a measure
+        # ("a 5% annual yield", "$3 fee"); "its three sides" counts the sides of side2
+        measure = number[1] or token[:1] == "$" or "." in token
+        if (counts or measure) and need and len(after_names) >= need:
+            strength = 2
+        before_names: set[str] = set()
+        for j in range(i - 1, max(i - 1 - ANCHOR_BEFORE, -1), -1):
+            word = tokens[j]
+            if not word[:1].isalpha() or _number_token(word) is not None:
+                break
+            before_names |= {_stem(word)} & named
+        # "temperature when 2 moles": a number followed by a noun of its own counts that noun
+        follower = tokens[start] if start < len(tokens) else ""
+        own = (not follower[:1].isalpha() or len(follower) <= 3 or follower.casefold() in STOPWORDS
+               or _stem(follower) in named | units)
+        if need and len(before_names) >= need and own:
+            strength = 2
+        if (letters and i >= 2 and tokens[i - 1].casefold() in ("=", "is") and tokens[i - 2].casefold() in letters
+                and tokens[i - 2] not in ("a", "I")):
+            strength = 2
+        if strength:
+            out[number] = max(strength, out.get(number, 0))
+    return out
+
+
+def _anchored(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or spec.get("type") not in ("integer", "number"):
+        return None
+    if slot_kind(name, spec) == "id":  # an identifier is no quantity ("Bangkok Province 22/3/2024": province_id)
+        return None
+    tied = anchored_numbers(message, name, spec)
+    if not tied or any(abs(float(value) - (n / 100 if pct else n)) <= 1e-9 * max(1.0, abs(n)) or n == value
+                       for n, pct in tied):
+        return None
+    strongest = max(tied.values())
+    best = [key for key, strength in tied.items() if strength == strongest]
+    given = {n for n, _, _, _ in _numbers(message)}
+    if len(best) > 1:
+        if float(value) in given:
+            return None
+        listed = ", ".join(f"{n:g}{'%' if pct else ''}" for n, pct in best)
+        return "ask", value, f"the message ties several numbers to {name!r} ({listed}): left for the user"
+    number, percent = best[0]
+    description = str(spec.get("description", ""))
+    if percent:
+        if re.search(r"\bdecimal\b|\bfraction\b", description, re.I):
+            number = round(number / 100, 10)
+        elif not re.search(r"percent", description, re.I):
+            return "ask", value, f"the message gives {number:g}% for {name!r}; a percentage or a fraction? left for the user"
+    if spec.get("type") == "integer":
+        if not float(number).is_integer():
+            return None
+        number = int(number)
+    elif float(number).is_integer() and isinstance(value, int):
+        number = int(number)
+    return "auto", number, f"the message ties {number!r} to {name!r} (its name or unit next to the number)"
+
+
+# -- placeholder: a value the model copied from the schema, not from the message -------------------
+
+#: Answers that fill no string slot ("starring": "yes" for "a movie featuring Ana de Armas").
+_BARE_ANSWERS = frozenset({"yes", "no", "true", "false", "none", "null", "unknown", "n a"})  # "n a": "N/A" normalised
+_FORMAT_PLACEHOLDER_RE = re.compile(r"(?i)\bformat(?: of)?\s*['\"]([^'\"]+)['\"]")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z]+(?:_[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+")
+
+
+def _placeholder(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
+    if not isinstance(value, str) or spec.get("type") not in (None, "string") or "enum" in spec:
+        return None
+    plain = normalize(value)
+    if not plain or _in_message(value, message):
+        return None
+    description = str(spec.get("description", ""))
+    closed, examples = listed_values(description)
+    if any(plain == normalize(v) for v in closed + examples):
+        return None
+    if plain in _BARE_ANSWERS and not re.search(rf"(?i)['\"]{re.escape(value.strip())}['\"]", description):
+        why = f"{value!r} answers yes or no; {name!r} wants a value, and the message gives none"
+    elif (_IDENTIFIER_RE.fullmatch(value.strip()) and slot_kind(name, spec) in ("place", "time", "free")
+          and {_stem(w) for w in _split_name(value)} <= {_stem(w) for w in _split_name(f"{name} {description}")}):
+        why = f"{value!r} is an identifier made of the schema's own words, not a value the message gives"
+    elif any(plain == normalize(m.group(1)) for m in _FORMAT_PLACEHOLDER_RE.finditer(description)):
+        why = f"{value!r} is the description's format, not a value"
+    elif len(plain.split()) <= 2 and re.search(rf"(?<!\w){re.escape(plain)}(?!\w)", normalize(description)) and not (
+            re.search(rf"(?i)['\"]{re.escape(value.strip())}['\"]", description)):
+        why = f"{value!r} is the description's word for the slot, not a value the message gives"
+    else:
+        return None
+    return "auto", DROPPED, why + ": left to the tool's default"
 
 
 #: A list item written at least this often is a loop the model ran; fewer may be a request
@@ -444,7 +673,7 @@ def _mentions(item: str, message: str) -> int:
     return len(re.findall(rf"(?<!\w){re.escape(words)}(?!\w)", normalize(message))) if words else 0
 
 
-def _repeated(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
+def _repeated(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if isinstance(value, list) and len(value) >= 2:
         keys = [normalize(item) if isinstance(item, str) else None for item in value]
         counts = Counter(k for k in keys if k is not None)
@@ -468,7 +697,8 @@ def _repeated(value: Any, spec: Mapping[str, Any], message: str) -> Decision:
 
 
 _RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "enum": _enum, "listed": _listed, "format": _format,
-             "number": _number, "span": _span, "ungrounded": _ungrounded}
+             "number": _number, "anchored": _anchored, "span": _span, "placeholder": _placeholder,
+             "ungrounded": _ungrounded}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -519,7 +749,7 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
         for rule in RULES:
             if rule not in wanted or (rule == "ungrounded" and name in required):
                 continue
-            decision = _RULE_FNS[rule](out[name], spec, text)
+            decision = _RULE_FNS[rule](out[name], spec, text, name)
             if decision is None:
                 continue
             status, new, why = decision

@@ -247,3 +247,105 @@ def test_repeated_string_is_dropped_when_optional_and_asked_when_required():
                            ("hahahahahahahaha", "reply with a laugh"), ("ab" * 20, "she wrote " + "ab" * 20)]:
         out, repairs = repair_arguments({"gas": value}, body, message, rules=["repeated"])
         assert out == {"gas": value} and not repairs
+
+
+# -- anchored: the number the message ties to the argument (2026-12-01 run, multiple) ---------------
+
+SECONDS = {"type": "integer", "description": "The time in seconds the object has been moving."}
+YEARS = {"type": "integer", "description": "The number of years for the forecast."}
+
+
+@pytest.mark.parametrize("name, spec, value, message, expected", [
+    # multiple_4: the acceleration's 10 in the time slot; the unit the description states picks 5
+    ("time", SECONDS, 10, "a car moving at 20 m/s that accelerates at 10 m/s^2 for 5 seconds", 5),
+    # multiple_112: a year where the message counts years
+    ("years", YEARS, 2015, "Predict the growth of forest in Yellowstone for the next 5 years", 5),
+    # multiple_54: a number word
+    ("years", {"type": "integer"}, 1999, "dividend payments of Apple Inc for last five years", 5),
+    # multiple_128: the name before the number, grouped digits, a possessive
+    ("shareholder_equity", {"type": "integer"}, 1000000,
+     "net income of $2,000,000, shareholder's equity of $10,000,000, and dividends paid of $200,000", 10000000),
+    # multiple_86: a count before its noun
+    ("numPlayers", {"type": "integer"}, 1000000000, "board games for 2 players and strategy", 2),
+    # multiple_127: a scale word
+    ("total_payout", {"type": "integer"}, 5000000000, "100 million outstanding shares and total payout of 50 million USD",
+     50000000),
+    # live_multiple_222-96-0: an address number in the slot the message gives a time for
+    ("time", {"type": "integer", "description": "How long the customer will wait, measured in minutes."}, 456,
+     "a ride from 456 Elm St, Springville, IL with a maximum wait time of 10 minutes", 10),
+    # a one-letter name, only as "r is ..."
+    ("r", {"type": "number"}, 1000000000, "where the current is 10 Amperes and r is 0.01 meter", 0.01),
+])
+def test_anchored_takes_the_number_the_message_ties_to_the_argument(name, spec, value, message, expected):
+    out, repairs = one({name: value}, {name: spec}, message, rules=["anchored"])
+    assert out[name] == expected and [r.rule for r in repairs if r.changed] == ["anchored"]
+
+
+@pytest.mark.parametrize("name, spec, value, message", [
+    # a calendar year is no count of years
+    ("year", {"type": "integer"}, 2019, "revenue in 2019, growing for 5 years"),
+    # a list of numbers after one plural word belongs to no single argument (multiple_11)
+    ("b", {"type": "integer", "description": "Coefficient of the first-degree term."}, 20,
+     "a quadratic equation with coefficients 5, 20, and -25"),
+    # "its three sides: 3, 4, and 5": a count of the thing is not the measure of one (multiple_1)
+    ("side2", {"type": "integer", "description": "Length of the second side."}, 4,
+     "the area of a triangle, given the lengths of its three sides: 3, 4, and 5"),
+    # a number followed by a noun of its own counts that noun (multiple_42)
+    ("temperature1", {"type": "integer"}, 300, "the final temperature when 2 moles of gas at 300 K are mixed"),
+    # one word of a longer name is not enough (live_multiple_123-46-2)
+    ("leading_object_velocity", {"type": "number"}, 15,
+     "my car is traveling at a velocity of 20 m/s and the vehicle ahead is moving at 15 m/s"),
+    # a compound unit is not its first word; a date is no number; an identifier is no quantity
+    ("speed", {"type": "number", "description": "Speed in meters per second."}, 20, "at 20 m/s, 50 meters ahead"),
+    ("province_id", {"type": "integer"}, 1, "Bangkok Province 22/3/2024 at 11:00"),
+    # two numbers tied equally: nothing to choose (the value is one of the message's own)
+    ("time", SECONDS, 5, "after 5 seconds and again after 8 seconds"),
+])
+def test_anchored_leaves_values_it_cannot_tie(name, spec, value, message):
+    out, repairs = one({name: value}, {name: spec}, message, rules=["anchored"])
+    assert out == {name: value} and not any(r.changed for r in repairs)
+
+
+def test_anchored_percent_needs_the_description_to_say_how():
+    rate = {"type": "number", "description": "The annual yield rate, as a decimal."}
+    out, _ = one({"annual_yield": 50000}, {"annual_yield": rate}, "investment of $50000 with a 5% annual yield",
+                 rules=["anchored"])
+    assert out["annual_yield"] == 0.05
+    out, (repair,) = one({"annual_yield": 50000}, {"annual_yield": {"type": "number"}},
+                         "investment of $50000 with a 5% annual yield", rules=["anchored"])
+    assert out["annual_yield"] == 50000 and repair.status == "ask"
+
+
+# -- placeholder: a value copied from the schema, not the message (2026-12-01 run, live_multiple) ----
+
+ACTOR = {"type": "string", "description": "The actors starring in the movie. Use 'any' to indicate no preference."}
+DIRECTOR = {"type": "string", "description": "Name of the director to filter the movies. Use 'dontcare' to include all."}
+
+
+@pytest.mark.parametrize("name, spec, value", [
+    ("starring", ACTOR, "yes"),  # live_multiple_581-157-2
+    ("directed_by", DIRECTOR, "movie_name"),  # live_multiple_687-164-3: an identifier
+    ("directed_by", DIRECTOR, "director"),  # live_multiple_332-132-22: the description's word for the slot
+    ("location", {"type": "string", "description": "The place, in the format of 'City, State'."}, "city, state"),
+])
+def test_placeholder_is_dropped_when_optional_and_asked_when_required(name, spec, value):
+    message = "Can you explore scientific fiction movies that are available online?"
+    body = {"type": "object", "properties": {name: spec, "genre": {"type": "string"}}, "required": ["genre"]}
+    out, (repair,) = repair_arguments({name: value, "genre": "Sci-fi"}, body, message, rules=["placeholder"])
+    assert out == {"genre": "Sci-fi"} and repair.rule == "placeholder" and repair.changed
+    body["required"] = [name]
+    out, (repair,) = repair_arguments({name: value}, body, message, rules=["placeholder"])
+    assert out == {name: value} and repair.status == "ask"
+
+
+@pytest.mark.parametrize("name, spec, value, message", [
+    ("starring", ACTOR, "any", "a movie, any cast"),  # in the message
+    ("starring", ACTOR, "Any", "find me a movie"),  # a value the description offers
+    ("answer", {"type": "string", "enum": ["yes", "no"]}, "yes", "say it"),  # an enum value
+    ("directed_by", DIRECTOR, "Wes Anderson", "an offbeat movie"),  # a real name (invented or not: not this rule's)
+    ("table_name", {"type": "string", "description": "The table."}, "user_accounts", "list the users"),
+    ("api_key", {"type": "string"}, "my_key", "call the service"),  # an identifier slot holds identifiers
+])
+def test_placeholder_leaves_real_values(name, spec, value, message):
+    out, repairs = one({name: value}, {name: spec}, message, rules=["placeholder"])
+    assert out == {name: value} and not repairs
