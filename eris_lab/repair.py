@@ -77,6 +77,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
+from .catalog import name_words
 from .errors import ErisLabError
 from .lexicon import NUMBER_WORDS, STOPWORDS
 from .resolution import normalize, resolve
@@ -467,10 +468,10 @@ _CARDINALS = {w: v for w, v in NUMBER_WORDS.items() if v == int(v) and (v <= 90 
 ANCHOR_AFTER, ANCHOR_BEFORE = 2, 5
 
 
-def _split_name(name: str) -> list[str]:
-    """``"numPlayers"`` -> ``["num", "players"]``, ``"sides_per_die"`` -> ``["sides", "per", "die"]``."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
-    return [w.casefold() for w in re.split(r"[\W_\d]+", spaced) if w]
+def _words(name: str) -> list[str]:
+    """Lower-case words of a name or text without its digits (``catalog.name_words``:
+    ``"numPlayers"`` -> ``["num", "players"]``, ``"year2_revenue"`` -> ``["year", "revenue"]``)."""
+    return [w for w in name_words(name) if not w.isdigit()]
 
 
 def _stem(word: str) -> str:
@@ -490,8 +491,8 @@ def _anchor_words(name: str, spec: Mapping[str, Any]) -> tuple[set[str], set[str
     ("its three sides: 3, 4, and 5").
     """
     description = str(spec.get("description", ""))
-    words = _split_name(name)
-    letters = {w for w in words if len(w) == 1}
+    words = _words(name)
+    letters = {w.casefold() for w in re.findall(r"[A-Za-z]+", name) if len(w) == 1}  # name_words drops "r"
     content = [w for w in words if len(w) > 1 and w not in _GENERIC_NAME_WORDS]
     named = {_stem(w) for w in content if w not in _TIME_UNITS}
     counts = (any(w in ("num", "number", "nr", "count", "total", "n") for w in words)
@@ -595,14 +596,14 @@ def _anchored(value: Any, spec: Mapping[str, Any], message: str, name: str) -> D
     if slot_kind(name, spec) == "id":  # an identifier is no quantity ("Bangkok Province 22/3/2024": province_id)
         return None
     tied = anchored_numbers(message, name, spec)
-    if not tied or any(abs(float(value) - (n / 100 if pct else n)) <= 1e-9 * max(1.0, abs(n)) or n == value
+    # the value is a tied number already (a percentage as written or as a fraction)
+    if not tied or any(n == value or abs(float(value) - (n / 100 if pct else n)) <= 1e-9 * max(1.0, abs(n))
                        for n, pct in tied):
         return None
     strongest = max(tied.values())
     best = [key for key, strength in tied.items() if strength == strongest]
-    given = {n for n, _, _, _ in _numbers(message)}
     if len(best) > 1:
-        if float(value) in given:
+        if any(float(value) == n for n, _, _, _ in _numbers(message)):
             return None
         listed = ", ".join(f"{n:g}{'%' if pct else ''}" for n, pct in best)
         return "ask", value, f"the message ties several numbers to {name!r} ({listed}): left for the user"
@@ -640,15 +641,16 @@ def _placeholder(value: Any, spec: Mapping[str, Any], message: str, name: str) -
     closed, examples = listed_values(description)
     if any(plain == normalize(v) for v in closed + examples):
         return None
-    if plain in _BARE_ANSWERS and not re.search(rf"(?i)['\"]{re.escape(value.strip())}['\"]", description):
+    quoted = re.search(rf"(?i)['\"]{re.escape(value.strip())}['\"]", description) is not None  # offered there
+    if plain in _BARE_ANSWERS and not quoted:
         why = f"{value!r} answers yes or no; {name!r} wants a value, and the message gives none"
     elif (_IDENTIFIER_RE.fullmatch(value.strip()) and slot_kind(name, spec) in ("place", "time", "free")
-          and {_stem(w) for w in _split_name(value)} <= {_stem(w) for w in _split_name(f"{name} {description}")}):
+          and {_stem(w) for w in _words(value)} <= {_stem(w) for w in _words(f"{name} {description}")}):
         why = f"{value!r} is an identifier made of the schema's own words, not a value the message gives"
     elif any(plain == normalize(m.group(1)) for m in _FORMAT_PLACEHOLDER_RE.finditer(description)):
         why = f"{value!r} is the description's format, not a value"
-    elif len(plain.split()) <= 2 and re.search(rf"(?<!\w){re.escape(plain)}(?!\w)", normalize(description)) and not (
-            re.search(rf"(?i)['\"]{re.escape(value.strip())}['\"]", description)):
+    elif (len(plain.split()) <= 2 and not quoted
+          and re.search(rf"(?<!\w){re.escape(plain)}(?!\w)", normalize(description))):
         why = f"{value!r} is the description's word for the slot, not a value the message gives"
     else:
         return None

@@ -938,7 +938,7 @@ def replay_repair(record: Mapping[str, Any], *, condition: str = "c",
             row["cases_fixed"] += after and not before
             row["cases_broken"] += before and not after
             row["asks"] += sum(1 for r in repairs if r.status == "ask")
-            for argument in {r.argument for r in repairs if r.changed}:
+            for argument in dict.fromkeys(r.argument for r in repairs if r.changed):  # argument order: stable records
                 accepted = _accepted_list(expected.get(argument, []))
                 right_before = argument in expected and value_matches(first.arguments[argument], accepted)
                 right_after = argument in expected and (value_matches(arguments[argument], accepted)
