@@ -79,7 +79,7 @@ MAX_PSEUDO_QUERIES = 1200
 #: What calibrated knobs do with tools whose required arguments the message cannot fill
 #: (``policy.with_slots``; the reference knobs keep ``off``).
 SLOT_CHECK = "gate"
-CACHE_VERSION = 12  # bump when the fit changes, so stale cached knobs are not reused
+CACHE_VERSION = 13  # bump when the fit changes, so stale cached knobs are not reused
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _MIN_STD = 0.03  # guards a z-score against a tool the negatives never move
@@ -302,8 +302,30 @@ def _seated_rank(catalog: Catalog, scores: np.ndarray, gold_sets: Sequence[Seque
     return out
 
 
+def _pseudo_widening_key(catalog: Catalog, pseudo: Sequence[PseudoQuery], scores: np.ndarray,
+                         knobs: Knobs) -> np.ndarray | None:
+    """The widening's order for pseudo-queries (``router.widening_key``), or None where the router
+    ranks by score alone. Leave-one-out as for the cosines: a pseudo-query's own tool gets the
+    lexical share of its text with the pseudo-query cut out (a parameter description is its own
+    best lexical match)."""
+    from .guard import lexical_terms
+    from .router import _lexical_index, lexical_shares, lexical_text, uses_lexical_widening, widening_key
+
+    if not uses_lexical_widening(catalog, knobs):
+        return None
+    shares = lexical_shares(catalog, [p.text for p in pseudo])
+    _, idf = catalog.derived("router.lexical_index", _lexical_index)
+    top = max(idf.values(), default=1.0)
+    for i, p in enumerate(pseudo):
+        terms = set(lexical_terms(p.text))
+        own = set(lexical_terms(lexical_text(catalog[p.tool]).replace(p.text, " ")))
+        total = sum(idf.get(t, top) for t in terms)
+        shares[i, p.tool] = sum(idf[t] for t in terms & own) / total if total else 0.0
+    return widening_key(scores, shares, knobs)
+
+
 def fit_offer_knobs(catalog: Catalog, scores: np.ndarray, gold_sets: Sequence[Sequence[int]],
-                    alpha: float) -> dict[str, Any]:
+                    alpha: float, *, widening: np.ndarray | None = None) -> dict[str, Any]:
     """The offer-size knobs from scored messages whose needed tools are known (split conformal).
 
     Parameters
@@ -315,6 +337,9 @@ def fit_offer_knobs(catalog: Catalog, scores: np.ndarray, gold_sets: Sequence[Se
         ``gold_sets[i]``: the rows message ``i`` needs, all of them (``n`` non-empty sets).
     alpha : float
         Miscoverage in (0, 1).
+    widening : ndarray, ``(n, n_tools)``, optional
+        The order the router widens in (``router.widening_key``), for ``widen_k``; default
+        ``scores``.
 
     Returns
     -------
@@ -336,7 +361,7 @@ def fit_offer_knobs(catalog: Catalog, scores: np.ndarray, gold_sets: Sequence[Se
     top = scores.max(axis=1)
     threshold = float(np.quantile(lowest, alpha / 2))
     subset_margin = conformal_quantile(top - lowest, alpha)
-    widen = conformal_quantile(_seated_rank(catalog, scores, gold_sets), alpha)
+    widen = conformal_quantile(_seated_rank(catalog, scores if widening is None else widening, gold_sets), alpha)
     widen_k = int(min(max(widen if math.isfinite(widen) else n_tools, WIDEN_BOUNDS[0]), WIDEN_BOUNDS[1]))
     floor = 1.0
     right = np.array([len(g) == 1 and int(scores[i].argmax()) == g[0] for i, g in enumerate(gold_sets)])
@@ -456,7 +481,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
             return knobs
         weights, floor = knobs.relevance_weights, knobs.relevance_floor
         gate = RelevanceGate(catalog, vectors, normalize_rows(embedder.embed(list(negatives))))
-        fitted, floor = _fit_labelled(catalog, embedder, vectors, labelled, alpha, gate, weights, floor)
+        fitted, floor = _fit_labelled(catalog, embedder, vectors, labelled, alpha, gate, weights, floor, knobs=knobs)
         source = f" of {labelled_source}" if labelled_source else ""
         notes["calibration"].update(method=(
             f"{too_few}offer-size knobs by split conformal on labelled queries{source}; relevance gate "
@@ -482,11 +507,12 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
     neg_features = gate.features(neg, exclude_negative=range(len(negatives)))
     weights, relevance_floor, p_neg = _fit_gate(pos_features, neg_features, alpha)
     if labelled is None:
-        fitted = fit_offer_knobs(catalog, scores, [(int(g),) for g in gold_rows], alpha)
+        widening = _pseudo_widening_key(catalog, pseudo, scores, base)
+        fitted = fit_offer_knobs(catalog, scores, [(int(g),) for g in gold_rows], alpha, widening=widening)
         n_cal = len(pseudo)
     else:
         fitted, relevance_floor = _fit_labelled(catalog, embedder, vectors, labelled, alpha, gate, weights,
-                                                relevance_floor)
+                                                relevance_floor, knobs=base)
         n_cal = fitted["n"]
 
     notes = dict(base.notes)
@@ -521,7 +547,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
 
 def _fit_labelled(catalog: Catalog, embedder: Embedder, vectors: np.ndarray,
                   labelled: Sequence[tuple[str, Sequence[str]]], alpha: float, gate: RelevanceGate,
-                  weights: Sequence[float], floor: float) -> tuple[dict[str, Any], float]:
+                  weights: Sequence[float], floor: float, *, knobs: Knobs) -> tuple[dict[str, Any], float]:
     """Offer-size knobs and gate floor fitted on labelled queries: ``(fit_offer_knobs(...) | {"n"}, floor)``.
 
     A message is covered when the gate lets it through *and* the offer holds its tools, so the
@@ -535,6 +561,8 @@ def _fit_labelled(catalog: Catalog, embedder: Embedder, vectors: np.ndarray,
     DataError
         A gold name is not in the catalogue, or no message needs a tool.
     """
+    from .router import lexical_shares, uses_lexical_widening, widening_key
+
     row_of = {name: i for i, name in enumerate(catalog.names)}
     texts, gold_sets = [], []
     for text, gold in labelled:
@@ -548,7 +576,8 @@ def _fit_labelled(catalog: Catalog, embedder: Embedder, vectors: np.ndarray,
         raise DataError("no labelled query needs a tool; nothing to calibrate the offer on", where="labelled queries")
     query_vectors = normalize_rows(embedder.embed(texts))
     scores = query_vectors @ vectors.T
-    fitted = fit_offer_knobs(catalog, scores, gold_sets, alpha / 2) | {"n": len(texts)}
+    widening = widening_key(scores, lexical_shares(catalog, texts), knobs) if uses_lexical_widening(catalog, knobs) else None
+    fitted = fit_offer_knobs(catalog, scores, gold_sets, alpha / 2, widening=widening) | {"n": len(texts)}
     if weights:
         relevance = RelevanceGate.probability(gate.features(query_vectors, scores=scores), weights)
         floor = min(floor, -conformal_quantile(-relevance, alpha / 2))

@@ -53,6 +53,9 @@ class Knobs:
     # instead of the roster; a catalogue of at most max_whole_roster tools is still offered whole.
     widen_k: int = 8
     max_whole_roster: int = 8
+    # on a catalogue without routing hints the widening ranks by cosine + this x the message's
+    # lexical share (router.widening_key); 0: cosine alone
+    widen_lexical_weight: float = 0.3
     # hits further than this below the top are dropped from a ranked subset (>= 2: off, the reference)
     subset_margin: float = 2.0
     # the relevance gate: P(some tool fits) below relevance_floor offers nothing (0: gate off);
@@ -100,7 +103,7 @@ class Knobs:
                 raise KnobsError(f"expected a cosine in [-1, 1], got {value!r}", where=name)
         if self.margin < 0:
             raise KnobsError(f"expected >= 0, got {self.margin!r}", where="margin")
-        for name in ("subset_margin", "relevance_floor"):
+        for name in ("subset_margin", "relevance_floor", "widen_lexical_weight"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)

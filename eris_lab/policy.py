@@ -657,6 +657,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
 
     # 2. split forced from embedding hits (keep the best score per tool)
+    cut_note = ""
     best: dict[str, float] = {}
     for h in hits:
         if h.name in catalog and h.score >= knobs.threshold:
@@ -665,7 +666,16 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     embed_hits = sorted((Hit(name=n, score=s) for n, s in best.items() if s < knobs.forced_floor),
                         key=lambda h: -h.score)
     if embed_hits and knobs.subset_margin < 2.0:  # calibrated offers: hits near the top, at most widen_k
-        embed_hits = [h for h in embed_hits if embed_hits[0].score - h.score <= knobs.subset_margin][:knobs.widen_k]
+        near = [h for h in embed_hits if embed_hits[0].score - h.score <= knobs.subset_margin]
+        if len(near) > knobs.widen_k:
+            # which stay is the widening's order (router.widening_key: the lexical share joins the
+            # cosine on a catalogue without routing hints); what stays keeps its own score
+            position = {h.name: i for i, h in enumerate(ranked)}
+            keep = {h.name for h in sorted(near, key=lambda h: position.get(h.name, len(position)))[:knobs.widen_k]}
+            if keep != {h.name for h in near[:knobs.widen_k]}:
+                cut_note = f"; of {len(near)} near the top, the first {knobs.widen_k} in the widening order kept"
+            near = [h for h in near if h.name in keep]
+        embed_hits = near
 
     # 3. demote a lone weak embedding hit
     demoted = ""
@@ -707,7 +717,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         else:
             rule = Rule.RANKED_SUBSET
             reason = (f"{len(embed_hits)} hits >= {knobs.threshold:.2f}, top {top.name} at {top.score:.3f}"
-                      + (f"; near-tie with {_tie_words(top, tied)} kept ranked" if tied else ""))
+                      + (f"; near-tie with {_tie_words(top, tied)} kept ranked" if tied else "") + cut_note)
 
     # 5. append forced hits, 6. re-rank
     if forced_hits:

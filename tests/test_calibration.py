@@ -276,6 +276,36 @@ def test_fit_offer_knobs_covers_every_gold_tool_of_exchangeable_messages():
     assert both["single_hit_floor"] >= fitted["single_hit_floor"]
 
 
+def test_widen_k_is_fitted_in_the_widening_order_with_the_pseudo_query_cut_out_of_its_tool():
+    """``router.widening_key`` joins a lexical share on a catalogue without routing hints; a
+    pseudo-query made of a parameter description would be its own tool's perfect lexical match, so
+    the tool's share is read with that text cut out (leave-one-out, as for the cosines)."""
+    from eris_lab.calibration import _pseudo_widening_key
+    from eris_lab.router import lexical_shares
+
+    tools = [Tool(name=f"tool_{i}", description=f"Does task number {i}.", parameters={"type": "object", "properties": {
+        "value": {"type": "string", "description": f"the unique marker{i} word of tool {i}"}}}) for i in range(9)]
+    catalog = Catalog(tools)
+    pseudo = [p for p in pseudo_queries(catalog) if "marker" in p.text]
+    assert pseudo
+    scores = np.zeros((len(pseudo), len(catalog)), dtype=np.float32)
+    key = _pseudo_widening_key(catalog, pseudo, scores, Knobs())
+    plain = lexical_shares(catalog, [p.text for p in pseudo])
+    for i, p in enumerate(pseudo):
+        others = np.delete(np.arange(len(catalog)), p.tool)
+        # the text is the tool's own parameter description: only it holds "markerN"
+        assert plain[i, p.tool] == pytest.approx(1.0) and plain[i, others].max() < 0.9
+        assert key[i, p.tool] < key[i, others].max()  # cut out, the other tools hold more of its words
+    # widen_k follows the order it is given
+    gold = [(p.tool,) for p in pseudo]
+    worst = -np.eye(len(catalog), dtype=np.float32)[[p.tool for p in pseudo]]  # the gold tool last
+    assert fit_offer_knobs(catalog, scores, gold, 0.1, widening=worst)["widen_k"] > \
+        fit_offer_knobs(catalog, scores, gold, 0.1, widening=-worst)["widen_k"]
+    hinted = Catalog([Tool(name="a", description="one thing", routing_hints=("do a",)), *tools[1:]])
+    assert _pseudo_widening_key(hinted, pseudo, scores, Knobs()) is None
+    assert _pseudo_widening_key(catalog, pseudo, scores, Knobs(widen_lexical_weight=0.0)) is None
+
+
 def test_labelled_calibration_fits_the_offer_on_real_queries_and_lowers_the_gate(fake_embedder):
     catalog = _catalog_with_params(30)
     names = catalog.names

@@ -71,3 +71,9 @@ def test_levers_parse_and_apply():
 def test_generation_knobs_out_of_range_are_refused(key, value):
     with pytest.raises(KnobsError, match=key):
         Knobs.from_dict({key: value})
+
+
+@pytest.mark.parametrize("value", [-0.1, float("nan"), True, "0.3"])
+def test_a_widening_lexical_weight_that_is_not_a_number_at_least_zero_is_refused(value):
+    with pytest.raises(KnobsError, match="widen_lexical_weight"):
+        Knobs.from_dict({"widen_lexical_weight": value})

@@ -331,6 +331,23 @@ def test_subset_margin_keeps_only_hits_near_the_top():
                                                          ("web:search", 0.6)), WIDE).names[-1] == "web:search"
 
 
+def test_a_ranked_subset_over_widen_k_keeps_the_hits_first_in_the_widening_order():
+    # more hits near the top than widen_k: which stay is the router's widening order (`ranked`,
+    # router.widening_key), not the cosine alone; what stays keeps its own score and order
+    near = hits(("mail:write", 0.70), ("mail:check", 0.69), ("web:search", 0.68), ("wiki:summary", 0.67))
+    knobs = Knobs(subset_margin=0.5, widen_k=2)
+    by_cosine = decide("summarise the wiki page", near, WIDE, knobs=knobs)
+    assert by_cosine.names == ("mail:write", "mail:check")
+    ranked = hits(("wiki:summary", 0.97), ("mail:write", 0.70), ("mail:check", 0.69), ("web:search", 0.68))
+    by_widening = decide("summarise the wiki page", near, WIDE, knobs=knobs, ranked=ranked)
+    assert by_widening.rule == Rule.RANKED_SUBSET and by_widening.names == ("mail:write", "wiki:summary")
+    assert "of 4 near the top, the first 2 in the widening order kept" in by_widening.reason
+    assert "widening order" not in by_cosine.reason
+    # within widen_k the order changes nothing
+    assert decide("summarise the wiki page", near, WIDE, knobs=Knobs(subset_margin=0.5, widen_k=4),
+                  ranked=ranked).names == ("mail:write", "mail:check", "web:search", "wiki:summary")
+
+
 def test_calibrated_affinity_union_stays_within_widen_k_seating_whole_clusters():
     # the near-tie across related domains (clock, agenda) unions their clusters; under calibrated
     # knobs (subset_margin below 2) the union is seated in rank order up to widen_k, never amputated

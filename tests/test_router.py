@@ -505,3 +505,60 @@ def test_a_sentence_that_names_no_tool_adds_none(monkeypatch):
     assert router.route(text).offer.names == without.offer.names
     router.knobs = router.knobs.replace(relevance_floor=0.0)  # no gate: the opener's best tool comes in
     assert router.catalog.names[int(scores.argmax())] in router.route(text).offer.names
+
+
+class _OneVector:
+    """Every text embeds to one fixed vector (the cosines are then the tool matrix's product)."""
+
+    model_id = "fixed"
+
+    def __init__(self, vector):
+        self.vector = np.asarray(vector, dtype=np.float32)
+
+    def embed(self, texts):
+        return np.tile(self.vector, (len(texts), 1))
+
+
+_BARE = [Tool(name="convert_currency", description="Convert an amount between two currencies."),
+         Tool(name="get_weather", description="Current weather of a city."),
+         Tool(name="transfer_funds", description="Send money.", parameters={"type": "object", "properties": {
+             "iban": {"type": "string", "description": "International bank account number of the payee"}}})]
+
+
+def test_lexical_shares_weigh_the_message_terms_each_tool_holds():
+    from eris_lab.router import lexical_shares
+
+    catalog = Catalog(_BARE)
+    shares = lexical_shares(catalog, ["payee bank account", "weather", "", "zzzz qqqq"])
+    assert shares.shape == (4, 3) and shares.dtype == np.float32
+    assert shares[0, 2] == pytest.approx(1.0) and shares[0, 0] == shares[0, 1] == 0  # parameter words count
+    assert shares[1, 1] == pytest.approx(1.0) and shares[1, 0] == 0
+    assert not shares[2].any() and not shares[3].any()  # no terms; terms no tool holds
+    # a term no tool holds still weighs: half the message is unknown
+    assert 0 < lexical_shares(catalog, ["weather zzzz"])[0, 1] < 1
+
+
+def test_the_widening_order_adds_the_lexical_share_only_without_routing_hints():
+    from eris_lab.router import uses_lexical_widening, widening_key
+
+    knobs = Knobs(calibration="none")
+    scores = np.array([[0.68, 0.57, 0.46], [0.5, 0.4, 0.3]], dtype=np.float32)
+    shares = np.array([[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]], dtype=np.float32)
+    key = widening_key(scores, shares, knobs)
+    assert key[0, 2] == pytest.approx(0.46 + knobs.widen_lexical_weight) and key[0, 0] == pytest.approx(0.68)
+    assert np.array_equal(key[1], scores[1])  # a message sharing no term keeps its scores
+    bare = Catalog(_BARE)
+    hinted = Catalog([*_BARE[:2], Tool(name="transfer_funds", description="Send money.", routing_hints=("pay someone",))])
+    assert uses_lexical_widening(bare, knobs) and not uses_lexical_widening(hinted, knobs)
+    assert not uses_lexical_widening(bare, knobs.replace(widen_lexical_weight=0.0))
+
+    # the router's ranking for widening: cosine puts convert_currency first, the message's words
+    # are transfer_funds' parameter; the hinted catalogue and weight 0 keep the cosine order
+    def ranked(catalog, weight):
+        router = Router(catalog, _OneVector([0.6, 0.5, 0.4]), cache=False, tool_vectors=np.eye(3, dtype=np.float32),
+                        knobs=knobs.replace(widen_lexical_weight=weight, threshold=-1.0))
+        router.route("pay the invoice to the payee's bank account")
+        return [h.name for h in router.last_ranked]
+
+    assert ranked(bare, 0.3) == ["transfer_funds", "convert_currency", "get_weather"]
+    assert ranked(bare, 0.0) == ranked(hinted, 0.3) == ["convert_currency", "get_weather", "transfer_funds"]

@@ -161,6 +161,9 @@ class EmbeddingPolicy(Strategy):
     slot_check : {"off", "gate", "prune"}, optional
         Overrides the knobs' ``slot_check`` (``policy.with_slots``), for ablations; default None
         keeps the knobs' own.
+    widen_lexical_weight : float, optional
+        Overrides the knobs' ``widen_lexical_weight`` (``router.widening_key``; 0: the bounded
+        widening ranks by cosine alone), for ablations; default None keeps the knobs' own.
 
     Notes
     -----
@@ -176,7 +179,8 @@ class EmbeddingPolicy(Strategy):
 
     def __init__(self, *, knobs: Knobs | None = None, embedder: Embedder | None = None, query_prefix: str = "",
                  companions: str = "declared,schema,dataflow", memory: bool = True, learned: Any = None,
-                 added: bool = True, slot_check: str | None = None) -> None:
+                 added: bool = True, slot_check: str | None = None,
+                 widen_lexical_weight: float | None = None) -> None:
         self.knobs = knobs
         self.embedder = embedder
         self.query_prefix = query_prefix
@@ -185,6 +189,7 @@ class EmbeddingPolicy(Strategy):
         self.learned = learned
         self.added = added
         self.slot_check = slot_check
+        self.widen_lexical_weight = widen_lexical_weight
 
     def _check_ranges(self) -> None:
         from .. import companions as comp
@@ -230,6 +235,8 @@ class EmbeddingPolicy(Strategy):
             self.knobs_ = calibrated_knobs(catalog, self._embedder(), tool_vectors=vectors)
         if self.slot_check is not None:  # an ablation of policy.with_slots over whichever knobs
             self.knobs_ = self.knobs_.replace(slot_check=self.slot_check)
+        if self.widen_lexical_weight is not None:
+            self.knobs_ = self.knobs_.replace(widen_lexical_weight=self.widen_lexical_weight)
         # scored() keeps every tool (threshold -1) and computes the gate's features whenever the
         # fitted knobs use the gate, so the tuner can re-decide with any relevance floor
         open_knobs = self.knobs_.replace(threshold=-1.0, domain_floors={})
