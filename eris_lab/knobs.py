@@ -53,8 +53,8 @@ class Knobs:
     # instead of the roster; a catalogue of at most max_whole_roster tools is still offered whole.
     widen_k: int = 8
     max_whole_roster: int = 8
-    # on a catalogue without routing hints the widening ranks by cosine + this x the message's
-    # lexical share (router.widening_key); 0: cosine alone
+    # on a catalogue without routing hints the widening (and each request's tool) ranks by cosine
+    # + this x the message's lexical share (router.widening_key); 0: cosine alone
     widen_lexical_weight: float = 0.3
     # hits further than this below the top are dropped from a ranked subset (>= 2: off, the reference)
     subset_margin: float = 2.0

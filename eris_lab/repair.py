@@ -21,6 +21,13 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              abbreviated is not converted (asked). A date layout stated in the description
              ("in the format 'YYYY-MM-DD'"): a year-first date or date-time the model wrote is
              rewritten in it ("2023-03-12T12:00:00Z" -> "2023-03-12", "2023.10.2" -> "2023-10-02").
+``dated``    a date the model wrote where the message states another: the one full date the
+             message gives ("the 4th of march 2023", "March 4, 2023", "2023.10.2"; a day and month
+             take the model's year, "of next year" the year after the date the message calls
+             today) replaces it in the model's layout; a date the message calls today is never the
+             value. An optional date in a message that says nothing about when (no month,
+             weekday, relative time word or year) is dropped; a relative date, two dates stated
+             and digits-only day and month ("22/3/2024") are left alone (:func:`message_dates`).
 ``number``   a runaway integer (10 digits or more, int32's width: the ``bounded`` lever's
              source) that is a number of the message followed by zeros; a number copied short
              from a grouped one (12 for "12,000"); a percentage the description wants as a
@@ -33,6 +40,12 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              number may be tied that strongly; a number in a list, a date, a number followed by a
              noun of its own ("2 moles") and an identifier slot are never tied; a percentage
              becomes a fraction only when the description says decimal (:func:`anchored_numbers`).
+             A number argument the call left out that the message ties to it the same way is
+             added ("within 10 miles" for ``max_distance`` "in miles"; one number, no percentage).
+``asked``    a flag the model left off that the message asks for by name: ``false`` for
+             ``include_human_impact`` beside "including human impact", for ``full_name`` beside
+             "the full name of" -> ``true``; not when "without", "no", "not" or "excluding"
+             comes just before the words (a flag that is on is never switched off).
 ``span``     a string copied short from a proper name in the message ("Barcelona" for "FC
              Barcelona"): the whole run of capitalised words around it (a sentence's first word
              never starts a run).
@@ -67,7 +80,10 @@ Sources: the rules and their examples are issue 17's reading of the 2026-11-29 g
 failures; which rules are on by default (:data:`DEFAULT_RULES`) was decided on BFCL ``multiple``
 alone, and ``live_multiple`` is reported as held out (docs/results/repair-2026-11-30.json).
 ``anchored`` and ``placeholder`` (2026-12-02) were read off the failures of both suites in the
-cosine-order run, so neither is held out for them (docs/results/repair-anchored-2026-12-02.json).
+cosine-order run, so neither is held out for them (docs/results/repair-anchored-2026-12-02.json);
+``dated`` off live_multiple's failures of that run (live_multiple_682-163-7, 498-148-8, 677-163-2,
+265-127-0), ``asked`` and the left-out numbers off multiple's (multiple_112, 154, 146, 39;
+docs/results/repair-dated-2026-12-02.json).
 """
 
 from __future__ import annotations
@@ -79,16 +95,17 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from .catalog import name_words
 from .errors import ErisLabError
-from .lexicon import NUMBER_WORDS, STOPWORDS
+from .lexicon import MONTH_WORDS, NUMBER_WORDS, RELATIVE_TIME_WORDS, STOPWORDS, WEEKDAY_WORDS
 from .resolution import normalize, resolve
 from .schema import normalize_types
 from .slots import slot_kind
 
-__all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values", "anchored_numbers"]
+__all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules", "listed_values", "anchored_numbers",
+           "message_dates"]
 
 #: Every rule, in the order it runs on a value (module docstring).
-RULES: tuple[str, ...] = ("coerce", "repeated", "enum", "listed", "format", "number", "anchored", "span",
-                          "placeholder", "ungrounded")
+RULES: tuple[str, ...] = ("coerce", "repeated", "enum", "listed", "format", "dated", "number", "anchored", "span",
+                          "asked", "placeholder", "ungrounded")
 #: Rules the ``repair`` lever runs (decided on BFCL multiple; module docstring).
 DEFAULT_RULES: tuple[str, ...] = RULES
 
@@ -623,6 +640,36 @@ def _anchored(value: Any, spec: Mapping[str, Any], message: str, name: str) -> D
     return "auto", number, f"the message ties {number!r} to {name!r} (its name or unit next to the number)"
 
 
+def _left_out(spec: Mapping[str, Any], message: str, name: str) -> Decision:
+    """A number argument the call left out that the message ties to it, as :func:`_anchored` reads
+    ties ("experienced 5 years" for ``years_experience``, "within 10 miles" for ``max_distance``
+    "in miles"): added when exactly one number is tied most strongly and it is no percentage."""
+    if spec.get("type") not in ("integer", "number") or slot_kind(name, spec) == "id":
+        return None
+    tied = anchored_numbers(message, name, spec)
+    if not tied:
+        return None
+    strongest = max(tied.values())
+    best = [key for key, strength in tied.items() if strength == strongest]
+    if len(best) != 1 or best[0][1]:
+        return None
+    number = best[0][0]
+    if float(number).is_integer():
+        number = int(number)
+    elif spec.get("type") == "integer":
+        return None
+    from jsonschema.exceptions import SchemaError
+
+    from .schema import validate
+
+    try:
+        if validate(spec, number) is not None:  # outside the property's range: not this argument's number
+            return None
+    except SchemaError:
+        return None
+    return "auto", number, f"the call left {name!r} out; the message ties {number!r} to it (its name or unit)"
+
+
 # -- placeholder: a value the model copied from the schema, not from the message -------------------
 
 #: Answers that fill no string slot ("starring": "yes" for "a movie featuring Ana de Armas").
@@ -698,9 +745,151 @@ def _repeated(value: Any, spec: Mapping[str, Any], message: str, name: str) -> D
     return None
 
 
+# -- dated: the date the message states ---------------------------------------------------------
+
+#: English month names and abbreviations -> month number (``lexicon.MONTH_WORDS`` holds German too).
+_MONTH_NUMBERS = {m: i + 1 for i, names in enumerate(
+    "january jan|february feb|march mar|april apr|may|june jun|july jul|august aug|september sep sept|"
+    "october oct|november nov|december dec".split("|")) for m in names.split()}
+_MONTH_ALT = "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True))
+#: A full date a message states: year first (2023-10-02, 2023.10.2), or a day and a month name
+#: ("4th of march 2023", "March 4, 2023", "the 1st of march? 2023"; the year may be left out).
+_MESSAGE_DATE_RES = (
+    ("ymd", re.compile(r"(?<![\d.])(\d{4})[-./](\d{1,2})[-./](\d{1,2})(?![\d.])")),
+    ("dmy", re.compile(rf"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_ALT})\b\.?(?:\W{{0,3}}(\d{{4}})\b)?")),
+    ("mdy", re.compile(rf"(?i)\b({_MONTH_ALT})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?!:)(?:,?\s*(\d{{4}})\b)?")),
+)
+#: A date the message gives as "today" is the reference for relative dates, not a value
+#: (live_multiple_682-163-7: "the weather in Seattle, WA on the 4th of march 2023? today is 2023.10.1").
+_REFERENCE_DATE_RE = re.compile(r"(?i)\b(?:today(?:'s date)?|the current date|the date today|now)\s*(?:is|:)\s*$")
+#: "of next year" after a day and month: the year counts from the reference date.
+_RELATIVE_YEAR_RE = re.compile(r"(?i)\s*(?:of\s+|in\s+)?(next|last|this)\s+year\b")
+_RELATIVE_YEARS = {"next": 1, "last": -1, "this": 0}
+#: Dates a model writes, the layout kept when the message's date replaces one: year first with any
+#: separator, or month first with slashes (04/22/2023).
+_VALUE_DATE_RES = ((re.compile(r"(\d{4})([-./])(\d{1,2})\2(\d{1,2})"), "ymd"),
+                   (re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})"), "mdy"))
+#: A year a message may give alone ("the 2020 season"): then it says something about the date.
+_YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+
+
+def _value_date(value: str):
+    """``(date, render)`` of a date the model wrote, ``render(date)`` writing one in its layout; None."""
+    import datetime as _dt
+
+    text = value.strip()
+    for pattern, order in _VALUE_DATE_RES:
+        m = pattern.fullmatch(text)
+        if m is None:
+            continue
+        try:
+            if order == "ymd":
+                year, sep, month, day = m.group(1), m.group(2), m.group(3), m.group(4)
+                date = _dt.date(int(year), int(month), int(day))
+                pad = len(month) == 2 or len(day) == 2
+                return date, (lambda d: f"{d.year}{sep}{d.month:02d}{sep}{d.day:02d}" if pad else f"{d.year}{sep}{d.month}{sep}{d.day}")
+            date = _dt.date(int(m.group(3)), int(m.group(1)), int(m.group(2)))
+            return date, (lambda d: f"{d.month:02d}/{d.day:02d}/{d.year}")
+        except ValueError:
+            return None
+    return None
+
+
+def message_dates(message: str, *, default_year: int | None = None) -> list:
+    """The full dates ``message`` states, in order, as :class:`datetime.date` (one per mention).
+
+    Year-first dates and a day with a month name ("4th of march 2023", "March 4, 2023"); a day
+    and month without a year take ``default_year`` (none: left out), or the year of the date the
+    message calls today when "of next year" (last, this) follows. A date the message calls today
+    ("today is 2023.10.1") is that reference, not a value, and is left out.
+    """
+    import datetime as _dt
+
+    found: list[tuple[int, _dt.date]] = []
+    taken: list[tuple[int, int]] = []
+    reference = None
+    for m in _MESSAGE_DATE_RES[0][1].finditer(message):
+        if _REFERENCE_DATE_RE.search(message[:m.start()]):
+            reference = int(m.group(1))
+    for order, pattern in _MESSAGE_DATE_RES:
+        for m in pattern.finditer(message):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            if order == "ymd":
+                year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            else:
+                day_text, month_text = (m.group(1), m.group(2)) if order == "dmy" else (m.group(2), m.group(1))
+                day, month = int(day_text), _MONTH_NUMBERS[month_text.lower()]
+                year = int(m.group(3)) if m.group(3) else default_year
+                relative = None if m.group(3) else _RELATIVE_YEAR_RE.match(message, m.end())
+                if relative:  # "April 13th of next year": from the reference date, else unknown
+                    year = reference + _RELATIVE_YEARS[relative.group(1).lower()] if reference else None
+                if year is None:
+                    continue
+            if _REFERENCE_DATE_RE.search(message[:m.start()]):
+                taken.append((m.start(), m.end()))
+                continue
+            try:
+                found.append((m.start(), _dt.date(year, month, day)))
+            except ValueError:
+                continue
+            taken.append((m.start(), m.end()))
+    return [d for _, d in sorted(found)]
+
+
+def _states_a_time(message: str) -> bool:
+    """The message says something about when: a month, weekday or relative time word, a year."""
+    words = {w.lower() for w in re.findall(r"[^\W\d_][\w']*", message)}
+    return bool(words & (MONTH_WORDS | WEEKDAY_WORDS | RELATIVE_TIME_WORDS)) or bool(_YEAR_RE.search(message))
+
+
+def _dated(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
+    if not isinstance(value, str):
+        return None
+    parsed = _value_date(value)
+    if parsed is None:
+        return None
+    date, render = parsed
+    stated = list(dict.fromkeys(message_dates(message, default_year=date.year)))
+    if len(stated) == 1:
+        if stated[0] == date:
+            return None
+        return "auto", render(stated[0]), f"the message states the date {stated[0].isoformat()}"
+    if len(stated) > 1:
+        if date in stated:
+            return None
+        return "ask", value, (f"{value!r} is none of the dates the message states "
+                              f"({', '.join(d.isoformat() for d in stated)}): left for the user")
+    if _states_a_time(message) or "default" in spec and spec["default"] == value:
+        return None  # a relative date ("this Friday") the model may have resolved: left alone
+    return "auto", DROPPED, f"{value!r}: the message states no date; left to the tool's default"
+
+
+# -- asked: a flag the message asks for by name -----------------------------------------------------
+
+#: Words of a flag's name that say it is a switch, not what it switches (``include_human_impact``).
+_FLAG_WORDS = frozenset("include includes including is has have use uses enable enabled with show get return "
+                        "fetch want need allow add should do consider flag option".split())
+#: A word that turns "with human impact" around within the few words before the phrase.
+_NEGATION_RE = re.compile(r"(?i)\b(?:no|not|without|exclud\w*|except|never|nor|don't|dont|skip|omit\w*)\b")
+
+
+def _asked(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
+    if value is not False:
+        return None
+    words = [w for w in _words(name) if w not in _FLAG_WORDS and w not in STOPWORDS]
+    if not words or sum(len(w) for w in words) < 4:
+        return None
+    phrase = r"\W+".join(rf"{re.escape(w)}s?" for w in words)
+    found = list(re.finditer(rf"(?i)\b{phrase}\b", message))
+    if not found or any(_NEGATION_RE.search(" ".join(message[:m.start()].split()[-3:])) for m in found):
+        return None
+    return "auto", True, f"the message asks for {found[0].group(0)!r}, which {name!r} switches on"
+
+
 _RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "enum": _enum, "listed": _listed, "format": _format,
-             "number": _number, "anchored": _anchored, "span": _span, "placeholder": _placeholder,
-             "ungrounded": _ungrounded}
+             "dated": _dated, "number": _number, "anchored": _anchored, "span": _span, "asked": _asked,
+             "placeholder": _placeholder, "ungrounded": _ungrounded}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -771,4 +960,13 @@ def repair_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any] | N
                                  after=new if status == "auto" else out[name], why=why))
             if status == "auto":
                 out[name] = new
+    if "anchored" in wanted:  # a number the message ties to an argument the call left out
+        for name, spec in properties.items():
+            if name in arguments or not isinstance(spec, Mapping):
+                continue
+            decision = _left_out(spec, text, name)
+            if decision is not None:
+                report.append(Repair(argument=name, rule="anchored", status="auto", before=None, after=decision[1],
+                                     why=decision[2]))
+                out[name] = decision[1]
     return out, tuple(report)

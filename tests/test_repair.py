@@ -349,3 +349,94 @@ def test_placeholder_is_dropped_when_optional_and_asked_when_required(name, spec
 def test_placeholder_leaves_real_values(name, spec, value, message):
     out, repairs = one({name: value}, {name: spec}, message, rules=["placeholder"])
     assert out == {name: value} and not repairs
+
+
+DATE = {"type": "string", "description": "The date, in the format 'YYYY-MM-DD'. Defaults to today."}
+
+
+@pytest.mark.parametrize(("message", "value", "expected"), [
+    # the one date the message states, in the layout the model wrote (live_multiple_682-163-7: the
+    # date called today is the reference for relative dates, not the value)
+    ("Can you tell me the weather in Seattle, WA on the 4th of march 2023? today is 2023.10.1", "2023-10-01",
+     "2023-03-04"),
+    ("Find me a music event happening in New York on the 1st of march? 2023", "2023-03-11", "2023-03-01"),
+    ("the forecast for Philadelphia, PA on April 13th of next year? today is 2023.10.1", "2023-10-01", "2024-04-13"),
+    ("book it for March 4, 2023 please", "03/14/2023", "03/04/2023"),
+    ("two tickets for the show on 2023.10.2 at 23:00", "2023.10.20", "2023.10.02"),
+    ("a table at Balthazar on May 5th", "2023-04-15", "2023-05-05"),  # no year stated: the model's year
+])
+def test_dated_takes_the_date_the_message_states(message, value, expected):
+    assert one({"date": value}, {"date": DATE}, message, rules=("dated",))[0]["date"] == expected
+
+
+@pytest.mark.parametrize(("message", "value"), [
+    ("the weather in Hanoi on 2023-03-04", "2023-03-04"),  # already right
+    ("book it this Friday at 8 in the evening", "2023-10-06"),  # a relative date the model may have resolved
+    ("the events of the 2020 season", "2020-05-01"),  # a year says something about when
+    ("hotels from March 3 to March 7, 2023", "2023-03-07"),  # one of the two dates stated
+    ("the report of 22/3/2024", "2024-03-21"),  # day and month in digits: which is which is not read
+    ("what is the weather like in Hanoi", "tomorrow"),  # not a date the model wrote
+    ("is May the right month for it", "2023-05-01"),  # "May" without a day
+])
+def test_dated_leaves_a_date_it_cannot_read_off_the_message(message, value):
+    assert one({"date": value}, {"date": DATE}, message, rules=("dated",))[0]["date"] == value
+
+
+def test_dated_drops_an_optional_date_the_message_never_states_and_asks_for_a_required_one():
+    # live_multiple_265-127-0: "what is the weather like in Hanoi" with "date": "2019-01-01 14:00:00"
+    optional = {"type": "object", "properties": {"city": {"type": "string"}, "date": DATE}, "required": ["city"]}
+    fixed, repairs = repair_arguments({"city": "Hanoi", "date": "2019-01-01 14:00:00"}, optional,
+                                      "what is the weather like in Hanoi")
+    assert fixed == {"city": "Hanoi"} and [r.rule for r in repairs if r.changed] == ["format", "dated"]
+    required = {"type": "object", "properties": {"date": DATE}, "required": ["date"]}
+    fixed, repairs = repair_arguments({"date": "2019-01-01"}, required, "find me some theater events in New York")
+    assert fixed == {"date": "2019-01-01"} and [r.status for r in repairs] == ["ask"]
+    # two dates stated and the model wrote neither: asked, not guessed
+    _, repairs = repair_arguments({"date": "2023-01-01"}, schema(date=DATE), "from March 3 to March 7, 2023",
+                                  rules=("dated",))
+    assert [r.status for r in repairs] == ["ask"]
+
+
+FLAGS = {"type": "object", "properties": {"include_human_impact": {"type": "boolean"}, "full_name": {"type": "boolean"},
+                                          "details": {"type": "boolean"}}}
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    # multiple_112, multiple_154: the message asks for what the flag switches on
+    ("Predict the growth of forest in Yellowstone for the next 5 years including human impact.",
+     {"include_human_impact": True, "full_name": False, "details": False}),
+    ("Who was the full name of the president of the United States in 1861?",
+     {"include_human_impact": False, "full_name": True, "details": False}),
+    ("Get the case with its details, please", {"include_human_impact": False, "full_name": False, "details": True}),
+    # turned around, or not there: left alone
+    ("Predict the growth of the forest without human impact", {"include_human_impact": False, "full_name": False,
+                                                               "details": False}),
+    ("Don't give me details", {"include_human_impact": False, "full_name": False, "details": False}),
+    ("Predict the growth of the forest", {"include_human_impact": False, "full_name": False, "details": False}),
+])
+def test_asked_switches_on_a_flag_the_message_asks_for_by_name(message, expected):
+    fixed, _ = repair_arguments({"include_human_impact": False, "full_name": False, "details": False}, FLAGS, message,
+                                rules=("asked",))
+    assert fixed == expected
+    # a flag already on, or a flag the message does not name, is never switched off or on
+    on, _ = repair_arguments({"details": True}, FLAGS, "no details", rules=("asked",))
+    assert on == {"details": True}
+
+
+def test_a_number_the_call_left_out_is_added_when_the_message_ties_it_to_the_argument():
+    # multiple_146: "within 10 miles" for max_distance ("in miles"); multiple_39: "maximum cost of $50"
+    restaurants = {"type": "object", "required": ["location"], "properties": {
+        "location": {"type": "string"}, "cuisine": {"type": "string"},
+        "max_distance": {"type": "integer", "description": "Maximum distance in miles."}}}
+    fixed, repairs = repair_arguments({"location": "Seattle", "cuisine": "Chinese"}, restaurants,
+                                      "Find restaurants near me within 10 miles that offer Chinese cuisine in Seattle.")
+    assert fixed["max_distance"] == 10 and [(r.rule, r.before) for r in repairs if r.changed] == [("anchored", None)]
+    ride = {"type": "object", "properties": {"source": {"type": "string"}, "max_cost": {"type": "integer"}}}
+    assert repair_arguments({"source": "New York"}, ride, "a ride from New York with maximum cost of $50")[0]["max_cost"] == 50
+    # no tie, two tied numbers, a percentage, a number outside the range, the rule off: nothing added
+    assert "max_distance" not in repair_arguments({"location": "Seattle"}, restaurants, "Chinese food in Seattle, 10 of them")[0]
+    assert "max_cost" not in repair_arguments({}, ride, "maximum cost of $50 or a maximum cost of $60")[0]
+    assert "max_cost" not in repair_arguments({}, ride, "a maximum cost of 5%")[0]
+    bounded = {"type": "object", "properties": {"max_cost": {"type": "integer", "maximum": 20}}}
+    assert repair_arguments({}, bounded, "maximum cost of $50")[0] == {}
+    assert repair_arguments({}, ride, "maximum cost of $50", rules=("coerce",))[0] == {}

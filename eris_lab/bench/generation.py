@@ -940,14 +940,15 @@ def replay_repair(record: Mapping[str, Any], *, condition: str = "c",
             row["asks"] += sum(1 for r in repairs if r.status == "ask")
             for argument in dict.fromkeys(r.argument for r in repairs if r.changed):  # argument order: stable records
                 accepted = _accepted_list(expected.get(argument, []))
-                right_before = argument in expected and value_matches(first.arguments[argument], accepted)
+                right_before = argument in expected and (value_matches(first.arguments[argument], accepted)
+                                                         if argument in first.arguments else "" in accepted)  # left out
                 right_after = argument in expected and (value_matches(arguments[argument], accepted)
                                                         if argument in arguments else "" in accepted)  # dropped
                 row["values_fixed"] += right_after and not right_before
                 row["values_broken"] += right_before and not right_after
                 row["changes"].append({"id": case["id"], "tool": first.name, "argument": argument,
                                        "rules": [r.rule for r in repairs if r.changed and r.argument == argument],
-                                       "before": first.arguments[argument], "after": arguments.get(argument),
+                                       "before": first.arguments.get(argument), "after": arguments.get(argument),
                                        "right_before": right_before, "right_after": right_after,
                                        "call_before": before, "call_after": after})
     return {"condition": condition, "rules": out, "reparse_mismatch": mismatch}
