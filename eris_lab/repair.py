@@ -42,6 +42,11 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              becomes a fraction only when the description says decimal (:func:`anchored_numbers`).
              A number argument the call left out that the message ties to it the same way is
              added ("within 10 miles" for ``max_distance`` "in miles"; one number, no percentage).
+``named``    the proper name the message gives for the slot's kind of thing, where the model put
+             another value there: ``"museum": "London"`` beside "Natural History Museum in London",
+             ``"hotel_name": "Las Vegas"`` beside "Hotel Paradise, Las Vegas" (the one capitalised
+             run, "of" allowed inside, that holds the slot's noun); not for place, time or
+             identifier slots, nor when the value already names such a thing.
 ``asked``    a flag the model left off that the message asks for by name: ``false`` for
              ``include_human_impact`` beside "including human impact", for ``full_name`` beside
              "the full name of" -> ``true``; not when "without", "no", "not" or "excluding"
@@ -82,7 +87,8 @@ alone, and ``live_multiple`` is reported as held out (docs/results/repair-2026-1
 ``anchored`` and ``placeholder`` (2026-12-02) were read off the failures of both suites in the
 cosine-order run, so neither is held out for them (docs/results/repair-anchored-2026-12-02.json);
 ``dated`` off live_multiple's failures of that run (live_multiple_682-163-7, 498-148-8, 677-163-2,
-265-127-0), ``asked`` and the left-out numbers off multiple's (multiple_112, 154, 146, 39;
+265-127-0), ``asked``, ``named`` and the left-out numbers off multiple's (multiple_112, 154, 78,
+191, 79, 146, 39;
 docs/results/repair-dated-2026-12-02.json).
 """
 
@@ -105,7 +111,7 @@ __all__ = ["Repair", "RULES", "DEFAULT_RULES", "repair_arguments", "check_rules"
 
 #: Every rule, in the order it runs on a value (module docstring).
 RULES: tuple[str, ...] = ("coerce", "repeated", "enum", "listed", "format", "dated", "number", "anchored", "span",
-                          "asked", "placeholder", "ungrounded")
+                          "named", "asked", "placeholder", "ungrounded")
 #: Rules the ``repair`` lever runs (decided on BFCL multiple; module docstring).
 DEFAULT_RULES: tuple[str, ...] = RULES
 
@@ -865,6 +871,60 @@ def _dated(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Deci
     return "auto", DROPPED, f"{value!r}: the message states no date; left to the tool's default"
 
 
+# -- named: the proper name the message gives for the slot's kind of thing ----------------------------
+
+#: Lower-case words inside a proper name ("Museum of Modern Art", "Bank of America").
+_NAME_JOINERS = frozenset("of de la del du von van".split())
+#: Words of a slot's name that say it holds a name, not what is named (``museum_name`` -> museum).
+_NAME_SLOT_WORDS = frozenset("name title full official".split())
+#: Nouns that name no kind of thing a proper name is given for.
+_KINDLESS = frozenset("type kind value text query key item items user data info code number date time status "
+                      "mode format unit units category option style level identifier reference".split())
+
+
+def _joined_runs(message: str) -> list[str]:
+    """Runs of capitalised words, lower-case joiners inside ("Museum of Modern Art"), each within
+    one sentence ("IND5463. Identifier" is no name), as the message writes them."""
+    runs: list[str] = []
+    current: list[re.Match] = []
+
+    def close() -> None:
+        while current and current[-1].group(0).lower() in _NAME_JOINERS:
+            current.pop()
+        if current:
+            runs.append(message[current[0].start():current[-1].end()])
+        current.clear()
+
+    for m in re.finditer(r"[\w'’&-]+(?:\.(?=\w))*\.?|[^\w\s]", message):
+        word = m.group(0)
+        if word[:1].isupper():
+            current.append(m)
+            if word.endswith(".") and not re.fullmatch(r"(?:\w\.)+", word):  # a sentence ends, not "D.C."
+                close()
+        elif current and word.lower() in _NAME_JOINERS:
+            current.append(m)
+        else:
+            close()
+    close()
+    return [r.rstrip(".") if not re.search(r"(?:\b\w\.)+$", r) else r for r in runs]
+
+
+def _named(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
+    if not isinstance(value, str) or not value.strip() or spec.get("type") not in (None, "string") or "enum" in spec:
+        return None
+    words = [w for w in _words(name) if w not in _NAME_SLOT_WORDS]
+    if not words or words[-1] in _KINDLESS or len(words[-1]) < 4 or slot_kind(name, spec) in ("place", "id", "time"):
+        return None
+    noun = words[-1]
+    if noun in {_stem(w) for w in re.findall(r"\w+", value)}:
+        return None  # already a name of that kind
+    runs = list(dict.fromkeys(r for r in _joined_runs(message) if noun in {_stem(w) for w in r.split()}
+                              and len(r.split()) >= 2))
+    if len(runs) != 1 or normalize(runs[0]) == normalize(value):
+        return None
+    return "auto", runs[0], f"the message names the {noun} {runs[0]!r}; {value!r} is not one"
+
+
 # -- asked: a flag the message asks for by name -----------------------------------------------------
 
 #: Words of a flag's name that say it is a switch, not what it switches (``include_human_impact``).
@@ -888,7 +948,7 @@ def _asked(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Deci
 
 
 _RULE_FNS = {"coerce": _coerce, "repeated": _repeated, "enum": _enum, "listed": _listed, "format": _format,
-             "dated": _dated, "number": _number, "anchored": _anchored, "span": _span, "asked": _asked,
+             "dated": _dated, "number": _number, "anchored": _anchored, "span": _span, "named": _named, "asked": _asked,
              "placeholder": _placeholder, "ungrounded": _ungrounded}
 
 

@@ -440,3 +440,24 @@ def test_a_number_the_call_left_out_is_added_when_the_message_ties_it_to_the_arg
     bounded = {"type": "object", "properties": {"max_cost": {"type": "integer", "maximum": 20}}}
     assert repair_arguments({}, bounded, "maximum cost of $50")[0] == {}
     assert repair_arguments({}, ride, "maximum cost of $50", rules=("coerce",))[0] == {}
+
+
+@pytest.mark.parametrize(("name", "value", "message", "expected"), [
+    # multiple_78, multiple_191, multiple_79: the city went into the name slot
+    ("museum", "London", "Get me information about Natural History Museum in London including timings.",
+     "Natural History Museum"),
+    ("hotel_name", "Las Vegas", "Book a luxury room in Hotel Paradise, Las Vegas, with a city view.", "Hotel Paradise"),
+    ("museum_name", "New York", "Find art exhibitions in the Museum of Modern Art, New York.", "Museum of Modern Art"),
+    # left alone: a name of that kind already, two names of the kind, no such name, a slot of no kind,
+    # a place slot, an identifier ("flight IND5463. Identifier ..." is two sentences, live_multiple_953-201-1)
+    ("hotel_name", "Grand Hotel", "Book the Grand Hotel in Rome", "Grand Hotel"),
+    ("hotel_name", "Rome", "Compare Hotel Roma and Hotel Artemide in Rome", "Rome"),
+    ("museum_name", "New York", "Find art exhibitions in New York", "New York"),
+    ("room_type", "Suite", "Book a Deluxe Suite Type at the Plaza", "Suite"),
+    ("city", "London", "Visit New York City", "London"),
+    ("flight_identifier", "IND5463", "Check flight IND5463. Identifier is what you need", "IND5463"),
+])
+def test_named_takes_the_proper_name_the_message_gives_for_the_slots_kind(name, value, message, expected):
+    fixed, _ = repair_arguments({name: value}, {"type": "object", "properties": {name: {"type": "string"}}}, message,
+                                rules=("named",))
+    assert fixed[name] == expected
