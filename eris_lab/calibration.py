@@ -309,6 +309,7 @@ def _pseudo_widening_key(catalog: Catalog, pseudo: Sequence[PseudoQuery], scores
     lexical share of its text with the pseudo-query cut out (a parameter description is its own
     best lexical match)."""
     from .guard import lexical_terms
+    from .lexicon import STOPWORDS
     from .router import _lexical_index, lexical_shares, lexical_text, uses_lexical_widening, widening_key
 
     if not uses_lexical_widening(catalog, knobs):
@@ -317,7 +318,7 @@ def _pseudo_widening_key(catalog: Catalog, pseudo: Sequence[PseudoQuery], scores
     _, idf = catalog.derived("router.lexical_index", _lexical_index)
     top = max(idf.values(), default=1.0)
     for i, p in enumerate(pseudo):
-        terms = set(lexical_terms(p.text))
+        terms = set(lexical_terms(p.text, STOPWORDS))  # as lexical_shares reads a message
         own = set(lexical_terms(lexical_text(catalog[p.tool]).replace(p.text, " ")))
         total = sum(idf.get(t, top) for t in terms)
         shares[i, p.tool] = sum(idf[t] for t in terms & own) / total if total else 0.0

@@ -564,7 +564,7 @@ def _ranked_widening(rule: Rule, ranked: Sequence[Hit], catalog: Catalog, knobs:
         order += [n for n in catalog.names if n not in seen]
     names, _ = catalog.seat_domains(order, max(knobs.widen_k, 1))
     return Decision(rule=rule, kind="subset", names=names,
-                    reason=f"{note}: offering the {len(names)} best-scored tools (widen_k {knobs.widen_k})")
+                    reason=f"{note}: offering the {len(names)} best-ranked tools (widen_k {knobs.widen_k})")
 
 
 def _tie_words(top: Hit, tied: Sequence[Hit]) -> str:
@@ -673,7 +673,8 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
             position = {h.name: i for i, h in enumerate(ranked)}
             keep = {h.name for h in sorted(near, key=lambda h: position.get(h.name, len(position)))[:knobs.widen_k]}
             if keep != {h.name for h in near[:knobs.widen_k]}:
-                cut_note = f"; of {len(near)} near the top, the first {knobs.widen_k} in the widening order kept"
+                cut_note = (f"; {len(near)} were near the top: the {knobs.widen_k} first by score plus the message's "
+                            "lexical share kept (widen_lexical_weight)")
             near = [h for h in near if h.name in keep]
         embed_hits = near
 

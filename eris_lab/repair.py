@@ -25,9 +25,11 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              message gives ("the 4th of march 2023", "March 4, 2023", "2023.10.2"; a day and month
              take the model's year, "of next year" the year after the date the message calls
              today) replaces it in the model's layout; a date the message calls today is never the
-             value. An optional date in a message that says nothing about when (no month,
-             weekday, relative time word or year) is dropped; a relative date, two dates stated
-             and digits-only day and month ("22/3/2024") are left alone (:func:`message_dates`).
+             value, and a date the model may have worked out from the stated one ("for 3 nights",
+             "the day after") stays unless the slot is a start. An optional date in a message that
+             says nothing about when (no month, weekday, relative time or occasion word, year or
+             day in digits) is dropped; a relative date, two dates stated and digits-only day and
+             month ("22/3/2024") are left alone (:func:`message_dates`).
 ``number``   a runaway integer (10 digits or more, int32's width: the ``bounded`` lever's
              source) that is a number of the message followed by zeros; a number copied short
              from a grouped one (12 for "12,000"); a percentage the description wants as a
@@ -39,9 +41,10 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              ``"numPlayers": 2`` for "2 players"; "50 million" read as 50000000). Only one
              number may be tied that strongly; a number in a list, a date, a number followed by a
              noun of its own ("2 moles") and an identifier slot are never tied; a percentage
-             becomes a fraction only when the description says decimal (:func:`anchored_numbers`).
-             A number argument the call left out that the message ties to it the same way is
-             added ("within 10 miles" for ``max_distance`` "in miles"; one number, no percentage).
+             becomes a fraction only when the description says decimal (:func:`anchored_numbers`);
+             the message's own number at the end of a clause ("make it 22") stays. A number
+             argument the call left out is added when the message ties one number to it by its
+             name ("maximum cost of $50"), or for a bound after a bound word ("within 10 miles").
 ``named``    the proper name the message gives for the slot's kind of thing, where the model put
              another value there: ``"museum": "London"`` beside "Natural History Museum in London",
              ``"hotel_name": "Las Vegas"`` beside "Hotel Paradise, Las Vegas" (the one capitalised
@@ -49,8 +52,9 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              identifier slots, nor when the value already names such a thing.
 ``asked``    a flag the model left off that the message asks for by name: ``false`` for
              ``include_human_impact`` beside "including human impact", for ``full_name`` beside
-             "the full name of" -> ``true``; not when "without", "no", "not" or "excluding"
-             comes just before the words (a flag that is on is never switched off).
+             "the full name of" -> ``true``; not when its clause turns it around ("without",
+             "no", "not", "leave out", "off", "rather than", "can't"); a flag that is on is never
+             switched off.
 ``span``     a string copied short from a proper name in the message ("Barcelona" for "FC
              Barcelona"): the whole run of capitalised words around it (a sentence's first word
              never starts a run).
@@ -66,7 +70,8 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              Dropped when optional (the tool's default applies), asked when required; a value
              the description offers (``'Any'``), an enum value and any real-looking value stay.
 ``ungrounded`` an *optional* numeric argument whose value the message does not give (no
-             number of it, no number word) nor the property (its default, enum or description) is dropped, so the tool's
+             number of it, no number word, nor one in another unit: "5 minutes" as 300 seconds)
+             nor the property (its default, enum or description) is dropped, so the tool's
              default applies: the model filled it in (``"price_min": 1000000000``, ``"round":
              1000000000``). Replayed over the 2026-12-01 run: multiple AST 56 -> 64 of 200 cases,
              none broken; held-out live_multiple 38 -> 38, 10 more right values, none fewer. (The
@@ -94,6 +99,7 @@ docs/results/repair-dated-2026-12-02.json).
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -315,10 +321,8 @@ def _date_layout(value: str, description: str) -> Decision:
     match = _YEAR_FIRST_RE.fullmatch(value.strip())
     if match is None:
         return None
-    import datetime as _dt
-
     try:
-        day = _dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+        day = datetime.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
     except ValueError:
         return None
     new = day.strftime(_DATE_LAYOUTS[layout])
@@ -452,6 +456,11 @@ def _breaks_schema(spec: Mapping[str, Any], before: Any, after: Any) -> str:
 DROPPED = object()
 
 
+#: Factors between common units (minutes and hours in seconds, days in hours, weeks in days, kilo):
+#: a value the model converted is grounded (a new user's check: ``seconds=300`` for "5 minutes").
+_UNIT_FACTORS = (60, 3600, 24, 7, 1000)
+
+
 def _ungrounded(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -464,6 +473,8 @@ def _ungrounded(value: Any, spec: Mapping[str, Any], message: str, name: str) ->
     given |= {float(v) for v in spec.get("enum", ()) if isinstance(v, (int, float)) and not isinstance(v, bool)} if (
         isinstance(spec.get("enum"), list)) else set()
     given |= {v for w, v in NUMBER_WORDS.items() if re.search(rf"\b{w}s?\b", message, re.I)}
+    # a number in another unit: "5 minutes" as 300 seconds, "2 days" as 48 hours, "3 km" as 3000 m
+    given |= {g * factor for g in given for factor in _UNIT_FACTORS}
     if any(abs(float(value) - g) <= 1e-9 * max(1.0, abs(g)) for g in given):
         return None
     return "auto", DROPPED, f"{value!r} is optional and nowhere in the message: left to the tool's default"
@@ -613,6 +624,24 @@ def anchored_numbers(message: str, name: str, spec: Mapping[str, Any]) -> dict[t
     return out
 
 
+def _said_plainly(value: float, message: str) -> bool:
+    """``value`` is a number word of the message ("the next decade": 10) or one of its numbers with
+    no word of its own after it ("make it 22"), so no other number's tie may replace it (a new
+    user's check); a number followed by a unit ("10 m/s^2") is some other quantity's."""
+    if any(v == value and re.search(rf"\b{w}s?\b", message, re.I) for w, v in NUMBER_WORDS.items()):
+        return True
+    tokens = _TOKEN_RE.findall(message)
+    for i, token in enumerate(tokens):
+        number = _number_token(token)
+        if number is None or number[1] or token.startswith("$") or abs(number[0] - value) > 1e-9 * max(1.0, abs(value)):
+            continue
+        # at the end of its clause ("make it 22", "make it 22, please"), not "of 10 and"
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if after in ("", ".", ",", ";", "!", "?", ")") or after.casefold() in ("now", "then", "please", "instead"):
+            return True
+    return False
+
+
 def _anchored(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or spec.get("type") not in ("integer", "number"):
         return None
@@ -623,6 +652,8 @@ def _anchored(value: Any, spec: Mapping[str, Any], message: str, name: str) -> D
     if not tied or any(n == value or abs(float(value) - (n / 100 if pct else n)) <= 1e-9 * max(1.0, abs(n))
                        for n, pct in tied):
         return None
+    if _said_plainly(float(value), message):
+        return None  # "it's 18 degrees now, make it 22": the value is the message's own, tied to nothing else
     strongest = max(tied.values())
     best = [key for key, strength in tied.items() if strength == strongest]
     if len(best) > 1:
@@ -648,8 +679,9 @@ def _anchored(value: Any, spec: Mapping[str, Any], message: str, name: str) -> D
 
 def _left_out(spec: Mapping[str, Any], message: str, name: str) -> Decision:
     """A number argument the call left out that the message ties to it, as :func:`_anchored` reads
-    ties ("experienced 5 years" for ``years_experience``, "within 10 miles" for ``max_distance``
-    "in miles"): added when exactly one number is tied most strongly and it is no percentage."""
+    ties: added when exactly one number is tied most strongly and it is no percentage; a bound
+    (``max_distance``) with a bound word before the number ("within 10 miles" in miles, "maximum
+    cost of $50"), any other argument by its name's own words ("3 days" for ``days``)."""
     if spec.get("type") not in ("integer", "number") or slot_kind(name, spec) == "id":
         return None
     tied = anchored_numbers(message, name, spec)
@@ -660,6 +692,16 @@ def _left_out(spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if len(best) != 1 or best[0][1]:
         return None
     number = best[0][0]
+    # a bound (max_distance) wants a bound word before its number ("within 10 miles"; "I live 10
+    # miles from downtown" is none); anything else a tie by its name's own words, not by a unit
+    # alone ("worked here for 5 years" is no age: a new user's check)
+    bound = re.search(r"(?:^|_)(?:max|min|limit)|maximum|minimum", name, re.I)
+    if bound and not re.search(
+            rf"(?i)\b(?:max\w*|min\w*|within|under|below|above|over|up\s+to|at\s+most|at\s+least|less\s+than|"
+            rf"more\s+than|limit\w*)\b[^.;,]{{0,30}}?\$?{re.escape(f'{number:g}')}\b", message):
+        return None
+    if not bound and strongest < 2:
+        return None
     if float(number).is_integer():
         number = int(number)
     elif spec.get("type") == "integer":
@@ -781,8 +823,6 @@ _YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 
 def _value_date(value: str):
     """``(date, render)`` of a date the model wrote, ``render(date)`` writing one in its layout; None."""
-    import datetime as _dt
-
     text = value.strip()
     for pattern, order in _VALUE_DATE_RES:
         m = pattern.fullmatch(text)
@@ -791,17 +831,17 @@ def _value_date(value: str):
         try:
             if order == "ymd":
                 year, sep, month, day = m.group(1), m.group(2), m.group(3), m.group(4)
-                date = _dt.date(int(year), int(month), int(day))
-                pad = len(month) == 2 or len(day) == 2
-                return date, (lambda d: f"{d.year}{sep}{d.month:02d}{sep}{d.day:02d}" if pad else f"{d.year}{sep}{d.month}{sep}{d.day}")
-            date = _dt.date(int(m.group(3)), int(m.group(1)), int(m.group(2)))
+                date = datetime.date(int(year), int(month), int(day))
+                width = 2 if len(month) == 2 or len(day) == 2 else 1  # "2023.10.1" pads: "2023.03.04"
+                return date, (lambda d: f"{d.year}{sep}{d.month:0{width}d}{sep}{d.day:0{width}d}")
+            date = datetime.date(int(m.group(3)), int(m.group(1)), int(m.group(2)))
             return date, (lambda d: f"{d.month:02d}/{d.day:02d}/{d.year}")
         except ValueError:
             return None
     return None
 
 
-def message_dates(message: str, *, default_year: int | None = None) -> list:
+def message_dates(message: str, *, default_year: int | None = None) -> list[datetime.date]:
     """The full dates ``message`` states, in order, as :class:`datetime.date` (one per mention).
 
     Year-first dates and a day with a month name ("4th of march 2023", "March 4, 2023"); a day
@@ -809,9 +849,7 @@ def message_dates(message: str, *, default_year: int | None = None) -> list:
     message calls today when "of next year" (last, this) follows. A date the message calls today
     ("today is 2023.10.1") is that reference, not a value, and is left out.
     """
-    import datetime as _dt
-
-    found: list[tuple[int, _dt.date]] = []
+    found: list[tuple[int, datetime.date]] = []
     taken: list[tuple[int, int]] = []
     reference = None
     for m in _MESSAGE_DATE_RES[0][1].finditer(message):
@@ -836,17 +874,39 @@ def message_dates(message: str, *, default_year: int | None = None) -> list:
                 taken.append((m.start(), m.end()))
                 continue
             try:
-                found.append((m.start(), _dt.date(year, month, day)))
+                found.append((m.start(), datetime.date(year, month, day)))
             except ValueError:
                 continue
             taken.append((m.start(), m.end()))
     return [d for _, d in sorted(found)]
 
 
+#: Words and forms that say when without a full date: days named by an occasion, a count of days
+#: ("for 3 nights", "the day after"), a day or day and month in digits ("on the 3rd", "on 3/4").
+_DATE_WORDS = frozenset("fortnight eve christmas easter thanksgiving halloween holiday holidays birthday anniversary "
+                        "nights after before until till later following prior previous second third".split())
+_DAY_DIGITS_RE = re.compile(r"(?i)\b\d{1,2}(?:st|nd|rd|th)\b|(?<![\d.])\d{1,2}[/.-]\d{1,2}(?![\d.])")
+
+
 def _states_a_time(message: str) -> bool:
-    """The message says something about when: a month, weekday or relative time word, a year."""
+    """The message says something about when beyond its full dates: a month, weekday, relative
+    time or occasion word, a year, a day in digits ("on the 3rd", "3/4"), an offset ("the day
+    after", "for 3 nights")."""
     words = {w.lower() for w in re.findall(r"[^\W\d_][\w']*", message)}
-    return bool(words & (MONTH_WORDS | WEEKDAY_WORDS | RELATIVE_TIME_WORDS)) or bool(_YEAR_RE.search(message))
+    return (bool(words & (MONTH_WORDS | WEEKDAY_WORDS | RELATIVE_TIME_WORDS | _DATE_WORDS))
+            or bool(_YEAR_RE.search(message)) or bool(_DAY_DIGITS_RE.search(message)))
+
+
+#: A slot for the date something starts: the one the message states, whatever follows from it.
+_START_NAME_RE = re.compile(r"(?i)start|begin|from|check_?in|depart|pick_?up|since")
+
+
+def _without_dates(message: str) -> str:
+    """The message with its full dates, the date it calls today and "of next year" cut out."""
+    for _, pattern in _MESSAGE_DATE_RES:
+        message = pattern.sub(" ", message)
+    message = _RELATIVE_YEAR_RE.sub(" ", message)
+    return re.sub(r"(?i)\b(?:today(?:'s date)?|the current date|the date today|now)\s*(?:is|:)", " ", message)
 
 
 def _dated(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
@@ -858,7 +918,10 @@ def _dated(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Deci
     date, render = parsed
     stated = list(dict.fromkeys(message_dates(message, default_year=date.year)))
     if len(stated) == 1:
-        if stated[0] == date:
+        if stated[0] == date or (_states_a_time(_without_dates(message)) and not _START_NAME_RE.search(name)):
+            # the model may have worked this date out from the stated one ("check in March 5 for
+            # 3 nights": the check-out; "the day after March 4"): left alone (a new user's check);
+            # a start date is the stated one ("two nights ... starting from 10th December 2022")
             return None
         return "auto", render(stated[0]), f"the message states the date {stated[0].isoformat()}"
     if len(stated) > 1:
@@ -930,8 +993,19 @@ def _named(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Deci
 #: Words of a flag's name that say it is a switch, not what it switches (``include_human_impact``).
 _FLAG_WORDS = frozenset("include includes including is has have use uses enable enabled with show get return "
                         "fetch want need allow add should do consider flag option".split())
-#: A word that turns "with human impact" around within the few words before the phrase.
-_NEGATION_RE = re.compile(r"(?i)\b(?:no|not|without|exclud\w*|except|never|nor|don't|dont|skip|omit\w*)\b")
+#: A word that turns "with human impact" around anywhere in its clause ("leave out the details",
+#: "details are not needed", "turn shuffle off", "rather than a summary"; a new user's check).
+_NEGATION_RE = re.compile(r"(?i)\b(?:no|not|without|exclud\w*|except|never|nor|none|skip\w*|omit\w*|leave\s+out|"
+                          r"off|rather\s+than|instead\s+of|cannot)\b|n[’']t\b")
+#: Where a clause ends for :data:`_NEGATION_RE`.
+_CLAUSE_END_RE = re.compile(r"[,;.!?]|\b(?:but|and|so|while|whereas)\b", re.I)
+
+
+def _clause_around(message: str, start: int, end: int) -> str:
+    """The clause of ``message`` that holds ``message[start:end]`` (between :data:`_CLAUSE_END_RE` marks)."""
+    left = max((m.end() for m in _CLAUSE_END_RE.finditer(message, 0, start)), default=0)
+    right = next((m.start() for m in _CLAUSE_END_RE.finditer(message, end)), len(message))
+    return message[left:right]
 
 
 def _asked(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
@@ -942,7 +1016,7 @@ def _asked(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Deci
         return None
     phrase = r"\W+".join(rf"{re.escape(w)}s?" for w in words)
     found = list(re.finditer(rf"(?i)\b{phrase}\b", message))
-    if not found or any(_NEGATION_RE.search(" ".join(message[:m.start()].split()[-3:])) for m in found):
+    if not found or any(_NEGATION_RE.search(_clause_around(message, m.start(), m.end())) for m in found):
         return None
     return "auto", True, f"the message asks for {found[0].group(0)!r}, which {name!r} switches on"
 

@@ -45,7 +45,7 @@ from .guard import (
     unread_script,
 )
 from .knobs import Knobs
-from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES
+from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
 from .offer import Offer, build, ordered
 from .policy import SIBLING_OFFSET, Decision, Hit, decide_turn
 
@@ -847,14 +847,17 @@ def uses_lexical_widening(catalog: Catalog, knobs: Knobs) -> bool:
 
 def lexical_shares(catalog: Catalog, texts: Sequence[str]) -> np.ndarray:
     """``(len(texts), n_tools) float32`` in [0, 1]: per text, the idf-weighted share of its index
-    terms (:func:`~eris_lab.guard.lexical_terms`) found in each tool's name, description, keywords
-    and parameters (:func:`_lexical_docs`); a term no tool holds weighs the top idf; 0 without terms.
+    terms (:func:`~eris_lab.guard.lexical_terms`, :data:`~eris_lab.lexicon.STOPWORDS` left out)
+    found in each tool's name, description, keywords and parameters
+    (:func:`_lexical_docs`); a term no tool holds weighs the top idf; 0 without terms.
     """
     postings, idf = catalog.derived("router.lexical_index", _lexical_index)
     top = max(idf.values(), default=1.0)
     out = np.zeros((len(texts), len(catalog)), dtype=np.float32)
     for row, text in zip(out, texts):
-        terms = set(lexical_terms(text))
+        # function words carry no request: on a small catalogue "on" in one tool ("Switch on a
+        # lamp") has a high idf and pulled that tool into "put on some jazz" (a new user's check)
+        terms = set(lexical_terms(text, STOPWORDS))
         total = sum(idf.get(t, top) for t in terms)
         for term in terms & postings.keys():  # one vectorised add per term (no loop over 100,000 tools)
             row[postings[term]] += idf[term] / total
@@ -872,10 +875,11 @@ def widening_key(scores: np.ndarray, shares: np.ndarray, knobs: Knobs) -> np.nda
     -----
     Bare one-line descriptions lose to their own words: plain cosine put every gold tool in the
     top 10 for 0.679 of the train half of BFCL parallel_multiple-pooled, cosine + 0.3 x share for
-    0.821 (0.25 to 0.5 the same within 1 point; 0.3 chosen there); on the held-out bfcl-pooled
-    0.896 -> 0.949 by name. Hint-rich descriptors rank better alone (demo-test top 5 0.977 ->
-    0.942 at weight 0.1), so they keep the cosine order. Each request's tool read the same way:
-    parallel_multiple-pooled 0.890 -> 0.910 at 11.5 -> 11.0 tools (test half 0.904 -> 0.926).
+    0.821 (0.25 to 0.5 the same within 1 point; 0.3 chosen there, function words still in); on
+    the held-out bfcl-pooled 0.896 -> 0.949 by name. Hint-rich descriptors rank better alone (demo-test top 5 0.977 ->
+    0.942 at weight 0.1), so they keep the cosine order. Each request's tool read the same way,
+    function words left out: parallel_multiple-pooled 0.890 -> 0.925 at 11.5 -> 11.0 tools (test
+    half 0.904 -> 0.936).
     Fusing a dense and a lexical score is the hybrid retrieval of Toolshed (Lumer et al. 2024) and
     semantic-router's hybrid router.
     """

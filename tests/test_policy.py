@@ -341,8 +341,8 @@ def test_a_ranked_subset_over_widen_k_keeps_the_hits_first_in_the_widening_order
     ranked = hits(("wiki:summary", 0.97), ("mail:write", 0.70), ("mail:check", 0.69), ("web:search", 0.68))
     by_widening = decide("summarise the wiki page", near, WIDE, knobs=knobs, ranked=ranked)
     assert by_widening.rule == Rule.RANKED_SUBSET and by_widening.names == ("mail:write", "wiki:summary")
-    assert "of 4 near the top, the first 2 in the widening order kept" in by_widening.reason
-    assert "widening order" not in by_cosine.reason
+    assert "4 were near the top: the 2 first by score plus the message's lexical share kept" in by_widening.reason
+    assert "lexical share" not in by_cosine.reason
     # within widen_k the order changes nothing
     assert decide("summarise the wiki page", near, WIDE, knobs=Knobs(subset_margin=0.5, widen_k=4),
                   ranked=ranked).names == ("mail:write", "mail:check", "web:search", "wiki:summary")

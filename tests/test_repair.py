@@ -461,3 +461,59 @@ def test_named_takes_the_proper_name_the_message_gives_for_the_slots_kind(name, 
     fixed, _ = repair_arguments({name: value}, {"type": "object", "properties": {name: {"type": "string"}}}, message,
                                 rules=("named",))
     assert fixed[name] == expected
+
+
+# -- a new user's check of the rules of 2026-12-02: each misreading found, now left alone -----------
+
+@pytest.mark.parametrize(("name", "message", "value"), [
+    ("check_out", "check in March 5, 2024 for 3 nights", "2024-03-08"),  # worked out from the stated date
+    ("date", "the day after March 4, 2023", "2023-03-05"),
+    ("date", "one week after May 1, 2024", "2024-05-08"),
+    ("date", "from May 1st 2024, ideally the second", "2024-05-02"),
+])
+def test_dated_leaves_a_date_the_model_worked_out_from_the_stated_one(name, message, value):
+    assert one({name: value}, {name: DATE}, message, rules=("dated",))[0][name] == value
+
+
+def test_dated_reads_a_start_date_as_the_stated_one_whatever_follows():
+    # multiple_190: "Book a single room for two nights at the Hilton Hotel in Chicago, starting from 10th December 2022"
+    message = "Book a single room for two nights at the Hilton Hotel in Chicago, starting from 10th December 2022."
+    assert one({"start_date": "2022-10-10"}, {"start_date": DATE}, message, rules=("dated",))[0] == {
+        "start_date": "2022-12-10"}
+
+
+@pytest.mark.parametrize("message", ["book it on 3/4", "book it on the 3rd", "in a fortnight", "on New Year's Eve",
+                                     "on Christmas"])
+def test_dated_never_drops_a_date_the_message_gives_in_a_form_it_does_not_read(message):
+    optional = {"type": "object", "properties": {"date": DATE}}
+    assert repair_arguments({"date": "2024-03-04"}, optional, message, rules=("dated",))[0] == {"date": "2024-03-04"}
+
+
+@pytest.mark.parametrize("message", [
+    "Don't bother including the details", "leave out the details", "without any of the details",
+    "details are not needed", "turn the details off", "the full text rather than the details",
+    "keep it so the details can't be seen",
+])
+def test_asked_reads_the_whole_clause_for_a_flag_turned_down(message):
+    assert repair_arguments({"details": False}, FLAGS, message, rules=("asked",))[0] == {"details": False}
+
+
+@pytest.mark.parametrize(("arguments", "properties", "message", "expected"), [
+    # the value is the message's own number at the end of its clause: no unit tie replaces it
+    ({"temperature": 22}, {"temperature": {"type": "number", "description": "Target in degrees"}},
+     "it's 18 degrees now, make it 22", {"temperature": 22}),
+    ({"years": 10}, {"years": {"type": "integer", "description": "The number of years"}},
+     "over the next decade; it lost 5 years before", {"years": 10}),
+    # multiple_102: "of 10 and" is another quantity's number, the seconds still anchor
+    ({"time": 10}, {"time": {"type": "number", "description": "The time in seconds"}},
+     "the initial velocity of 10 and acceleration of 9.8 within 5 seconds", {"time": 5}),
+    # a number tied by a unit alone is not added to a call that left the argument out
+    ({}, {"max_distance": {"type": "integer", "description": "Maximum distance in miles"}},
+     "I live 10 miles from downtown", {}),
+    ({}, {"age": {"type": "integer", "description": "Age in years"}}, "I worked here for 5 years", {}),
+    # a value the model converted to another unit is the message's: not dropped as ungrounded
+    ({"seconds": 300}, {"seconds": {"type": "integer"}}, "set a timer for 5 minutes", {"seconds": 300}),
+])
+def test_numbers_the_message_gives_plainly_or_in_another_unit_stay(arguments, properties, message, expected):
+    optional = {"type": "object", "properties": properties}
+    assert repair_arguments(arguments, optional, message)[0] == expected

@@ -538,6 +538,10 @@ def test_lexical_shares_weigh_the_message_terms_each_tool_holds():
     assert shares[0, 2] == pytest.approx(1.0) and shares[0, 0] == shares[0, 1] == 0  # parameter words count
     assert shares[1, 1] == pytest.approx(1.0) and shares[1, 0] == 0
     assert not shares[2].any() and not shares[3].any()  # no terms; terms no tool holds
+    # function words name no tool: "on" in one description ("Switch on a lamp") scored "put on some
+    # jazz" for it on a small catalogue (a new user's check)
+    lamp = Catalog([*_BARE, Tool(name="turn_on_light", description="Switch on a lamp.")])
+    assert lexical_shares(lamp, ["put on some jazz"])[0, 3] == 0
     # a term no tool holds still weighs: half the message is unknown
     assert 0 < lexical_shares(catalog, ["weather zzzz"])[0, 1] < 1
 
