@@ -875,8 +875,8 @@ def widening_key(scores: np.ndarray, shares: np.ndarray, knobs: Knobs) -> np.nda
     -----
     Bare one-line descriptions lose to their own words: plain cosine put every gold tool in the
     top 10 for 0.679 of the train half of BFCL parallel_multiple-pooled, cosine + 0.3 x share for
-    0.821 (0.25 to 0.5 the same within 1 point; 0.3 chosen there, function words still in); on
-    the held-out bfcl-pooled 0.896 -> 0.949 by name. Hint-rich descriptors rank better alone (demo-test top 5 0.977 ->
+    0.821 (0.25 to 0.5 the same within 1 point; 0.3 chosen there, function words still in; 0.821
+    without them too); on the held-out bfcl-pooled 0.896 -> 0.951 by name. Hint-rich descriptors rank better alone (demo-test top 5 0.977 ->
     0.942 at weight 0.1), so they keep the cosine order. Each request's tool read the same way,
     function words left out: parallel_multiple-pooled 0.890 -> 0.925 at 11.5 -> 11.0 tools (test
     half 0.904 -> 0.936).
