@@ -309,19 +309,17 @@ def _pseudo_widening_key(catalog: Catalog, pseudo: Sequence[PseudoQuery], scores
     lexical share of its text with the pseudo-query cut out (a parameter description is its own
     best lexical match)."""
     from .guard import lexical_terms
-    from .lexicon import STOPWORDS
-    from .router import _lexical_index, lexical_shares, lexical_text, uses_lexical_widening, widening_key
+    from .router import (_lexical_index, lexical_shares, lexical_text, message_terms, uses_lexical_widening,
+                         widening_key)
 
     if not uses_lexical_widening(catalog, knobs):
         return None
     shares = lexical_shares(catalog, [p.text for p in pseudo])
     _, idf = catalog.derived("router.lexical_index", _lexical_index)
-    top = max(idf.values(), default=1.0)
     for i, p in enumerate(pseudo):
-        terms = set(lexical_terms(p.text, STOPWORDS))  # as lexical_shares reads a message
+        weights, total = message_terms(p.text, idf)
         own = set(lexical_terms(lexical_text(catalog[p.tool]).replace(p.text, " ")))
-        total = sum(idf.get(t, top) for t in terms)
-        shares[i, p.tool] = sum(idf[t] for t in terms & own) / total if total else 0.0
+        shares[i, p.tool] = sum(weights[t] for t in weights.keys() & own) / total if total else 0.0
     return widening_key(scores, shares, knobs)
 
 
@@ -562,7 +560,7 @@ def _fit_labelled(catalog: Catalog, embedder: Embedder, vectors: np.ndarray,
     DataError
         A gold name is not in the catalogue, or no message needs a tool.
     """
-    from .router import lexical_shares, uses_lexical_widening, widening_key
+    from .router import widening_order
 
     row_of = {name: i for i, name in enumerate(catalog.names)}
     texts, gold_sets = [], []
@@ -577,8 +575,8 @@ def _fit_labelled(catalog: Catalog, embedder: Embedder, vectors: np.ndarray,
         raise DataError("no labelled query needs a tool; nothing to calibrate the offer on", where="labelled queries")
     query_vectors = normalize_rows(embedder.embed(texts))
     scores = query_vectors @ vectors.T
-    widening = widening_key(scores, lexical_shares(catalog, texts), knobs) if uses_lexical_widening(catalog, knobs) else None
-    fitted = fit_offer_knobs(catalog, scores, gold_sets, alpha / 2, widening=widening) | {"n": len(texts)}
+    fitted = fit_offer_knobs(catalog, scores, gold_sets, alpha / 2,
+                             widening=widening_order(catalog, scores, texts, knobs)) | {"n": len(texts)}
     if weights:
         relevance = RelevanceGate.probability(gate.features(query_vectors, scores=scores), weights)
         floor = min(floor, -conformal_quantile(-relevance, alpha / 2))

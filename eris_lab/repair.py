@@ -461,6 +461,11 @@ DROPPED = object()
 _UNIT_FACTORS = (60, 3600, 24, 7, 1000)
 
 
+def _number_words_in(message: str) -> set[float]:
+    """Values of the number words ``message`` holds ("two", "a dozen", "decades")."""
+    return {v for w, v in NUMBER_WORDS.items() if re.search(rf"\b{w}s?\b", message, re.I)}
+
+
 def _ungrounded(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -472,7 +477,7 @@ def _ungrounded(value: Any, spec: Mapping[str, Any], message: str, name: str) ->
     given |= {n for n, _, _, _ in _numbers(str(spec.get("description", "")))}
     given |= {float(v) for v in spec.get("enum", ()) if isinstance(v, (int, float)) and not isinstance(v, bool)} if (
         isinstance(spec.get("enum"), list)) else set()
-    given |= {v for w, v in NUMBER_WORDS.items() if re.search(rf"\b{w}s?\b", message, re.I)}
+    given |= _number_words_in(message)
     # a number in another unit: "5 minutes" as 300 seconds, "2 days" as 48 hours, "3 km" as 3000 m
     given |= {g * factor for g in given for factor in _UNIT_FACTORS}
     if any(abs(float(value) - g) <= 1e-9 * max(1.0, abs(g)) for g in given):
@@ -628,7 +633,7 @@ def _said_plainly(value: float, message: str) -> bool:
     """``value`` is a number word of the message ("the next decade": 10) or one of its numbers with
     no word of its own after it ("make it 22"), so no other number's tie may replace it (a new
     user's check); a number followed by a unit ("10 m/s^2") is some other quantity's."""
-    if any(v == value and re.search(rf"\b{w}s?\b", message, re.I) for w, v in NUMBER_WORDS.items()):
+    if value in _number_words_in(message):
         return True
     tokens = _TOKEN_RE.findall(message)
     for i, token in enumerate(tokens):
@@ -640,6 +645,12 @@ def _said_plainly(value: float, message: str) -> bool:
         if after in ("", ".", ",", ";", "!", "?", ")") or after.casefold() in ("now", "then", "please", "instead"):
             return True
     return False
+
+
+def _most_tied(tied: Mapping[tuple[float, bool], int]) -> tuple[int, list[tuple[float, bool]]]:
+    """The strongest tie of :func:`anchored_numbers` and the numbers tied that strongly."""
+    strongest = max(tied.values())
+    return strongest, [key for key, strength in tied.items() if strength == strongest]
 
 
 def _anchored(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
@@ -654,8 +665,7 @@ def _anchored(value: Any, spec: Mapping[str, Any], message: str, name: str) -> D
         return None
     if _said_plainly(float(value), message):
         return None  # "it's 18 degrees now, make it 22": the value is the message's own, tied to nothing else
-    strongest = max(tied.values())
-    best = [key for key, strength in tied.items() if strength == strongest]
+    strongest, best = _most_tied(tied)
     if len(best) > 1:
         if any(float(value) == n for n, _, _, _ in _numbers(message)):
             return None
@@ -687,8 +697,7 @@ def _left_out(spec: Mapping[str, Any], message: str, name: str) -> Decision:
     tied = anchored_numbers(message, name, spec)
     if not tied:
         return None
-    strongest = max(tied.values())
-    best = [key for key, strength in tied.items() if strength == strongest]
+    strongest, best = _most_tied(tied)
     if len(best) != 1 or best[0][1]:
         return None
     number = best[0][0]

@@ -584,9 +584,9 @@ class Router:
         sentence_rows = rows[first_sentence:][requests]
         intent_rows = np.vstack([rows[first_clause:own], sentence_rows])
         clause_best = intent_rows.argmax(axis=1)
-        if len(intent_rows) and uses_lexical_widening(self.catalog, self.knobs):  # each part's words too
+        if len(intent_rows):  # each part's words too, in the widening's order
             texts = queries[first_clause:own] + [t for t, keep in zip(queries[first_sentence:], requests) if keep]
-            clause_best = widening_key(intent_rows, lexical_shares(self.catalog, texts), self.knobs).argmax(axis=1)
+            clause_best = widening_order(self.catalog, intent_rows, texts, self.knobs).argmax(axis=1)
         for i in () if unread else countdowns:
             rows[:, i] = np.minimum(rows[:, i], -1.0)
         scores = rows[:own].max(axis=0)
@@ -619,10 +619,7 @@ class Router:
                                                       scores=raw[best_row:best_row + 1])[0]
         # the widening's order (the ranked Hits' scores): the score, plus the lexical share on a
         # catalogue without routing hints (widening_key)
-        widening = scores
-        if uses_lexical_widening(self.catalog, self.knobs):
-            widening = widening_key(scores[None, :], lexical_shares(self.catalog, [text]), self.knobs)[0]
-        idx, values = top_scores(widening, RANKED_HITS)
+        idx, values = top_scores(widening_order(self.catalog, scores[None, :], [text], self.knobs)[0], RANKED_HITS)
         self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
         # a clause whose best tool is a countdown without a duration names no intent; a sibling of the
         # same domain within margin of the best is one too ("add a calendar entry": calendar:list
@@ -845,22 +842,38 @@ def uses_lexical_widening(catalog: Catalog, knobs: Knobs) -> bool:
     return knobs.widen_lexical_weight > 0 and not catalog.derived("router.has_hints", _has_hints)
 
 
+def widening_order(catalog: Catalog, scores: np.ndarray, texts: Sequence[str], knobs: Knobs) -> np.ndarray:
+    """``scores`` ``(len(texts), n_tools)`` of ``texts`` in the widening's order: :func:`widening_key`
+    where :func:`uses_lexical_widening`, else ``scores`` themselves."""
+    if not uses_lexical_widening(catalog, knobs):
+        return scores
+    return widening_key(scores, lexical_shares(catalog, texts), knobs)
+
+
+def message_terms(text: str, idf: Mapping[str, float]) -> tuple[dict[str, float], float]:
+    """A message's index terms with their idf weights, and their sum (:func:`lexical_shares`).
+
+    :func:`~eris_lab.guard.lexical_terms` without :data:`~eris_lab.lexicon.STOPWORDS`: function
+    words carry no request (on a small catalogue "on" in one tool, "Switch on a lamp", had a high
+    idf and pulled that tool into "put on some jazz": a new user's check). A term no tool holds
+    weighs the top idf.
+    """
+    top = max(idf.values(), default=1.0)
+    weights = {t: idf.get(t, top) for t in set(lexical_terms(text, STOPWORDS))}
+    return weights, sum(weights.values())
+
+
 def lexical_shares(catalog: Catalog, texts: Sequence[str]) -> np.ndarray:
-    """``(len(texts), n_tools) float32`` in [0, 1]: per text, the idf-weighted share of its index
-    terms (:func:`~eris_lab.guard.lexical_terms`, :data:`~eris_lab.lexicon.STOPWORDS` left out)
-    found in each tool's name, description, keywords and parameters
-    (:func:`_lexical_docs`); a term no tool holds weighs the top idf; 0 without terms.
+    """``(len(texts), n_tools) float32`` in [0, 1]: per text, the weighted share of its terms
+    (:func:`message_terms`) found in each tool's name, description, keywords and parameters
+    (:func:`_lexical_docs`); 0 without terms.
     """
     postings, idf = catalog.derived("router.lexical_index", _lexical_index)
-    top = max(idf.values(), default=1.0)
     out = np.zeros((len(texts), len(catalog)), dtype=np.float32)
     for row, text in zip(out, texts):
-        # function words carry no request: on a small catalogue "on" in one tool ("Switch on a
-        # lamp") has a high idf and pulled that tool into "put on some jazz" (a new user's check)
-        terms = set(lexical_terms(text, STOPWORDS))
-        total = sum(idf.get(t, top) for t in terms)
-        for term in terms & postings.keys():  # one vectorised add per term (no loop over 100,000 tools)
-            row[postings[term]] += idf[term] / total
+        weights, total = message_terms(text, idf)
+        for term in weights.keys() & postings.keys():  # one vectorised add per term (no loop over 100,000 tools)
+            row[postings[term]] += weights[term] / total
     return out
 
 
@@ -876,10 +889,10 @@ def widening_key(scores: np.ndarray, shares: np.ndarray, knobs: Knobs) -> np.nda
     Bare one-line descriptions lose to their own words: plain cosine put every gold tool in the
     top 10 for 0.679 of the train half of BFCL parallel_multiple-pooled, cosine + 0.3 x share for
     0.821 (0.25 to 0.5 the same within 1 point; 0.3 chosen there, function words still in; 0.821
-    without them too); on the held-out bfcl-pooled 0.896 -> 0.951 by name. Hint-rich descriptors rank better alone (demo-test top 5 0.977 ->
-    0.942 at weight 0.1), so they keep the cosine order. Each request's tool read the same way,
-    function words left out: parallel_multiple-pooled 0.890 -> 0.925 at 11.5 -> 11.0 tools (test
-    half 0.904 -> 0.936).
+    without them too); on the held-out bfcl-pooled 0.896 -> 0.951 by name. Hint-rich descriptors
+    rank better alone (demo-test top 5 0.977 -> 0.942 at weight 0.1), so they keep the cosine
+    order. Each request's tool read the same way, function words left out:
+    parallel_multiple-pooled 0.890 -> 0.925 at 11.5 -> 11.0 tools (test half 0.904 -> 0.936).
     Fusing a dense and a lexical score is the hybrid retrieval of Toolshed (Lumer et al. 2024) and
     semantic-router's hybrid router.
     """

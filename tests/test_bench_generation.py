@@ -390,6 +390,8 @@ def test_offset_runs_the_tail_of_a_suite_and_merge_pools_head_and_tail(tmp_path,
     assert [c["id"] for c in record["cases"]] == ["multiple_1"] and len(runner.seen) == 1
     assert cli.main(["bench", "generation", "--merge", str(head), str(tail), "--out", str(merged)]) == 0
     assert json.loads(merged.read_text())["scores"]["suites"]["multiple"]["b"]["n"] == 2
+    # a committed record names its run files, not this machine's paths
+    assert json.loads(merged.read_text())["settings"]["merged_from"] == ["head.json", "tail.json"]
     # a merged record merges again (a re-run of some cases beside the rest)
     rest = json.loads(merged.read_text())
     rest["cases"] = [c for c in rest["cases"] if c["id"] != "multiple_1"]

@@ -792,7 +792,9 @@ def merge(paths: Sequence[str | os.PathLike[str]]) -> dict[str, Any]:
             case_s.setdefault(key[0], {})[key[1]] = kept_s[key]
     settings = dict(first["settings"])
     settings["suites"] = list(dict.fromkeys(s for _, r in records for s in r["settings"].get("suites", [])))
-    settings["merged_from"] = [shown_path(p) for p, _ in records]
+    # a record is committed: a run file outside the checkout is named, not given another machine's path
+    settings["merged_from"] = [shown if not Path(shown).is_absolute() else Path(shown).name
+                               for shown in (shown_path(p) for p, _ in records)]
     # a merged record holds a list already: merging it again flattens it
     threads = [r["settings"].get("n_threads") for _, r in records]
     settings["n_threads"] = sorted({t for x in threads for t in (x if isinstance(x, list) else [x])}, key=str)
