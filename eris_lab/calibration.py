@@ -54,7 +54,7 @@ from .errors import DataError
 from .knobs import Knobs
 
 __all__ = [
-    "GATE_FEATURES", "RelevanceGate", "PseudoQuery", "pseudo_queries", "load_negatives", "conformal_quantile",
+    "GATE_FEATURES", "RelevanceGate", "PseudoQuery", "pseudo_queries", "load_negatives", "conformal_quantile", "covered_at",
     "calibrate", "calibrated_knobs", "is_cached", "fit_offer_knobs", "catalog_fingerprint", "NEGATIVES_PATH", "DEFAULT_ALPHA",
 ]
 
@@ -79,7 +79,7 @@ MAX_PSEUDO_QUERIES = 1200
 #: What calibrated knobs do with tools whose required arguments the message cannot fill
 #: (``policy.with_slots``; the reference knobs keep ``off``).
 SLOT_CHECK = "gate"
-CACHE_VERSION = 13  # bump when the fit changes, so stale cached knobs are not reused
+CACHE_VERSION = 14  # bump when the fit changes, so stale cached knobs are not reused
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _MIN_STD = 0.03  # guards a z-score against a tool the negatives never move
@@ -360,7 +360,8 @@ def fit_offer_knobs(catalog: Catalog, scores: np.ndarray, gold_sets: Sequence[Se
     top = scores.max(axis=1)
     threshold = float(np.quantile(lowest, alpha / 2))
     subset_margin = conformal_quantile(top - lowest, alpha)
-    widen = conformal_quantile(_seated_rank(catalog, scores if widening is None else widening, gold_sets), alpha)
+    seated = _seated_rank(catalog, scores if widening is None else widening, gold_sets)
+    widen = conformal_quantile(seated, alpha)
     widen_k = int(min(max(widen if math.isfinite(widen) else n_tools, WIDEN_BOUNDS[0]), WIDEN_BOUNDS[1]))
     floor = 1.0
     right = np.array([len(g) == 1 and int(scores[i].argmax()) == g[0] for i, g in enumerate(gold_sets)])
@@ -372,8 +373,24 @@ def fit_offer_knobs(catalog: Catalog, scores: np.ndarray, gold_sets: Sequence[Se
         "single_hit_floor": float(min(max(floor, threshold), 0.98)),
         "subset_margin": min(subset_margin, 2.0) if math.isfinite(subset_margin) else 2.0,
         "widen_k": widen_k,
+        "widen_needed": int(widen) if math.isfinite(widen) else n_tools,
+        "coverage_at_widen_k": covered_at(seated, widen_k),
         "pseudo_recall_at_threshold": float((lowest >= threshold).mean()),
     }
+
+
+def covered_at(seated: np.ndarray, k: int) -> float:
+    """The coverage a widening of ``k`` seats can promise: ``#{seated <= k} / (n + 1)``.
+
+    ``seated``: ``(n,)`` seats each calibration message needs (:func:`_seated_rank`). For a new
+    message exchangeable with them, P(it needs at most ``k`` seats) is at least this (the same
+    rank argument as the split-conformal quantile, Angelopoulos & Bates 2021, section 1); 0.0 with
+    no calibration messages. Where :data:`WIDEN_BOUNDS` caps ``widen_k`` below the size the
+    target asks for, this, not ``1 - alpha``, is the promise (issue 18: "say honestly where the
+    pseudo-query guarantee does not hold and by how much").
+    """
+    seated = np.asarray(seated)
+    return float((seated <= k).sum() / (seated.size + 1)) if seated.size else 0.0
 
 
 def _fit_gate(pos: np.ndarray, neg: np.ndarray, alpha: float) -> tuple[tuple[float, ...], float, np.ndarray]:
@@ -485,7 +502,8 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         notes["calibration"].update(method=(
             f"{too_few}offer-size knobs by split conformal on labelled queries{source}; relevance gate "
             + ("of the demo catalogue" if prior else "off")),
-            promised_coverage=round(1 - alpha, 4), n_labelled_queries=fitted["n"], labelled_source=labelled_source)
+            promised_coverage=_promised(fitted, alpha, labelled=True), target_coverage=round(1 - alpha, 4),
+            widen_k_needed=fitted["widen_needed"], n_labelled_queries=fitted["n"], labelled_source=labelled_source)
         return knobs.replace(**{k: round(v, 6) if isinstance(v, float) else v for k, v in fitted.items()
                                 if k in ("threshold", "single_hit_floor", "subset_margin", "widen_k")},
                              relevance_floor=_round_down(floor), notes=notes)
@@ -524,7 +542,8 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
                    "split conformal (Angelopoulos & Bates 2021) for subset_margin and widen_k"),
         "catalog": catalog.source, "catalog_fingerprint": catalog_fingerprint(catalog), "n_tools": n_tools,
         "embedding_model": embedder.model_id, "encoder": getattr(embedder, "encoder", ""), "alpha": alpha,
-        "promised_coverage": round(1 - alpha, 4),
+        "promised_coverage": _promised(fitted, alpha, labelled=labelled is not None),
+        "target_coverage": round(1 - alpha, 4), "widen_k_needed": fitted["widen_needed"],
         "n_pseudo_queries": len(pseudo), "n_negatives": len(negatives),
         **({"n_labelled_queries": n_cal, "labelled_source": labelled_source} if labelled is not None else {}),
         "finite_sample_guarantee": n_cal >= math.ceil(1 / alpha) - 1,
@@ -581,6 +600,16 @@ def _fit_labelled(catalog: Catalog, embedder: Embedder, vectors: np.ndarray,
         relevance = RelevanceGate.probability(gate.features(query_vectors, scores=scores), weights)
         floor = min(floor, -conformal_quantile(-relevance, alpha / 2))
     return fitted, float(max(floor, 0.0))
+
+
+def _promised(fitted: dict[str, Any], alpha: float, *, labelled: bool) -> float:
+    """The coverage the fitted knobs promise: ``1 - alpha``, or less where :data:`WIDEN_BOUNDS`
+    capped ``widen_k`` below the size the target needs (:func:`covered_at`; labelled fits spend
+    ``alpha / 2`` on the gate, so that much less)."""
+    if fitted["widen_needed"] <= fitted["widen_k"]:
+        return round(1 - alpha, 4)
+    covered = fitted["coverage_at_widen_k"] - (alpha / 2 if labelled else 0.0)
+    return round(max(min(1 - alpha, covered), 0.0), 4)
 
 
 def _round_down(floor: float) -> float:

@@ -18,7 +18,11 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
 ``format``   "City, State" stated in the description: a value without its state takes it from the
              message ("Portland, OR" written there) or from the description's own example
              ("New York, NY"); a state written out in full where the description wants it
-             abbreviated is not converted (asked). A date layout stated in the description
+             abbreviated is not converted (asked); else, when the description asks for the
+             format in words, from the one city the name means (``places.locate``: GeoNames,
+             the most populous namesake when 10x the next, else asked): "Chicago" -> "Chicago,
+             IL", "Ha Noi" -> "Ha Noi, Vietnam" where 'City, Country' is allowed; an example
+             alone ("such as 'New York, NY'") asks for no format. A date layout stated in the description
              ("in the format 'YYYY-MM-DD'"): a year-first date or date-time the model wrote is
              rewritten in it ("2023-03-12T12:00:00Z" -> "2023-03-12", "2023.10.2" -> "2023-10-02").
 ``dated``    a date the model wrote where the message states another: the one full date the
@@ -57,7 +61,9 @@ right one; it never invents a value. Each rule is a named switch (:data:`RULES`)
              switched off.
 ``span``     a string copied short from a proper name in the message ("Barcelona" for "FC
              Barcelona"): the whole run of capitalised words around it (a sentence's first word
-             never starts a run).
+             never starts a run), or the whole name the user quoted around it; a word just
+             before the value that labels the slot starts no name ("UUID AB1010CD" for a
+             component described by its UUID; held-out live_multiple_115-45-0).
 ``repeated`` a value the model wrote over and over until the grammar's bound: a string item
              written three times or more in an array, more often than the message names it
              (``["Patio", "Patio", ... x10]`` for "a patio" -> ``["Patio"]``), and a string of 32
@@ -359,7 +365,38 @@ def _format(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Dec
     from_examples = [f"{c}, {s}" for c, s in examples if normalize(c) == city and normalize(c) != "city"]
     if len(set(from_examples)) == 1:
         return "auto", from_examples[0], f"the description asks for 'City, State' and gives {from_examples[0]!r}"
-    return "not_found", value, f"the description asks for 'City, State'; no state for {value!r} in the message or the description"
+    if not _CITY_STATE_RE.search(description):  # examples alone ("such as 'New York, NY'") ask for no format
+        return "not_found", value, f"no state for {value!r} in the message or the description's examples"
+    return _located(value.strip(), description, examples, wants_code)
+
+
+def _located(city: str, description: str, examples: list[tuple[str, str]], wants_code: bool) -> Decision:
+    """``format``'s last resort: the state (a US city) or country (another, when the description
+    allows 'City, Country') of the one city the name means (``places.locate``), written the way the
+    description's examples write theirs ("Paris, FR" or "Paris, France"; "London, UK")."""
+    from . import places
+
+    status, place, why = places.locate(city)
+    if status == "ask":
+        return "ask", city, f"the description asks for 'City, State'; {why}: left for the user"
+    if place is None:
+        return "not_found", city, f"the description asks for 'City, State'; no state for {city!r} in the message, the description or the gazetteer"
+    states = places.us_state_codes()
+    if place.country == "US" and place.region in states:
+        # a state's two letters unless an example spells a state out ("Berkeley, California")
+        spelled = {places.us_state_name(code) for code in states}
+        full = not wants_code and any(s in spelled for _, s in examples)
+        region = places.us_state_name(place.region) if full else place.region
+    elif re.search(r"city,\s*country", description, re.I):
+        coded = [s for _, s in examples if re.fullmatch(r"[A-Z]{2}", s) and s not in states]
+        code = "UK" if place.country == "GB" else place.country
+        # a country's code where the examples use codes ("Paris, FR"), unless it reads as a state
+        # ("Toronto, CA" would be California)
+        region = code if coded and code not in states else places.country_name(place.country)
+    else:
+        return "not_found", city, (f"the description asks for 'City, State'; {why}, outside the United States, "
+                                   "and the description allows no country")
+    return "auto", f"{city}, {region}", f"the description asks for 'City, State'; {why}"
 
 
 def _number(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
@@ -416,6 +453,23 @@ def _proper_runs(message: str) -> list[tuple[int, int]]:
     return runs
 
 
+def _label_words(name: str, spec: Mapping[str, Any]) -> set[str]:
+    """Lower-case words of an argument's name and description: the words that label the slot."""
+    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ") + " " + str(spec.get("description", ""))
+    return {w.lower() for w in re.findall(r"[A-Za-z]+", words)}
+
+
+def _without_labels(run: str, target: str, labels: set[str]) -> str:
+    """``run`` from ``target`` on when the word just before it labels the slot: "component UUID
+    AB1010CD" names the component AB1010CD when the argument is described as its UUID. A label
+    after the value stays: a kind noun ends many names ("Natural History Museum" for ``museum``)."""
+    at = run.find(target)
+    before = run[:at].split() if at > 0 else []
+    if before and before[-1].strip("'\"").lower() in labels:
+        return run[at:]
+    return run
+
+
 def _span(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decision:
     if not isinstance(value, str) or not value.strip() or spec.get("type") not in (None, "string") or "enum" in spec:
         return None
@@ -423,11 +477,22 @@ def _span(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decis
     hits = [m for m in re.finditer(rf"(?<!\w){re.escape(target)}(?!\w)", message)]
     if not hits:
         return None
+    # a name the user quoted is that whole name ("the album 'Welcome To The Fishbowl'": never "To The
+    # Fishbowl'", a run that starts after the quote mark and keeps the closing one)
+    quotes = [(q.start(2), q.end(2)) for q in _QUOTED_RE.finditer(message)]
+    if any(message[a:b].strip() == target for a, b in quotes):
+        return None  # the user quoted exactly this value (live_multiple_996-227-0: 'fdsa', not the URL holding it)
+    labels = _label_words(name, spec)
     longer = set()
     for m in hits:
+        inside = [message[a:b].strip() for a, b in quotes if a <= m.start() and m.end() <= b]
+        if inside:
+            longer.update(inside)
+            continue
         for a, b in _proper_runs(message):
             if a <= m.start() and m.end() <= b and (a, b) != (m.start(), m.end()):
-                longer.add(re.sub(r"['’]s$", "", message[a:b].rstrip(".,")))  # a possessive is no part of the name
+                run = re.sub(r"['’]s$", "", message[a:b].rstrip(".,")).strip("'\"‘’“”`")  # a possessive is no part
+                longer.add(_without_labels(run, target, labels))
     longer.discard(target)
     if len(longer) == 1:
         whole = longer.pop()

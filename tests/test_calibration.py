@@ -11,10 +11,13 @@ from eris_lab import calibration
 from eris_lab.calibration import (
     GATE_FEATURES,
     MIN_PSEUDO_QUERIES,
+    WIDEN_BOUNDS,
     RelevanceGate,
+    _promised,
     calibrate,
     calibrated_knobs,
     conformal_quantile,
+    covered_at,
     fit_offer_knobs,
     load_negatives,
     pseudo_queries,
@@ -306,6 +309,31 @@ def test_widen_k_is_fitted_in_the_widening_order_with_the_pseudo_query_cut_out_o
     assert _pseudo_widening_key(catalog, pseudo, scores, Knobs(widen_lexical_weight=0.0)) is None
 
 
+def test_covered_at_is_the_exchangeable_lower_bound_on_coverage():
+    seated = np.array([1, 2, 2, 3, 5, 8, 13, 40, 70])  # seats each of 9 calibration messages needed
+    assert covered_at(seated, 3) == pytest.approx(4 / 10)
+    assert covered_at(seated, 100) == pytest.approx(9 / 10)  # never 1: the new message is the 10th
+    assert covered_at(np.array([], dtype=int), 5) == 0.0
+    # a fresh draw from the same distribution needs at most k seats at least that often
+    rng = np.random.default_rng(3)
+    hits = []
+    for _ in range(400):
+        draw = rng.geometric(0.1, size=31)
+        hits.append((draw[-1] <= 12) - covered_at(draw[:-1], 12))
+    assert np.mean(hits) >= -0.02
+
+
+def test_fit_promises_what_the_capped_widening_covers():
+    scores = np.tile(np.linspace(1.0, 0.0, 40, dtype=np.float32), (60, 1))  # tool 0 best, tool 39 worst
+    catalog = Catalog([Tool(name=f"t{i}", description="x") for i in range(40)])
+    near = fit_offer_knobs(catalog, scores, [(i % 5,) for i in range(60)], 0.1)  # needs 5 seats
+    far = fit_offer_knobs(catalog, scores, [(i % 40,) for i in range(60)], 0.1)  # needs 36 or more
+    assert near["widen_needed"] == 5 and _promised(near, 0.1, labelled=False) == 0.9
+    assert far["widen_needed"] > far["widen_k"] == WIDEN_BOUNDS[1]
+    assert _promised(far, 0.1, labelled=False) == round(far["coverage_at_widen_k"], 4) < 0.9
+    assert _promised(far, 0.1, labelled=True) == round(far["coverage_at_widen_k"] - 0.05, 4)
+
+
 def test_labelled_calibration_fits_the_offer_on_real_queries_and_lowers_the_gate(fake_embedder):
     catalog = _catalog_with_params(30)
     names = catalog.names
@@ -316,7 +344,9 @@ def test_labelled_calibration_fits_the_offer_on_real_queries_and_lowers_the_gate
     knobs = calibrate(catalog, fake_embedder, alpha=0.1, labelled=labelled, labelled_source="unit test")
     prov = knobs.notes["calibration"]
     assert prov["n_labelled_queries"] == 60 and prov["labelled_source"] == "unit test"
-    assert prov["method"].startswith("labelled") and prov["promised_coverage"] == 0.9
+    assert prov["method"].startswith("labelled") and prov["target_coverage"] == 0.9
+    # these messages need more seats than WIDEN_BOUNDS allows: the promise says what 16 seats cover
+    assert prov["widen_k_needed"] > knobs.widen_k == WIDEN_BOUNDS[1] and 0 < prov["promised_coverage"] < 0.9
     assert knobs.relevance_weights == free.relevance_weights  # the gate's model stays label-free ...
     assert knobs.relevance_floor <= free.relevance_floor  # ... its floor only ever lowered
     # at least 1 - alpha/2 of the labelled messages pass the gate

