@@ -382,6 +382,11 @@ def _located(city: str, description: str, examples: list[tuple[str, str]], wants
     if place is None:
         return "not_found", city, f"the description asks for 'City, State'; no state for {city!r} in the message, the description or the gazetteer"
     states = places.us_state_codes()
+    words = city.replace(".", "").split()
+    if len(words) > 1 and words[-1].upper() == place.region:
+        return None  # the state is in the value already ("Washington D.C.")
+    if re.fullmatch(r"(?:[A-Z]\.?){2,4}", city):
+        city = place.name  # an abbreviation is written out: "LA" -> "Los Angeles, CA", not "LA, CA"
     if place.country == "US" and place.region in states:
         # a state's two letters unless an example spells a state out ("Berkeley, California")
         spelled = {places.us_state_name(code) for code in states}

@@ -53,6 +53,8 @@ def test_format_never_invents_a_state():
     # Canada's code reads as California: the country's name instead
     ("Toronto", "'City, State' or 'City, Country', e.g. 'New York, NY' or 'Paris, FR'", "Toronto, Canada"),
     ("Paris", "in the format of 'City, State', such as 'Berkeley, CA'", "Paris"),  # no country allowed: left
+    ("L.A.", "in the format of 'City, State', such as 'Berkeley, CA'", "Los Angeles, CA"),  # written out
+    ("Washington D.C.", "in the format of 'City, State', such as 'Berkeley, CA'", "Washington D.C."),  # has it
 ])
 def test_format_takes_the_state_or_country_of_the_one_city_a_name_means(value, description, expected):
     spec = {"type": "string", "description": description}
