@@ -90,18 +90,29 @@ def locate(city: str) -> tuple[Status, Place | None, str]:
         ``"auto"`` and the place when one city of that name (its own name first, else an
         alternate name such as "New York" for New York City) is the only one or outweighs the
         next by :data:`POPULATION_DOMINANCE`; ``"ask"`` and None when several are close;
-        ``"not_found"`` and None for a name no city of 15,000 people has.
+        ``"not_found"`` and None for a name no city of 15,000 people has. Close namesakes that
+        lie in one state or region (NYC: New York City and Manhattan) agree on it: ``"auto"``.
     """
     by_name, by_alias = _index()
     key = _key(city)
-    places = by_name.get(key) or by_alias.get(key) or []
+    # own and alternate names compete: "St. Petersburg" is also Saint Petersburg, Russia
+    places = sorted(by_name.get(key, []) + by_alias.get(key, []), key=lambda p: -p.population)
     if not places:
         return "not_found", None, f"no city of 15,000 people or more is called {city!r}"
     top = places[0]
-    if len(places) == 1 or top.population >= POPULATION_DOMINANCE * max(places[1].population, 1):
+    # the namesakes that count: those within POPULATION_DOMINANCE of the top one
+    close = [p for p in places[1:] if top.population < POPULATION_DOMINANCE * max(p.population, 1)]
+    if not close:
         return "auto", top, f"{city!r} is {top.label()}" + (
             f", {top.population / max(places[1].population, 1):.0f}x the next city of that name" if len(places) > 1 else "")
-    return "ask", None, f"{city!r} could be {' or '.join(p.label() for p in places[:3])}"
+    if all((p.country, p.region) == (top.country, top.region) for p in close):
+        # close namesakes in one state or country ("NYC": New York City and Manhattan) agree on it
+        return "auto", top, f"{city!r} is {top.label()} or a place beside it in the same {_region_word(top)}"
+    return "ask", None, f"{city!r} could be {' or '.join(p.label() for p in [top, *close][:3])}"
+
+
+def _region_word(place: Place) -> str:
+    return "state" if place.country == "US" else "region"
 
 
 def country_name(code: str) -> str:

@@ -376,15 +376,19 @@ def _located(city: str, description: str, examples: list[tuple[str, str]], wants
     description's examples write theirs ("Paris, FR" or "Paris, France"; "London, UK")."""
     from . import places
 
+    states = places.us_state_codes()
+    words = city.replace(".", "").split()
+    spelled = {places.us_state_name(code).lower(): code for code in states}
+    # the state is in the value already ("Washington D.C.", "Seattle Washington", "Austin TX")
+    for n in (1, 2):
+        tail = " ".join(words[-n:])
+        if len(words) > n and (tail.upper() in states and tail.isupper() or tail.lower() in spelled):
+            return None
     status, place, why = places.locate(city)
     if status == "ask":
         return "ask", city, f"the description asks for 'City, State'; {why}: left for the user"
     if place is None:
         return "not_found", city, f"the description asks for 'City, State'; no state for {city!r} in the message, the description or the gazetteer"
-    states = places.us_state_codes()
-    words = city.replace(".", "").split()
-    if len(words) > 1 and words[-1].upper() == place.region:
-        return None  # the state is in the value already ("Washington D.C.")
     if re.fullmatch(r"(?:[A-Z]\.?){2,4}", city):
         city = place.name  # an abbreviation is written out: "LA" -> "Los Angeles, CA", not "LA, CA"
     if place.country == "US" and place.region in states:
@@ -398,6 +402,7 @@ def _located(city: str, description: str, examples: list[tuple[str, str]], wants
         # a country's code where the examples use codes ("Paris, FR"), unless it reads as a state
         # ("Toronto, CA" would be California)
         region = code if coded and code not in states else places.country_name(place.country)
+        return "auto", f"{city}, {region}", f"the description asks for 'City, State' or 'City, Country'; {why}"
     else:
         return "not_found", city, (f"the description asks for 'City, State'; {why}, outside the United States, "
                                    "and the description allows no country")

@@ -305,6 +305,12 @@ def test_bench_rejects_an_unknown_condition():
     assert str(err.value) == "--conditions: unknown condition 'd'; expected some of a,b,c"
 
 
+def test_an_offset_past_every_case_is_one_line_exit_2(capsys):
+    assert cli.main(["bench", "generation", "--suites", "live_multiple-holdout", "--limit", "1", "--offset", "200"]) == 2
+    assert capsys.readouterr().err == ("eris-lab: error: --offset: 200 skips every case (live_multiple-holdout 1): "
+                                       "nothing would run\n")
+
+
 def test_main_bad_limit_is_one_line_exit_2(capsys):
     assert cli.main(["bench", "generation", "--limit", "0"]) == 2
     assert capsys.readouterr().err == "eris-lab: error: --limit: expected an integer >= 1, got 0\n"

@@ -55,6 +55,12 @@ def test_format_never_invents_a_state():
     ("Paris", "in the format of 'City, State', such as 'Berkeley, CA'", "Paris"),  # no country allowed: left
     ("L.A.", "in the format of 'City, State', such as 'Berkeley, CA'", "Los Angeles, CA"),  # written out
     ("Washington D.C.", "in the format of 'City, State', such as 'Berkeley, CA'", "Washington D.C."),  # has it
+    ("Seattle Washington", "in the format of 'City, State', such as 'Berkeley, CA'", "Seattle Washington"),
+    ("Austin TX", "in the format of 'City, State', such as 'Berkeley, CA'", "Austin TX"),
+    # close namesakes in one state agree on it (New York City and Manhattan)
+    ("NYC", "in the format of 'City, State', such as 'Berkeley, CA'", "New York City, NY"),
+    # an alternate name competes: St. Petersburg, FL is not the biggest "St. Petersburg"
+    ("St. Petersburg", "in the format of 'City, State', such as 'Berkeley, CA'", "St. Petersburg"),
 ])
 def test_format_takes_the_state_or_country_of_the_one_city_a_name_means(value, description, expected):
     spec = {"type": "string", "description": description}
@@ -70,6 +76,8 @@ def test_locate_answers_auto_ask_or_not_found_by_population():
     status, place, reason = locate("chicago")
     assert status == "auto" and (place.name, place.country, place.region) == ("Chicago", "US", "IL")
     assert locate("Portland")[0] == "ask"  # Oregon's is 9.8x Maine's: below POPULATION_DOMINANCE
+    status, _, reason = locate("Saint Louis")  # an alternate name of St. Louis, MO and of Saint-Louis, Senegal
+    assert status == "ask" and "St. Louis, MO" in reason and "Senegal" in reason
     assert POPULATION_DOMINANCE == 10.0
     assert locate("Zzyzx Qwerty") == ("not_found", None, "no city of 15,000 people or more is called 'Zzyzx Qwerty'")
 

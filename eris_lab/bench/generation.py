@@ -644,7 +644,7 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
     Raises
     ------
     DataError
-        An unknown condition, a negative offset; with ``resume``, a saved file that is unreadable or was run with
+        An unknown condition, a negative offset or one past every case; with ``resume``, a saved file that is unreadable or was run with
         other settings.
     """
     bad = [c for c in conditions if c not in CONDITIONS]
@@ -660,6 +660,9 @@ def bench(runner: Any, *, suites: Sequence[str] = SUITES, conditions: Sequence[s
         router_for = _router_factory(knobs, router_knobs)  # the levers only change the grammar, not the router
     knobs = with_levers(knobs, levers)
     plan = [(suite, q) for suite in suites for q in cases(suite, limit=limit)[offset:]]
+    if offset and not plan:
+        sizes = ", ".join(f"{suite} {len(cases(suite, limit=limit))}" for suite in suites)
+        raise DataError(f"{offset} skips every case ({sizes}): nothing would run", where="--offset")
     truths = {suite: _answers(suite) for suite in suites}
     record: dict[str, Any] = {
         "benchmark": "generation",
