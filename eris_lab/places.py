@@ -87,9 +87,9 @@ def locate(city: str) -> tuple[Status, Place | None, str]:
     Returns
     -------
     (status, place, reason)
-        ``"auto"`` and the place when one city of that name (its own name first, else an
-        alternate name such as "New York" for New York City) is the only one or outweighs the
-        next by :data:`POPULATION_DOMINANCE`; ``"ask"`` and None when several are close;
+        ``"auto"`` and the place when one city of that name (its own name or an alternate one,
+        such as "New York" for New York City: both count) is the only one or outweighs the next
+        by :data:`POPULATION_DOMINANCE`; ``"ask"`` and None when several are close;
         ``"not_found"`` and None for a name no city of 15,000 people has. Close namesakes that
         lie in one state or region (NYC: New York City and Manhattan) agree on it: ``"auto"``.
     """
