@@ -377,24 +377,24 @@ def _located(city: str, description: str, examples: list[tuple[str, str]], wants
     from . import places
 
     states = places.us_state_codes()
+    state_names = {places.us_state_name(code).lower() for code in states}
     words = city.replace(".", "").split()
-    spelled = {places.us_state_name(code).lower(): code for code in states}
     # the state is in the value already ("Washington D.C.", "Seattle Washington", "Austin TX")
     for n in (1, 2):
         tail = " ".join(words[-n:])
-        if len(words) > n and (tail.upper() in states and tail.isupper() or tail.lower() in spelled):
+        if len(words) > n and (tail in states or tail.lower() in state_names):
             return None
     status, place, why = places.locate(city)
     if status == "ask":
         return "ask", city, f"the description asks for 'City, State'; {why}: left for the user"
     if place is None:
-        return "not_found", city, f"the description asks for 'City, State'; no state for {city!r} in the message, the description or the gazetteer"
+        return "not_found", city, (f"the description asks for 'City, State'; no state for {city!r} in the message, "
+                                   "the description or the gazetteer")
     if re.fullmatch(r"(?:[A-Z]\.?){2,4}", city):
         city = place.name  # an abbreviation is written out: "LA" -> "Los Angeles, CA", not "LA, CA"
     if place.country == "US" and place.region in states:
         # a state's two letters unless an example spells a state out ("Berkeley, California")
-        spelled = {places.us_state_name(code) for code in states}
-        full = not wants_code and any(s in spelled for _, s in examples)
+        full = not wants_code and any(s.lower() in state_names for _, s in examples)
         region = places.us_state_name(place.region) if full else place.region
     elif re.search(r"city,\s*country", description, re.I):
         coded = [s for _, s in examples if re.fullmatch(r"[A-Z]{2}", s) and s not in states]
