@@ -257,6 +257,11 @@ def _run_calibrate(args) -> int:
         print(f"calibrated {prov.get('n_tools')} tools of {prov.get('catalog')} for {prov.get('embedding_model')} "
               f"{when} ({prov.get('n_pseudo_queries')} pseudo-queries{labelled})")
         print(f"method: {prov.get('method')}")
+        if prov.get("promised_coverage") is not None:
+            target = prov.get("target_coverage", prov["promised_coverage"])
+            capped = (f" (target {target:.3f}: widen_k would need {prov.get('widen_k_needed')} seats)"
+                      if prov["promised_coverage"] < target else "")
+            print(f"promised coverage: {prov['promised_coverage']:.3f} for messages like the calibration ones{capped}")
         print(_table([(k, json.dumps(v)) for k, v in record["knobs"].items()], ("knob", "value")))
         if args.out:
             print(f"wrote {args.out}")

@@ -204,6 +204,21 @@ def test_calibrate_prints_fitted_knobs_and_writes_a_loadable_file(capsys, tmp_pa
     assert knobs.notes["calibration"]["catalog_fingerprint"] == prov["catalog_fingerprint"]
 
 
+def test_calibrate_says_its_promise_and_when_the_cap_lowered_it(capsys, monkeypatch):
+    from eris_lab import calibration
+    from eris_lab.knobs import Knobs
+
+    status, out, _ = run(capsys, "calibrate")
+    assert status == 0 and "promised coverage: 0.950 for messages like the calibration ones\n" in out
+    capped = {"method": "label-free", "n_tools": 900, "promised_coverage": 0.756, "target_coverage": 0.95,
+              "widen_k_needed": 71}
+    monkeypatch.setattr(calibration, "calibrated_knobs",
+                        lambda *a, **k: Knobs(widen_k=16, notes={"calibration": capped}))
+    status, out, _ = run(capsys, "calibrate")
+    assert status == 0 and ("promised coverage: 0.756 for messages like the calibration ones (target 0.950: "
+                            "widen_k would need 71 seats)") in out
+
+
 @pytest.mark.parametrize("argv, where", [
     (["--alpha", "1.5"], "--alpha"), (["--alpha", "0"], "--alpha"), (["--out", "."], "--out"),
     (["--suite", "live_multiple"], "--suite"),  # per-case functions: no one catalogue to calibrate
