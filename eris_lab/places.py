@@ -23,7 +23,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Place", "locate", "country_name", "us_state_codes", "us_state_name", "POPULATION_DOMINANCE"]
+__all__ = ["Place", "locate", "country_name", "us_state_codes", "us_state_names", "us_state_name",
+           "POPULATION_DOMINANCE"]
 
 #: The most populous city of a name is the one meant when it is this many times the next one.
 #: A judgement, not a fit: chosen before any measurement as "an order of magnitude".
@@ -62,7 +63,7 @@ def _cache():
 
 @functools.cache
 def _index() -> tuple[dict[str, list[Place]], dict[str, list[Place]]]:
-    """(places by their own name, places by an alternate Latin-script name), most populous first."""
+    """(places by their own name, places by an alternate Latin-script name)."""
     by_name: dict[str, list[Place]] = {}
     by_alias: dict[str, list[Place]] = {}
     for city in _cache().get_cities().values():
@@ -70,9 +71,6 @@ def _index() -> tuple[dict[str, list[Place]], dict[str, list[Place]]]:
         by_name.setdefault(_key(place.name), []).append(place)
         for alias in {_key(a) for a in city.get("alternatenames", ()) if a.isascii()} - {_key(place.name)}:
             by_alias.setdefault(alias, []).append(place)
-    for table in (by_name, by_alias):
-        for places in table.values():
-            places.sort(key=lambda p: -p.population)
     return by_name, by_alias
 
 
@@ -125,6 +123,12 @@ def country_name(code: str) -> str:
 def us_state_codes() -> frozenset[str]:
     """The two-letter codes of the 50 US states and DC."""
     return frozenset(_cache().get_us_states())
+
+
+@functools.cache
+def us_state_names() -> frozenset[str]:
+    """The lower-case names of the 50 US states and DC (``"california"``)."""
+    return frozenset(us_state_name(code).lower() for code in us_state_codes())
 
 
 def us_state_name(code: str) -> str:

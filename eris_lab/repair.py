@@ -377,7 +377,7 @@ def _located(city: str, description: str, examples: list[tuple[str, str]], wants
     from . import places
 
     states = places.us_state_codes()
-    state_names = {places.us_state_name(code).lower() for code in states}
+    state_names = places.us_state_names()
     words = city.replace(".", "").split()
     # the state is in the value already ("Washington D.C.", "Seattle Washington", "Austin TX")
     for n in (1, 2):
@@ -463,12 +463,6 @@ def _proper_runs(message: str) -> list[tuple[int, int]]:
     return runs
 
 
-def _label_words(name: str, spec: Mapping[str, Any]) -> set[str]:
-    """Lower-case words of an argument's name and description: the words that label the slot."""
-    words = re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ") + " " + str(spec.get("description", ""))
-    return {w.lower() for w in re.findall(r"[A-Za-z]+", words)}
-
-
 def _without_labels(run: str, target: str, labels: set[str]) -> str:
     """``run`` from ``target`` on when the word just before it labels the slot: "component UUID
     AB1010CD" names the component AB1010CD when the argument is described as its UUID. A label
@@ -492,7 +486,7 @@ def _span(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Decis
     quotes = [(q.start(2), q.end(2)) for q in _QUOTED_RE.finditer(message)]
     if any(message[a:b].strip() == target for a, b in quotes):
         return None  # the user quoted exactly this value (live_multiple_996-227-0: 'fdsa', not the URL holding it)
-    labels = _label_words(name, spec)
+    labels = set(_words(f"{name} {spec.get('description', '')}"))  # the words that label the slot
     longer = set()
     for m in hits:
         inside = [message[a:b].strip() for a, b in quotes if a <= m.start() and m.end() <= b]

@@ -184,6 +184,10 @@ def test_span_does_not_take_the_slots_own_label_into_the_name():
     theater = {"type": "string", "description": "The name of the theater"}
     assert one({"theater_name": "Crow Canyon"}, {"theater_name": theater}, "a drama movie at Regal Crow Canyon tonight",
                rules=["span"])[0]["theater_name"] == "Regal Crow Canyon"
+    # a one-letter word labels nothing, though the description holds "a" ("A Star Is Born")
+    film = {"type": "string", "description": "The title of a movie"}
+    assert one({"title": "Star Is Born"}, {"title": film}, "tickets for A Star Is Born tonight",
+               rules=["span"])[0]["title"] == "A Star Is Born"
 
 def test_rules_are_switches_and_an_unknown_rule_is_refused():
     arguments = {"city": "New York"}
