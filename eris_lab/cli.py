@@ -78,8 +78,9 @@ def _load_knobs(path: str | None, catalog=None, *, model_id: str | None = None):
 
 LEVERS_HELP = ("issue 17 generation levers, comma-separated: bounded (digit and length bounds), compact "
                "(no newlines in JSON), calls-first or minimal (envelope), repair (arguments repaired from the "
-               "schema and the message), few-shot (two worked examples in the prompt); "
-               "'all' = bounded,compact,calls-first,repair,retry-cut (all,few-shot adds the examples)")
+               "schema and the message), few-shot (two worked examples in the prompt), retry-cut (a cut call "
+               "generated again), router-picks (a ranked subset reaches the model as its best tool alone); "
+               "'all' = bounded,compact,calls-first,repair,retry-cut,router-picks (all,few-shot adds the examples)")
 
 
 def _add_levers(p) -> None:

@@ -90,6 +90,7 @@ class Knobs:
     repair_arguments: bool = False  # repair parsed arguments from the schema and the message (issue 17, repair.py)
     retry_cut_calls: bool = False  # a call cut at the token limit is generated once more under halved bounds (loop.generate_round)
     few_shot: int = 0  # worked examples (a request and its exact reply) in the prompt, one per offered tool; lever 4
+    router_picks: bool = False  # a one-request ranked subset reaches the model as its best tool alone (offer.for_model)
     domain_floors: dict[str, float] = field(default_factory=dict)  # per-domain min cosine
     embedding_model: str = DEFAULT_EMBEDDING_MODEL  # the model these numbers were fitted for
     notes: dict[str, Any] = field(default_factory=dict)  # provenance: tuner run, split, scores
@@ -131,7 +132,7 @@ class Knobs:
             raise KnobsError(f"expected one of {', '.join(SLOT_CHECKS)}, got {self.slot_check!r}", where="slot_check")
         if self.envelope not in ENVELOPES:
             raise KnobsError(f"expected one of {', '.join(ENVELOPES)}, got {self.envelope!r}", where="envelope")
-        for name in ("compact_json", "repair_arguments", "retry_cut_calls"):
+        for name in ("compact_json", "repair_arguments", "retry_cut_calls", "router_picks"):
             if not isinstance(getattr(self, name), bool):
                 raise KnobsError(f"expected true or false, got {getattr(self, name)!r}", where=name)
         for name, lo, hi in (("max_integer_digits", 1, 19), ("max_fraction_digits", 1, 24),
@@ -290,11 +291,13 @@ LEVERS: dict[str, dict[str, Any]] = {
     "repair": {"repair_arguments": True},
     "few-shot": {"few_shot": 2},
     "retry-cut": {"retry_cut_calls": True},
+    "router-picks": {"router_picks": True},
 }
 #: What ``--levers all`` means: every lever, with the calls-first envelope. ``repair`` changes no
 #: grammar: it repairs parsed arguments (``repair.py``; it broke no right value on BFCL multiple
-#: or live_multiple, docs/results/repair-2026-11-30.json).
-ALL_LEVERS = ("bounded", "compact", "calls-first", "repair", "retry-cut")
+#: or live_multiple, docs/results/repair-2026-11-30.json). ``router-picks`` since 2026-12-02
+#: (names 151 -> 171 of 200 held-out live_multiple cases, docs/results/generation-holdout-router-picks-2026-12-02.json).
+ALL_LEVERS = ("bounded", "compact", "calls-first", "repair", "retry-cut", "router-picks")
 #: The knob changes of :data:`ALL_LEVERS` together.
 GENERATION_LEVERS: dict[str, Any] = {k: v for name in ALL_LEVERS for k, v in LEVERS[name].items()}
 

