@@ -79,7 +79,14 @@ MAX_PSEUDO_QUERIES = 1200
 #: What calibrated knobs do with tools whose required arguments the message cannot fill
 #: (``policy.with_slots``; the reference knobs keep ``off``).
 SLOT_CHECK = "gate"
-CACHE_VERSION = 14  # bump when the fit changes, so stale cached knobs are not reused
+#: Calibrated knobs' ``uncovered_floor`` (``policy.uncovered``): a message none of whose content
+#: words is in the best tools' text, with a top cosine below this, offers nothing. Chosen on the
+#: *train* halves of BFCL's case-id split (``eval.datasets``), as the largest of 0.20, 0.25, 0.30
+#: that refuses at most 1% of live_multiple's requests there (0.20: 3 of 554, 0.25: 4, 0.30: 8);
+#: there it also empties 26 more of irrelevance's 143 cases and 34 of live_irrelevance's 438. The
+#: test halves are reported (README "Calibrated offers").
+UNCOVERED_FLOOR = 0.25
+CACHE_VERSION = 15  # bump when the fit changes, so stale cached knobs are not reused
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _MIN_STD = 0.03  # guards a z-score against a tool the negatives never move
@@ -490,7 +497,8 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
             "seconds": round(time.perf_counter() - start, 3), "version": CACHE_VERSION,
         }
         knobs = base.replace(unsure_fallback="ranked", empty_fallback="ranked", embedding_model=embedder.model_id,
-                             relevance_floor=0.0, relevance_weights=(), slot_check=SLOT_CHECK, notes=notes)
+                             relevance_floor=0.0, relevance_weights=(), slot_check=SLOT_CHECK,
+                             uncovered_floor=UNCOVERED_FLOOR, notes=notes)
         if prior is not None:
             knobs = knobs.replace(**{k: getattr(prior, k) for k in _BORROWED})
         if labelled is None:
@@ -557,7 +565,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         single_hit_floor=round(fitted["single_hit_floor"], 6),
         subset_margin=round(fitted["subset_margin"], 6),
         widen_k=fitted["widen_k"],
-        unsure_fallback="ranked", empty_fallback="ranked", slot_check=SLOT_CHECK,
+        unsure_fallback="ranked", empty_fallback="ranked", slot_check=SLOT_CHECK, uncovered_floor=UNCOVERED_FLOOR,
         relevance_floor=_round_down(relevance_floor), relevance_weights=tuple(round(w, 6) for w in weights),
         calibration="none", embedding_model=embedder.model_id, notes=notes,
     )
@@ -723,5 +731,5 @@ def calibrated_knobs(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.n
 def describe(knobs: Knobs) -> dict[str, Any]:
     """The fitted knobs and provenance of a calibration, for ``eris-lab calibrate --json``."""
     fitted = ("threshold", "single_hit_floor", "subset_margin", "widen_k", "unsure_fallback",
-              "empty_fallback", "relevance_floor", "relevance_weights", "slot_check")
+              "empty_fallback", "relevance_floor", "relevance_weights", "slot_check", "uncovered_floor")
     return {"knobs": {k: getattr(knobs, k) for k in fitted}, "provenance": knobs.notes.get("calibration", {})}

@@ -28,6 +28,8 @@ from .schema import check, normalize_types
 
 __all__ = [
     "Tool",
+    "lexical_text",
+    "schema_texts",
     "Example",
     "Catalog",
     "load",
@@ -603,3 +605,29 @@ def _check_parameters(schema: Any, where: str) -> dict[str, Any]:
     if kind != "object":
         raise CatalogError(f"expected an object schema (type 'object'), got type {kind!r}", where=f"{where}.type")
     return schema
+
+
+def schema_texts(schema: Any, depth: int = 0) -> list[str]:
+    """Parameter descriptions and string enum values of a JSON Schema, nested ones included (depth <= 6)."""
+    if depth > 6:
+        return []
+    if isinstance(schema, Mapping):
+        out = [schema["description"]] if isinstance(schema.get("description"), str) else []
+        out += [v for v in schema.get("enum", ()) if isinstance(v, str)] if isinstance(schema.get("enum"), list) else []
+        for key, value in schema.items():
+            if key in ("properties", "$defs", "definitions") and isinstance(value, Mapping):
+                for sub in value.values():
+                    out += schema_texts(sub, depth + 1)
+            elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf"):
+                out += schema_texts(value, depth + 1)
+        return out
+    if isinstance(schema, list):
+        return [text for sub in schema for text in schema_texts(sub, depth + 1)]
+    return []
+
+
+def lexical_text(tool: Tool) -> str:
+    """The text a tool's lexical terms come from: its name words, description, keywords and its
+    parameters' descriptions and enum values (the router's lexical index, the relevance rule ``policy.uncovered``)."""
+    return " ".join([tool.name.replace("_", " ").replace(":", " "), tool.description or "",
+                     " ".join(tool.keywords), *schema_texts(tool.parameters)])

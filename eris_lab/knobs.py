@@ -62,6 +62,9 @@ class Knobs:
     # relevance_weights = intercept, then one weight per calibration.GATE_FEATURES entry
     relevance_floor: float = 0.0
     relevance_weights: tuple[float, ...] = ()
+    # a message with no content word in the best tools' text and a top cosine below this offers
+    # nothing (policy.uncovered; 0: off, the reference)
+    uncovered_floor: float = 0.0
     # tools whose required arguments the message gives no value for (slots.py): off (the reference),
     # gate (none fillable: nothing offered, rule MISSING_ARGUMENTS) or prune (also dropped from an offer)
     slot_check: Literal["off", "gate", "prune"] = "off"
@@ -104,12 +107,14 @@ class Knobs:
                 raise KnobsError(f"expected a cosine in [-1, 1], got {value!r}", where=name)
         if self.margin < 0:
             raise KnobsError(f"expected >= 0, got {self.margin!r}", where="margin")
-        for name in ("subset_margin", "relevance_floor", "widen_lexical_weight"):
+        for name in ("subset_margin", "relevance_floor", "widen_lexical_weight", "uncovered_floor"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)
         if self.relevance_floor > 1:
             raise KnobsError(f"expected a probability in [0, 1], got {self.relevance_floor!r}", where="relevance_floor")
+        if self.uncovered_floor > 1:
+            raise KnobsError(f"expected a cosine in [0, 1], got {self.uncovered_floor!r}", where="uncovered_floor")
         if isinstance(self.relevance_weights, list):
             object.__setattr__(self, "relevance_weights", tuple(self.relevance_weights))
         if not isinstance(self.relevance_weights, tuple) or not all(

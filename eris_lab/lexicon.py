@@ -107,6 +107,18 @@ GERMAN_CUES = frozenset(
     wann warum gibt kannst könntest vor nach bei aus""".split()
 )
 
+#: Request words that name no object: a message and a tool sharing only these ("calculate the area
+#: of a triangle" and ``calculate_bmi``) share no subject (``policy.uncovered``).
+REQUEST_WORDS = frozenset(
+    """get find calculate compute search list retrieve fetch provide give show tell information info
+    data details value values number result results based given specific using use user""".split()
+)
+
+#: Words of a tool's text that make its subject open: a web, news or encyclopedia search answers a
+#: message on any subject, so its text covers every message (``policy.uncovered``; live_relevance's
+#: "What is the weather like today? Can you help me search it up?" for ``tavily_search_results_json``).
+OPEN_SUBJECT_WORDS = frozenset("web internet online engine google bing duckduckgo wikipedia news".split())
+
 #: English function words that are not German words too ("in", "an", "was", "die" are left out):
 #: a message reads German on function words alone only when its German ones outnumber these, so
 #: a German particle inside an English sentence's name ("cities such as Des Moines", "mail it to

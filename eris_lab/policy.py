@@ -5,7 +5,8 @@
 1. dialog pairing from the session's recent successful tools ("delete that email" after
    ``mail:check``) -> that domain's verbs, the cue's verb first; agenda > mail > calendar > doc;
    then conversation (the short-input guard) -> nothing offered; then the relevance gate (knob
-   ``relevance_floor``, off in the reference knobs): "no tool fits" -> nothing offered;
+   ``relevance_floor``, off in the reference knobs) and the uncovered rule (knob
+   ``uncovered_floor``, :func:`uncovered`): "no tool fits" -> nothing offered;
 2. split forced hits (>= ``forced_floor``) from embedding hits (with ``subset_margin`` below 2,
    only hits near the top, at most ``widen_k``);
 3. a lone embedding hit below ``single_hit_floor`` is demoted (never GBNF-lock onto a coin flip);
@@ -34,10 +35,10 @@ from typing import Iterable, Literal, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, base_name, domain_of, family_of, name_words
-from .guard import is_conversational, tool_keywords
+from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
+from .guard import is_conversational, mostly_german, tool_keywords
 from .knobs import Knobs
-from .lexicon import READ_VERBS
+from .lexicon import ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
 from .slots import MissingSlot, has_evidence, required_slots
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "with_memory",
     "with_added",
     "with_slots",
+    "uncovered",
     "MEMORY_MAX",
 ]
 
@@ -539,6 +541,66 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
 
 
 # ---------------------------------------------------------------------------------------------
+# A message whose subject no tool covers
+# ---------------------------------------------------------------------------------------------
+
+_SUBJECT_WORD_RE = re.compile(r"[A-Za-z]{3,}")
+
+
+def _subject_words(text: str) -> set[str]:
+    """Content words of ``text`` (three letters or more; stop words and :data:`REQUEST_WORDS` out),
+    lower-cased, a plural ``s`` off, cut to six letters so "equations" meets "equation" and
+    "triangular" meets "triangle"."""
+    out = set()
+    for word in _SUBJECT_WORD_RE.findall(text):
+        word = word.lower()
+        if word in STOPWORDS or word in REQUEST_WORDS:
+            continue
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        out.add(word[:6])
+    return out
+
+
+_OPEN_SUBJECT = frozenset(w[:6] for w in OPEN_SUBJECT_WORDS)
+
+
+def _tool_subject_words(catalog: Catalog) -> tuple[frozenset[str] | None, ...]:
+    """Per tool, its :func:`_subject_words`; None for a tool whose subject is open (a web search)."""
+    out = []
+    for tool in catalog:
+        words = frozenset(_subject_words(lexical_text(tool)))
+        out.append(None if words & _OPEN_SUBJECT else words)
+    return tuple(out)
+
+
+def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
+    """True when ``text`` reads English and no content word of it is in the text of any of ``names``.
+
+    The tools' text is ``catalog.lexical_text`` (name words, description, keywords, parameter
+    descriptions and enum values); a tool whose text names the web, news or an encyclopedia
+    (:data:`~eris_lab.lexicon.OPEN_SUBJECT_WORDS`) covers every subject. A message in another
+    language or script never counts (its words cannot meet an English catalogue's), nor one
+    without a content word.
+
+    Notes
+    -----
+    Issue 18 item 4: a message that "names an object the tool's description does not cover"
+    ("Calculate the area of a triangle" beside ``determine_body_mass_index``). With a low top
+    cosine it is the relevance rule :data:`~eris_lab.knobs.Knobs` ``uncovered_floor`` (measured in
+    ``calibration.UNCOVERED_FLOOR``'s notes).
+    """
+    words = _subject_words(text)
+    if not words or mostly_german(text) or any(ch.isalpha() and ord(ch) > 0x024F for ch in text):
+        return False
+    if not any(w.lower() in ENGLISH_CUES for w in re.findall(r"[A-Za-z]+", text)):
+        return False
+    own = catalog.derived("policy.tool_subject_words", _tool_subject_words)
+    tools = [own[catalog.position(n)] for n in names if n in catalog]
+    return bool(tools) and not any(t is None or words & t for t in tools)
+
+
+# ---------------------------------------------------------------------------------------------
 # decide
 # ---------------------------------------------------------------------------------------------
 
@@ -593,7 +655,7 @@ def _with_clusters(hits: Iterable[Hit], domains: Iterable[str], catalog: Catalog
 
 def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence[str] = (),
            knobs: Knobs = Knobs(), follow_up: bool = False, ranked: Sequence[Hit] = (),
-           relevance: float | None = None) -> Decision:
+           relevance: float | None = None, top_cosine: float | None = None) -> Decision:
     """Decide which tools to offer for one message.
 
     Parameters
@@ -620,6 +682,10 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         P(some tool fits) from the relevance gate (``calibration.RelevanceGate``); below
         ``knobs.relevance_floor`` nothing is offered (rule ``NO_TOOL_FITS``) unless a hit is forced
         or the message follows up (``follow_up``) after tools ran (``recent``).
+    top_cosine : float, optional
+        The message's best raw cosine (the gate's first feature); below ``knobs.uncovered_floor``,
+        with no content word of the message in the best-ranked tools' text (:func:`uncovered`),
+        nothing is offered (rule ``NO_TOOL_FITS``), under the same exceptions as the gate.
 
     Returns
     -------
@@ -655,6 +721,12 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
                         reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
                                "no tool fits, offering nothing")
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
+    best_names = [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)]
+    if (knobs.uncovered_floor > 0 and top_cosine is not None and top_cosine < knobs.uncovered_floor
+            and not forced and not (window and follow_up) and best_names and uncovered(text, best_names, catalog)):
+        return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
+                        reason=f"no word of the message is in the best tools' text and the top cosine "
+                               f"{top_cosine:.2f} is below {knobs.uncovered_floor:.2f}: no tool fits, offering nothing")
 
     # 2. split forced from embedding hits (keep the best score per tool)
     cut_note = ""
@@ -755,7 +827,7 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
                 recent: Sequence[str] = (), follow_up: bool = False, ranked: Sequence[Hit] = (),
                 relevance: float | None = None, failed: Sequence[str] = (), intents: Sequence[Hit] = (),
                 last_turn: Sequence[str] | None = (), points_back: bool = False,
-                added: Sequence[str] | None = (), previous: str = "") -> Decision:
+                added: Sequence[str] | None = (), previous: str = "", top_cosine: float | None = None) -> Decision:
     """One message's whole decision: :func:`decide`, then what the conversation adds, in this order:
     :func:`retry_failed` (``failed``), :func:`with_intents` (each clause's best hits),
     :func:`with_slots` (values read from ``text`` and, for a follow-up, the ``previous`` user
@@ -768,7 +840,7 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
     it. Parameters as in those functions; ``hits`` feed both :func:`decide` and :func:`retry_failed`.
     """
     decision = decide(text, hits, catalog, recent=recent, knobs=knobs, follow_up=follow_up, ranked=ranked,
-                      relevance=relevance)
+                      relevance=relevance, top_cosine=top_cosine)
     decision = retry_failed(decision, failed, hits, catalog)
     decision = with_intents(decision, intents, catalog, knobs)
     decision = with_slots(decision, catalog, knobs, f"{previous} {text}" if previous and follow_up else text,

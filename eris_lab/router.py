@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, Tool, domain_of, routing_phrases
+from .catalog import Catalog, Tool, domain_of, lexical_text, routing_phrases
 from .embed import Embedder, VectorCache, default_embedder, normalize_rows
 from .errors import CatalogError, ErisLabError
 from .guard import (
@@ -423,6 +423,11 @@ class Router:
             self._gate = RelevanceGate(self.catalog, self.tool_vectors, negatives)
         return self._gate
 
+    def top_cosine(self) -> float | None:
+        """The last scored message's best raw cosine (the gate's first feature), or None when the
+        gate is off or the message was not embedded."""
+        return None if self.last_features is None else float(self.last_features[0])
+
     def relevance(self, knobs: Knobs | None = None) -> float | None:
         """P(some tool fits) of the last scored message under ``knobs`` (default the router's); None
         when the gate is off (``relevance_floor`` 0) or the message was not embedded."""
@@ -715,7 +720,7 @@ class Router:
                                ranked=self.last_ranked, relevance=self.relevance(), failed=failed,
                                intents=self.last_intents, last_turn=last_turn_tools(history),
                                points_back=bool(REFERRING_CUE_RE.search(clean)), added=added_tools(history),
-                               previous=previous)
+                               previous=previous, top_cosine=self.top_cosine())
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         from .companions import default_table
@@ -817,25 +822,6 @@ def _domain_positions(catalog: Catalog) -> dict[str, np.ndarray]:
     return {d: np.array([catalog.position(n) for n in catalog.cluster(d)], dtype=np.int64) for d in catalog.domains}
 
 
-def _schema_texts(schema: Any, depth: int = 0) -> list[str]:
-    """Parameter descriptions and string enum values of a JSON Schema, nested ones included (depth <= 6)."""
-    if depth > 6:
-        return []
-    if isinstance(schema, Mapping):
-        out = [schema["description"]] if isinstance(schema.get("description"), str) else []
-        out += [v for v in schema.get("enum", ()) if isinstance(v, str)] if isinstance(schema.get("enum"), list) else []
-        for key, value in schema.items():
-            if key in ("properties", "$defs", "definitions") and isinstance(value, Mapping):
-                for sub in value.values():
-                    out += _schema_texts(sub, depth + 1)
-            elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf"):
-                out += _schema_texts(value, depth + 1)
-        return out
-    if isinstance(schema, list):
-        return [text for sub in schema for text in _schema_texts(sub, depth + 1)]
-    return []
-
-
 def uses_lexical_widening(catalog: Catalog, knobs: Knobs) -> bool:
     """Whether the bounded widening of ``catalog`` ranks by :func:`widening_key` (a catalogue
     without routing hints and ``widen_lexical_weight`` above 0) rather than by score alone."""
@@ -913,13 +899,6 @@ def _lexical_index(catalog: Catalog) -> tuple[dict[str, np.ndarray], dict[str, f
         for term in doc:
             postings.setdefault(term, []).append(i)
     return {t: np.asarray(p, dtype=np.int32) for t, p in postings.items()}, idf
-
-
-def lexical_text(tool: Tool) -> str:
-    """The text a tool's lexical terms come from: its name words, description, keywords and its
-    parameters' descriptions and enum values (:func:`_lexical_docs`)."""
-    return " ".join([tool.name.replace("_", " ").replace(":", " "), tool.description or "",
-                     " ".join(tool.keywords), *_schema_texts(tool.parameters)])
 
 
 def _lexical_docs(catalog: Catalog) -> tuple[list[set[str]], dict[str, float]]:

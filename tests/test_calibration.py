@@ -191,6 +191,7 @@ def test_calibrate_fits_ordered_knobs_with_provenance(fake_embedder):
     assert knobs.threshold <= knobs.single_hit_floor <= knobs.forced_floor
     assert 3 <= knobs.widen_k <= calibration.WIDEN_BOUNDS[1] and knobs.offer_cap == 0
     assert knobs.unsure_fallback == knobs.empty_fallback == "ranked"
+    assert knobs.uncovered_floor == calibration.UNCOVERED_FLOOR > Knobs().uncovered_floor == 0
     assert len(knobs.relevance_weights) == 1 + len(GATE_FEATURES) and 0 < knobs.relevance_floor < 1
     # the gate keeps about 1 - alpha of the pseudo-queries it was fitted on
     assert prov["pseudo_recall_at_threshold"] >= 0.9
@@ -207,6 +208,7 @@ def test_calibrate_a_tiny_catalogue_borrows_the_demo_catalogues_gate_only(fake_e
     for name in ("threshold", "single_hit_floor", "subset_margin", "widen_k", "calibration"):
         assert getattr(knobs, name) == getattr(reference, name), name
     assert knobs.unsure_fallback == "ranked" and "demo catalogue" in knobs.notes["calibration"]["method"]
+    assert knobs.uncovered_floor == calibration.UNCOVERED_FLOOR  # BFCL's one-tool irrelevance cases land here
 
 
 def test_calibrate_a_tiny_catalogue_keeps_reference_knobs_with_bounded_widening(fake_embedder, monkeypatch):

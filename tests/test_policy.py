@@ -443,3 +443,62 @@ def test_dialog_pairing_reads_other_words_for_the_same_cue(text, recent, hits_, 
                                   "calendar:delete", "calendar:get", "doc:delete", "mail:delete"])
     decision = decide(text, hits(*hits_), catalog, recent=[recent])
     assert decision.rule == rule and decision.names[0] == first and decision.kind == "cluster"
+
+
+# -- the uncovered rule: a message whose subject no tool's text holds ---------------------------------
+
+def _bfcl_catalog():
+    from eris_lab.catalog import tools_from_json
+
+    functions = [
+        {"name": "determine_body_mass_index", "description": "Calculate body mass index given weight and height.",
+         "parameters": {"type": "object", "properties": {"weight": {"type": "number", "description": "Weight in kilograms."},
+                                                         "height": {"type": "number", "description": "Height in meters."}},
+                        "required": ["weight", "height"]}},
+        {"name": "duck_duck_go.search", "description": "Search the web with DuckDuckGo.",
+         "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}},
+    ]
+    return Catalog(tools_from_json(functions, source="test"), source="test")
+
+
+UNCOVERED = Knobs(uncovered_floor=0.25)
+
+
+def test_uncovered_reads_the_subject_words_against_the_tools_text():
+    from eris_lab.policy import uncovered
+
+    catalog = _bfcl_catalog()
+    bmi = ["determine_body_mass_index"]
+    # BFCL irrelevance: only request words ("calculate") in common
+    assert uncovered("Calculate the area of a triangle with base 10 and height 5.", bmi, catalog) is False  # height
+    assert uncovered("Calculate the area of a triangle given its base.", bmi, catalog) is True
+    assert uncovered("What is the body mass index of a 70 kg man?", bmi, catalog) is False
+    # a web search covers every subject
+    assert uncovered("Calculate the area of a triangle given its base.", ["duck_duck_go.search"], catalog) is False
+    # another language, another script, or no content word: never uncovered
+    assert uncovered("Berechne die Fläche eines Dreiecks", bmi, catalog) is False
+    assert uncovered("三角形の面積を計算して", bmi, catalog) is False
+    assert uncovered("what is it", bmi, catalog) is False
+
+
+def test_an_uncovered_message_with_a_low_cosine_offers_nothing():
+    catalog = _bfcl_catalog()
+    text = "Calculate the area of a triangle given its base."
+    found = hits(("determine_body_mass_index", 0.97))
+    refused = decide(text, found, catalog, knobs=UNCOVERED, top_cosine=0.18)
+    assert refused.rule == Rule.NO_TOOL_FITS and refused.names == ()
+    assert "no word of the message" in refused.reason and "0.18 is below 0.25" in refused.reason
+    # a cosine at the floor, no cosine, the knob off, or a covered message: the policy as before
+    for knobs, cosine in ((UNCOVERED, 0.25), (UNCOVERED, None), (Knobs(), 0.18)):
+        assert decide(text, found, catalog, knobs=knobs, top_cosine=cosine).rule != Rule.NO_TOOL_FITS
+    covered = "What is the body mass index of someone who weighs 70 kg?"
+    assert decide(covered, found, catalog, knobs=UNCOVERED, top_cosine=0.18).rule != Rule.NO_TOOL_FITS
+
+
+def test_uncovered_floor_is_a_cosine_knob():
+    from eris_lab.errors import KnobsError
+
+    with pytest.raises(KnobsError, match="uncovered_floor"):
+        Knobs(uncovered_floor=1.5)
+    with pytest.raises(KnobsError, match="uncovered_floor"):
+        Knobs(uncovered_floor=-0.1)

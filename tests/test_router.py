@@ -585,3 +585,25 @@ def test_each_request_of_a_message_names_its_tool_in_the_widening_order():
 
     assert intents(0.3) == {"transfer_funds", "get_weather"}
     assert intents(0.0) == {"convert_currency"}
+
+
+def test_router_hands_the_policy_its_top_cosine_for_the_uncovered_rule(real_embedder):
+    """BFCL irrelevance's kind: a unit conversion beside a lone BMI tool passes the relevance gate
+    but is refused by the calibrated knobs (the tool's text holds no word of it, its cosine is
+    low); the BMI request is not."""
+    from eris_lab.catalog import Catalog, tools_from_json
+
+    functions = [{"name": "determine_body_mass_index", "description": "Calculate body mass index given weight and height.",
+                  "parameters": {"type": "object", "properties": {"weight": {"type": "number", "description": "Weight in kilograms."},
+                                                                  "height": {"type": "number", "description": "Height in meters."}},
+                                 "required": ["weight", "height"]}}]
+    router = Router.with_calibrated_knobs(Catalog(tools_from_json(functions, source="test"), source="test"),
+                                          real_embedder, cache=False)
+    text = "Convert 30 degrees Celsius to Fahrenheit."
+    refused = router.route(text)
+    assert router.top_cosine() < router.knobs.uncovered_floor and router.relevance() >= router.knobs.relevance_floor
+    assert refused.decision.rule == "NO_TOOL_FITS" and "no word of the message" in refused.decision.reason
+    off = Router(router.catalog, real_embedder, knobs=router.knobs.replace(uncovered_floor=0.0), cache=False)
+    assert off.route(text).offer.names == ("determine_body_mass_index",)  # the gate alone lets it through
+    asked = router.route("What is the body mass index of a man weighing 80 kg and 1.8 m tall?")
+    assert asked.offer.names == ("determine_body_mass_index",)
