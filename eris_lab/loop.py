@@ -347,6 +347,9 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
     transcript: list[dict[str, str]] = []
     rounds: list[Round] = []
     notes: list[str] = []
+    if offer is not routed.offer:
+        notes.append(f"router-picks: the model gets {offer.names[0]} alone of the {len(routed.offer.names)} "
+                     "offered (knob router_picks)")
     recovery: tuple[str, Any] | None = None
     recovered: set[str] = set()
     answer = ""
@@ -451,7 +454,7 @@ def print_turn(turn: Turn) -> None:
           f"{', '.join(route.offer.names[:12])}{' ...' if len(route.offer.names) > 12 else ''}")
     print(f"reason:  {route.decision.reason}")
     for i, r in enumerate(turn.rounds, 1):
-        print(f"--- round {i}: {len(r.offered)} tools offered, prompt {r.prompt_tokens} tokens, grammar "
+        print(f"--- round {i}: {len(r.offered)} tool{'' if len(r.offered) == 1 else 's'} offered, prompt {r.prompt_tokens} tokens, grammar "
               f"{r.grammar_chars} chars, {r.tokens_per_s:.1f} tokens/s")
         print(f"raw:     {r.raw}")
         for c in r.parsed.calls:

@@ -36,7 +36,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import is_conversational, mostly_german, tool_keywords
+from .guard import is_conversational, mostly_german, tool_keywords, unread_script
 from .knobs import Knobs
 from .lexicon import ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
 from .slots import MissingSlot, has_evidence, required_slots
@@ -580,8 +580,9 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
     The tools' text is ``catalog.lexical_text`` (name words, description, keywords, parameter
     descriptions and enum values); a tool whose text names the web, news or an encyclopedia
     (:data:`~eris_lab.lexicon.OPEN_SUBJECT_WORDS`) covers every subject. A message in another
-    language or script never counts (its words cannot meet an English catalogue's), nor one
-    without a content word.
+    language or mostly in another script (``guard.unread_script``: a lone "π" in an English
+    question does not count) never counts, nor one without a content word or without an English
+    function word ("Triangle area, base 4" is left to the other rules).
 
     Notes
     -----
@@ -591,7 +592,7 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
     ``calibration.UNCOVERED_FLOOR``'s notes).
     """
     words = _subject_words(text)
-    if not words or mostly_german(text) or any(ch.isalpha() and ord(ch) > 0x024F for ch in text):
+    if not words or mostly_german(text) or unread_script(text):
         return False
     if not any(w.lower() in ENGLISH_CUES for w in re.findall(r"[A-Za-z]+", text)):
         return False

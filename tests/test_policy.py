@@ -478,6 +478,8 @@ def test_uncovered_reads_the_subject_words_against_the_tools_text():
     # another language, another script, or no content word: never uncovered
     assert uncovered("Berechne die Fläche eines Dreiecks", bmi, catalog) is False
     assert uncovered("三角形の面積を計算して", bmi, catalog) is False
+    # a lone Greek letter in an English question is no other script (a new user's check)
+    assert uncovered("Calculate the area of a circle with radius 2, π = 3.14", bmi, catalog) is True
     assert uncovered("what is it", bmi, catalog) is False
 
 
