@@ -256,6 +256,12 @@ class RelevanceGate:
         return float(RelevanceGate.probability(features[None, :], knobs.relevance_weights)[0])
 
     @staticmethod
+    def top_cosine(features: np.ndarray | None) -> float | None:
+        """The top raw cosine of one message's features (the first of :data:`GATE_FEATURES`), for
+        the uncovered rule (``policy.uncovered``); None without features."""
+        return None if features is None else float(features[GATE_FEATURES.index("top_cosine")])
+
+    @staticmethod
     def probability(features: np.ndarray, weights: Sequence[float]) -> np.ndarray:
         """P(some tool fits) of each row: ``sigmoid(w0 + features @ w[1:])``, ``(n,)``."""
         w = np.asarray(weights, dtype=np.float64)

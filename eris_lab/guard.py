@@ -386,6 +386,13 @@ def word_count(text: str) -> int:
     return count + len(_WORD_RE.findall(_SPACELESS_RE.sub(" ", text)))
 
 
+def singular(word: str) -> str:
+    """The word case-folded, without a possessive or a plural ``s``: ``"shareholder's"`` ->
+    ``"shareholder"``, ``"equations"`` -> ``"equation"`` (``"glass"`` and ``"bus"`` stay)."""
+    word = re.sub(r"['’]s$", "", word.casefold())
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _is_latin_letter(char: str) -> bool:
     # Basic Latin to Latin Extended-B, IPA, and Latin Extended Additional (Vietnamese)
     return char < "\u0250" or "\u1e00" <= char <= "\u1eff"

@@ -36,7 +36,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import is_conversational, mostly_german, tool_keywords, unread_script
+from .guard import is_conversational, mostly_german, singular, tool_keywords, unread_script
 from .knobs import Knobs
 from .lexicon import ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
 from .slots import MissingSlot, has_evidence, required_slots
@@ -551,15 +551,8 @@ def _subject_words(text: str) -> set[str]:
     """Content words of ``text`` (three letters or more; stop words and :data:`REQUEST_WORDS` out),
     lower-cased, a plural ``s`` off, cut to six letters so "equations" meets "equation" and
     "triangular" meets "triangle"."""
-    out = set()
-    for word in _SUBJECT_WORD_RE.findall(text):
-        word = word.lower()
-        if word in STOPWORDS or word in REQUEST_WORDS:
-            continue
-        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-            word = word[:-1]
-        out.add(word[:6])
-    return out
+    words = (w.lower() for w in _SUBJECT_WORD_RE.findall(text))
+    return {singular(w)[:6] for w in words if w not in STOPWORDS and w not in REQUEST_WORDS}
 
 
 _OPEN_SUBJECT = frozenset(w[:6] for w in OPEN_SUBJECT_WORDS)
@@ -722,9 +715,10 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
                         reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
                                "no tool fits, offering nothing")
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
-    best_names = [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)]
     if (knobs.uncovered_floor > 0 and top_cosine is not None and top_cosine < knobs.uncovered_floor
-            and not forced and not (window and follow_up) and best_names and uncovered(text, best_names, catalog)):
+            and not forced and not (window and follow_up) and ranked
+            and uncovered(text, [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)],
+                          catalog)):
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason=f"no word of the message is in the best tools' text and the top cosine "
                                f"{top_cosine:.2f} is below {knobs.uncovered_floor:.2f}: no tool fits, offering nothing")

@@ -120,6 +120,7 @@ from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from .catalog import name_words
 from .errors import ErisLabError
+from .guard import singular
 from .lexicon import MONTH_WORDS, NUMBER_WORDS, RELATIVE_TIME_WORDS, STOPWORDS, WEEKDAY_WORDS
 from .resolution import normalize, resolve
 from .schema import normalize_types
@@ -621,12 +622,6 @@ def _words(name: str) -> list[str]:
     return [w for w in name_words(name) if not w.isdigit()]
 
 
-def _stem(word: str) -> str:
-    """The word without a possessive or a plural ``s``: ``"shareholder's"`` -> ``"shareholder"``."""
-    word = re.sub(r"['’]s$", "", word.casefold())
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
 def _anchor_words(name: str, spec: Mapping[str, Any]) -> tuple[set[str], set[str], set[str], bool]:
     """What ties a number to the argument: (name words, unit words, one-letter names, counts).
 
@@ -641,12 +636,12 @@ def _anchor_words(name: str, spec: Mapping[str, Any]) -> tuple[set[str], set[str
     words = _words(name)
     letters = {w.casefold() for w in re.findall(r"[A-Za-z]+", name) if len(w) == 1}  # name_words drops "r"
     content = [w for w in words if len(w) > 1 and w not in _GENERIC_NAME_WORDS]
-    named = {_stem(w) for w in content if w not in _TIME_UNITS}
+    named = {singular(w) for w in content if w not in _TIME_UNITS}
     counts = (any(w in ("num", "number", "nr", "count", "total", "n") for w in words)
               or bool(content and content[-1].endswith("s") and not content[-1].endswith("ss"))
               or re.match(r"(?i)\s*(?:the\s+)?(?:number|count) of\b", description) is not None)
     # a unit of three letters or more, and not the first word of a compound ("meters per second")
-    units = {_stem(w) for m in _UNIT_RE.finditer(description) if (m.group(2) or "").casefold() not in ("per", "squared")
+    units = {singular(w) for m in _UNIT_RE.finditer(description) if (m.group(2) or "").casefold() not in ("per", "squared")
              for w in m.groups() if w and len(w) > 2 and w.casefold() not in STOPWORDS | _GENERIC_NAME_WORDS}
     return named, units - named, letters, counts
 
@@ -708,7 +703,7 @@ def anchored_numbers(message: str, name: str, spec: Mapping[str, Any]) -> dict[t
         for word in tokens[start:start + ANCHOR_AFTER]:
             if not word[:1].isalpha() or _number_token(word) is not None:
                 break
-            stem = _stem(word)
+            stem = singular(word)
             after_names |= {stem} & named
             if stem in units:
                 strength = max(strength, 1)
@@ -722,11 +717,11 @@ def anchored_numbers(message: str, name: str, spec: Mapping[str, Any]) -> dict[t
             word = tokens[j]
             if not word[:1].isalpha() or _number_token(word) is not None:
                 break
-            before_names |= {_stem(word)} & named
+            before_names |= {singular(word)} & named
         # "temperature when 2 moles": a number followed by a noun of its own counts that noun
         follower = tokens[start] if start < len(tokens) else ""
         own = (not follower[:1].isalpha() or len(follower) <= 3 or follower.casefold() in STOPWORDS
-               or _stem(follower) in named | units)
+               or singular(follower) in named | units)
         if need and len(before_names) >= need and own:
             strength = 2
         if (letters and i >= 2 and tokens[i - 1].casefold() in ("=", "is") and tokens[i - 2].casefold() in letters
@@ -857,7 +852,7 @@ def _placeholder(value: Any, spec: Mapping[str, Any], message: str, name: str) -
     if plain in _BARE_ANSWERS and not quoted:
         why = f"{value!r} answers yes or no; {name!r} wants a value, and the message gives none"
     elif (_IDENTIFIER_RE.fullmatch(value.strip()) and slot_kind(name, spec) in ("place", "time", "free")
-          and {_stem(w) for w in _words(value)} <= {_stem(w) for w in _words(f"{name} {description}")}):
+          and {singular(w) for w in _words(value)} <= {singular(w) for w in _words(f"{name} {description}")}):
         why = f"{value!r} is an identifier made of the schema's own words, not a value the message gives"
     elif any(plain == normalize(m.group(1)) for m in _FORMAT_PLACEHOLDER_RE.finditer(description)):
         why = f"{value!r} is the description's format, not a value"
@@ -1096,9 +1091,9 @@ def _named(value: Any, spec: Mapping[str, Any], message: str, name: str) -> Deci
     if not words or words[-1] in _KINDLESS or len(words[-1]) < 4 or slot_kind(name, spec) in ("place", "id", "time"):
         return None
     noun = words[-1]
-    if noun in {_stem(w) for w in re.findall(r"\w+", value)}:
+    if noun in {singular(w) for w in re.findall(r"\w+", value)}:
         return None  # already a name of that kind
-    runs = list(dict.fromkeys(r for r in _joined_runs(message) if noun in {_stem(w) for w in r.split()}
+    runs = list(dict.fromkeys(r for r in _joined_runs(message) if noun in {singular(w) for w in r.split()}
                               and len(r.split()) >= 2))
     if len(runs) != 1 or normalize(runs[0]) == normalize(value):
         return None

@@ -426,7 +426,9 @@ class Router:
     def top_cosine(self) -> float | None:
         """The last scored message's best raw cosine (the gate's first feature), or None when the
         gate is off or the message was not embedded."""
-        return None if self.last_features is None else float(self.last_features[0])
+        from .calibration import RelevanceGate
+
+        return RelevanceGate.top_cosine(self.last_features)
 
     def relevance(self, knobs: Knobs | None = None) -> float | None:
         """P(some tool fits) of the last scored message under ``knobs`` (default the router's); None
