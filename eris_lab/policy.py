@@ -555,15 +555,18 @@ def _subject_words(text: str) -> set[str]:
     return {singular(w)[:6] for w in words if w not in STOPWORDS and w not in REQUEST_WORDS}
 
 
-_OPEN_SUBJECT = frozenset(w[:6] for w in OPEN_SUBJECT_WORDS)
-
-
 def _tool_subject_words(catalog: Catalog) -> tuple[frozenset[str] | None, ...]:
-    """Per tool, its :func:`_subject_words`; None for a tool whose subject is open (a web search)."""
+    """Per tool, its :func:`_subject_words`; None for a tool whose subject is open (a web search).
+
+    The open-subject words are whole words, as written or singular ("search engines"): cut to
+    subject words, "news" was "new" and matched no tool's "news", while six-letter prefixes marked
+    "international" and "engineer" open."""
     out = []
     for tool in catalog:
-        words = frozenset(_subject_words(lexical_text(tool)))
-        out.append(None if words & _OPEN_SUBJECT else words)
+        text = lexical_text(tool)
+        open_subject = any(w.lower() in OPEN_SUBJECT_WORDS or singular(w) in OPEN_SUBJECT_WORDS
+                           for w in _SUBJECT_WORD_RE.findall(text))
+        out.append(None if open_subject else frozenset(_subject_words(text)))
     return tuple(out)
 
 
