@@ -76,6 +76,13 @@ _PAGE_PHRASE_RE = re.compile(
 )
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
+#: Two numbers joined by an arithmetic operator ("443 * 349", "2+2", "7 x 8", "3^4"): a request
+#: however short (live_multiple_194-87-1, "compute 443 * 349", was met as conversation). "-" and
+#: "/" are left out: they join the parts of dates and phone numbers ("12/25", "2026-12-01").
+_ARITHMETIC_RE = re.compile(r"\d\s*(?:[+*^×÷]|x(?=\s*\d))\s*[-(]?\d")
+#: Tool keywords of a calculator: only beside one is a bare expression a request ("What is 2*3?"
+#: beside three vehicle-headway tools is BFCL live_irrelevance_271-57-6).
+_ARITHMETIC_KEYWORD_RE = re.compile(r"calc|comput|math|arithm|multipl|product|subtract|divi|sum|plus|minus|times")
 
 #: Scripts written without spaces between words: Han, kana, Thai, Lao, Khmer, Myanmar (and Hangul
 #: syllables, spaced by phrase rather than by word, for n-grams only). ``(class, chars per word)``.
@@ -178,7 +185,8 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     Notes
     -----
     Whole-message greeting first (exact match after normalising), then the short-input rule.
-    A URL or a tool keyword always makes it a request. Words are counted by :func:`word_count`
+    A URL, a tool keyword, or an arithmetic expression ("443 * 349") beside a calculator's
+    keyword always makes it a request. Words are counted by :func:`word_count`
     (characters for scripts without spaces), and text in a script the keyword lists cannot read
     (:func:`unread_script`) is conversation only when it is a greeting.
     """
@@ -191,13 +199,15 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return True
     if follow_up:
         return False
+    keywords = set(keywords)
+    if _ARITHMETIC_RE.search(text) and any(_ARITHMETIC_KEYWORD_RE.match(k) for k in keywords):
+        return False
     if unread_script(norm):
         return False  # only a greeting (above) is conversation in a script the keywords cannot read
     words = _WORD_RE.findall(norm)
     short = word_count(norm) <= max_words or len(text.strip()) <= max_chars
     if not short:
         return False
-    keywords = set(keywords)
     for word in words:
         if word in keywords or (word.endswith("s") and word[:-1] in keywords):
             return False

@@ -117,7 +117,7 @@ REQUEST_WORDS = frozenset(
 #: Words of a tool's text that make its subject open: a web, news or encyclopedia search answers a
 #: message on any subject, so its text covers every message (``policy.uncovered``; live_relevance's
 #: "What is the weather like today? Can you help me search it up?" for ``tavily_search_results_json``).
-OPEN_SUBJECT_WORDS = frozenset("web internet online engine google bing duckduckgo wikipedia news".split())
+OPEN_SUBJECT_WORDS = frozenset("web internet online engine google bing duckduckgo tavily serpapi wikipedia news".split())
 
 #: English function words that are not German words too ("in", "an", "was", "die" are left out):
 #: a message reads German on function words alone only when its German ones outnumber these, so

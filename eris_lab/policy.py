@@ -6,7 +6,8 @@
    ``mail:check``) -> that domain's verbs, the cue's verb first; agenda > mail > calendar > doc;
    then conversation (the short-input guard) -> nothing offered; then the relevance gate (knob
    ``relevance_floor``, off in the reference knobs) and the uncovered rule (knob
-   ``uncovered_floor``, :func:`uncovered`): "no tool fits" -> nothing offered;
+   ``uncovered_floor``, :func:`uncovered`): "no tool fits" -> nothing offered (never for an
+   information question when the catalogue can search the web: :func:`open_question`);
 2. split forced hits (>= ``forced_floor``) from embedding hits (with ``subset_margin`` below 2,
    only hits near the top, at most ``widen_k``);
 3. a lone embedding hit below ``single_hit_floor`` is demoted (never GBNF-lock onto a coin flip);
@@ -59,6 +60,7 @@ __all__ = [
     "with_added",
     "with_slots",
     "uncovered",
+    "open_question",
     "MEMORY_MAX",
 ]
 
@@ -558,14 +560,15 @@ def _subject_words(text: str) -> set[str]:
 def _tool_subject_words(catalog: Catalog) -> tuple[frozenset[str] | None, ...]:
     """Per tool, its :func:`_subject_words`; None for a tool whose subject is open (a web search).
 
-    The open-subject words are whole words, as written or singular ("search engines"): cut to
+    The open-subject words are whole words, as written or singular ("search engines"), or two or
+    three words joined ("Duck Duck Go", live_multiple_30-10-0): cut to
     subject words, "news" was "new" and matched no tool's "news", while six-letter prefixes marked
     "international" and "engineer" open."""
     out = []
     for tool in catalog:
         text = lexical_text(tool)
-        open_subject = any(w.lower() in OPEN_SUBJECT_WORDS or singular(w) in OPEN_SUBJECT_WORDS
-                           for w in _SUBJECT_WORD_RE.findall(text))
+        # a name split into words is read joined too: "Duck Duck Go" (``duck_duck_go.search``) is duckduckgo
+        open_subject = any(w in OPEN_SUBJECT_WORDS or singular(w) in OPEN_SUBJECT_WORDS for w in _joined_words(text))
         out.append(None if open_subject else frozenset(_subject_words(text)))
     return tuple(out)
 
@@ -595,6 +598,69 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
     own = catalog.derived("policy.tool_subject_words", _tool_subject_words)
     tools = [own[catalog.position(n)] for n in names if n in catalog]
     return bool(tools) and not any(t is None or words & t for t in tools)
+
+
+def _joined_words(text: str) -> list[str]:
+    """Lower-case words of ``text`` and each run of two or three of them joined ("duckduckgo")."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
+    return words + [a + b for a, b in zip(words, words[1:])] + [a + b + c for a, b, c in zip(words, words[1:], words[2:])]
+
+
+_SEARCH_RE = re.compile(r"(?i)\bsearch|\blook(?:s|ing)? up\b")
+#: Words a web search's name may hold beside a vendor or an acronym without naming a subject.
+_SEARCH_NAME_WORDS = frozenset("search searches query tool api web internet online engine results json".split())
+#: An information question: a wh-word opening the message, after an optional "can you tell me".
+_INFORMATION_QUESTION_RE = re.compile(
+    r"(?i)^\W*(?:(?:can|could|would) (?:you|u) (?:please )?(?:tell me|find out|look up|search)\s+)?"
+    r"(?:who|what|what's|whats|when|where|which|why|how)\b")
+_ADDRESSEE_RE = re.compile(r"(?i)\b(?:you|your|yours|yourself|u)\b")
+
+
+def _web_search_tools(catalog: Catalog) -> tuple[str, ...]:
+    """The tools of ``catalog`` that search the web on any subject: name and description say
+    search and name the web, an engine or an encyclopedia (not news), and every word of the name
+    is a search word, an acronym or part of an engine's name (``HNA_WQA.search``,
+    ``duck_duck_go.search``; not ``search_for_sea_pictures``)."""
+    web_words = OPEN_SUBJECT_WORDS - {"news"}
+    out = []
+    for tool in catalog:
+        text = f"{tool.name.replace('_', ' ').replace('.', ' ')} {tool.description or ''}"
+        if not _SEARCH_RE.search(text) or not any(w in web_words or singular(w) in web_words for w in _joined_words(text)):
+            continue
+        parts = re.findall(r"[A-Z]+(?![a-z])|[A-Za-z][a-z]*", tool.name)
+        named = [p.lower() in _SEARCH_NAME_WORDS | STOPWORDS or (len(p) > 1 and p.isupper()) for p in parts]
+        lower = [p.lower() for p in parts]
+        for n in (1, 2, 3):  # runs that spell an engine: Google, duck duck go
+            for k in range(len(parts) - n + 1):
+                if "".join(lower[k:k + n]) in web_words:
+                    named[k:k + n] = [True] * n
+        if all(named):
+            out.append(tool.name)
+    return tuple(out)
+
+
+def open_question(text: str, catalog: Catalog) -> bool:
+    """True when ``text`` asks for information on a subject and ``catalog`` can search the web.
+
+    "what is Imjin war" or "who is park ji sung" beside ``HNA_WQA.search`` ("Retrieve up-to-date
+    information by searching the web") is a request however low its cosines: neither the
+    relevance gate nor the uncovered rule says "no tool fits" then (live_multiple_9-4-1 and 11-4-3
+    were refused). The question opens with a wh-word, has a content word, gives fewer than two
+    numbers ("How many legs do 10 dogs and 2 monkeys have?" is a computation: BFCL
+    live_irrelevance_166-21-2) and does not ask about the assistant ("what is your name?"); a
+    news search does not count ("who is ji sung park?" beside ``HNA_NEWS.search`` is BFCL
+    live_irrelevance_136-13-2).
+
+    A catalogue's web searches are found once (``Catalog.derived``).
+    """
+    if not _INFORMATION_QUESTION_RE.search(text) or not _subject_words(text):
+        return False
+    if len(re.findall(r"\d+", text)) >= 2:  # a computation over the numbers it gives, no lookup
+        return False
+    asked = re.sub(r"(?i)^\W*(?:can|could|would) (?:you|u)\b", "", text)
+    if _ADDRESSEE_RE.search(asked):
+        return False
+    return bool(catalog.derived("policy.web_search_tools", _web_search_tools))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -712,14 +778,16 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     # the relevance gate: "no tool fits" is not "unsure" (issue 18); a forced (lexical) hit overrides.
     # It judges a message that stands alone: a follow-up once tools have run ("read the first one"
     # after mail:check) is read with the dialog, and the rules below decide (demo hist-020, hist-026)
+    # an information question beside a web search is a request, whatever its cosines (open_question)
+    asks_the_web = (knobs.relevance_floor > 0 or knobs.uncovered_floor > 0) and open_question(text, catalog)
     if (knobs.relevance_floor > 0 and relevance is not None and relevance < knobs.relevance_floor
-            and not forced and not (window and follow_up)):
+            and not forced and not (window and follow_up) and not asks_the_web):
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
                                "no tool fits, offering nothing")
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
     if (knobs.uncovered_floor > 0 and top_cosine is not None and top_cosine < knobs.uncovered_floor
-            and not forced and not (window and follow_up) and ranked
+            and not forced and not (window and follow_up) and ranked and not asks_the_web
             and uncovered(text, [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)],
                           catalog)):
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),

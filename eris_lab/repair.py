@@ -851,7 +851,7 @@ def _placeholder(value: Any, spec: Mapping[str, Any], message: str, name: str) -
     quoted = re.search(rf"(?i)['\"]{re.escape(value.strip())}['\"]", description) is not None  # offered there
     if plain in _BARE_ANSWERS and not quoted:
         why = f"{value!r} answers yes or no; {name!r} wants a value, and the message gives none"
-    elif (_IDENTIFIER_RE.fullmatch(value.strip()) and slot_kind(name, spec) in ("place", "time", "free")
+    elif (_IDENTIFIER_RE.fullmatch(value.strip()) and slot_kind(name, spec) in ("place", "time", "secret", "free")
           and {singular(w) for w in _words(value)} <= {singular(w) for w in _words(f"{name} {description}")}):
         why = f"{value!r} is an identifier made of the schema's own words, not a value the message gives"
     elif any(plain == normalize(m.group(1)) for m in _FORMAT_PLACEHOLDER_RE.finditer(description)):

@@ -31,10 +31,12 @@ email     named email                                           an address with 
 path      named path or file                                    a slash, a backslash or a file name
 id        named id, key, token, code, symbol, sku ...           a digit, a quoted value, a capitalised
           (numbers too, when named id or code)                  or all-caps word, a word with ``_`` or ``-``
+secret    named password, passphrase, passcode, pin, secret     the word password (pwd, passcode, pin ...)
 free      anything else                                         (always filled)
 ========  ====================================================  ==========================================
 
-Measured (2026-12-01, each BFCL case's own functions, halves by ``eval.datasets``' case-id split;
+Measured (2026-12-01, before the password kind and the stated defaults of 2026-12-03, whose
+effect README "Calibrated offers" gives; each BFCL case's own functions, halves by ``eval.datasets``' case-id split;
 the rules were written on the *train* halves): the gold tool cannot be filled for 5 of 554
 live_multiple requests (train) and 1 of 499 (test); no offered function can be filled for 45 of
 143 irrelevance cases (train) and 39 of 97 (test), and for 156 of 437 and 161 of 443
@@ -55,8 +57,8 @@ from .schema import normalize_types
 __all__ = ["SLOT_KINDS", "MissingSlot", "slot_kind", "has_evidence", "count_numbers", "required_slots", "missing_slots",
            "can_fill"]
 
-#: Every slot kind, in the order :func:`slot_kind` tries them (module docstring's table).
-SLOT_KINDS = ("number", "time", "place", "url", "email", "path", "id", "free")
+#: Every slot kind (the module docstring's table; :func:`slot_kind` says in which order it tries them).
+SLOT_KINDS = ("number", "time", "place", "url", "email", "path", "id", "secret", "free")
 
 # -- what an argument's name says it holds (the name, lower-cased, without separators) ------------
 _TIME_NAME_RE = re.compile(r"date|time|when|deadline|until|year|month|weekday|hour|schedule")
@@ -69,11 +71,24 @@ _NUMERIC_ID_NAME_RE = re.compile(r"id$|ids$|uuid|code$")
 _COORDINATE_NAME_RE = re.compile(r"latitude|longitude|^lat$|^lon$|^lng$|^long$|coordinates?$|^coords?$")
 _PLACE_NAME_RE = re.compile(r"city|location|address|country|region|province|place|venue|airport|zip|postal|"
                             r"neighbo(?:u)?rhood|^loc$|^area$|^state$|^where")
-_PLACE_DESCRIPTION_RE = re.compile(r"\b(?:city|town|location|address|country|airport)\b", re.I)
+_PLACE_DESCRIPTION_RE = re.compile(r"\b(?:city|town|location|(?<!ip )(?<!e-mail )(?<!email )(?<!mac )(?<!web )address|"
+                                   r"country|airport)\b", re.I)
 _FILE_DESCRIPTION_RE = re.compile(r"\b(?:file|folder|directory|path)\b", re.I)
 _URL_NAME_RE = re.compile(r"url|uri$|link|endpoint|website$|domain|^host")
+#: A description that tells the model which number to use when the user gives none ("If user
+#: doesn't specify, please use 100", "Defaults to 10"): the model may write it, as for a schema
+#: ``default`` (live_multiple_144-56-0: ``perPage`` was a missing number). Only a stated number
+#: counts: "If not specified, fetches the most recent paper" or "Defaults to the standard port"
+#: leave the model to invent a value (BFCL irrelevance_38, live_irrelevance_231-37-0).
+_STATED_DEFAULT_RE = re.compile(
+    r"(?i)\b(?:defaults?(?:\s+value)?(?:\s+(?:is|to|of|will be)|\s*[:=(])|(?:if|when) (?:the )?user "
+    r"(?:does not|doesn't|did not|didn't) (?:specify|provide|give|mention)[^.]*?\buse)\s+['\"]?\d")
 _EMAIL_NAME_RE = re.compile(r"e?mail(?:address)?$")
 _PATH_NAME_RE = re.compile(r"path|file(?:name)?$")
+#: A password the model cannot guess (BFCL live_irrelevance_231-37-0: "create a new postgres
+#: server http://plgah.ca. Username is pascal" gives none; live_multiple_71-31-0 does).
+_SECRET_NAME_RE = re.compile(r"password|passwd|passphrase|passcode|^pwd$|^pin$|secret$")
+_SECRET_WORD_RE = re.compile(r"(?i)\b(?:password|passwort|passwd|passphrase|passcode|pwd|pin|secret)\b")
 _ID_NAME_RE = re.compile(r"id$|ids$|uuid|(?:^|api)key$|token$|code$|number$|^sku|isbn|ticker|symbol")
 
 # -- what a message holds --------------------------------------------------------------------------
@@ -111,7 +126,7 @@ class MissingSlot:
     def describe(self) -> str:
         """``"location (a place)"``, for a decision's reason."""
         article = {"number": "a number", "time": "a date or time", "place": "a place", "url": "a URL",
-                   "email": "an email address", "path": "a file path", "id": "an identifier"}
+                   "email": "an email address", "path": "a file path", "id": "an identifier", "secret": "a password"}
         return f"{self.name} ({article.get(self.kind, self.kind)})"
 
 
@@ -122,8 +137,8 @@ def slot_kind(name: str, spec: Mapping[str, Any]) -> str:
     coordinates (``latitude``, ``coordinates``) are a ``place``, whatever their type; an array of
     non-numbers is ``free``; numbers and arrays of numbers are ``number``, unless named for a time
     or a duration (``time``) or as an identifier (``province_id``: ``id``); then strings by name:
-    id, time, place (also by a description naming a city or location, unless it names a file),
-    url, email, path; else ``free``.
+    secret, id, time, place, url, then place by a description naming a city, location or address
+    (not an IP or email address; unless it names a file), then email, path; else ``free``.
     """
     spec = spec if isinstance(spec, Mapping) else {}
     key = re.sub(r"[^a-z0-9]", "", str(name).lower())
@@ -143,14 +158,20 @@ def slot_kind(name: str, spec: Mapping[str, Any]) -> str:
     if kind not in (None, "string"):
         return "free"
     description = str(spec.get("description", ""))
+    if _SECRET_NAME_RE.search(key):
+        return "secret"
     if _ID_NAME_RE.search(key) and not _TIME_NAME_RE.search(key):
         return "id"
     if _TIME_NAME_RE.search(key):
         return "time"
-    if (_PLACE_NAME_RE.search(key) or _PLACE_DESCRIPTION_RE.search(description)) and not _FILE_DESCRIPTION_RE.search(description):
+    if _PLACE_NAME_RE.search(key) and not _FILE_DESCRIPTION_RE.search(description):
         return "place"
+    # the name before the description: "host" is "The hostname or IP address of the server", no
+    # place (live_multiple_71-31-0 was refused for a missing place beside host 'db.company.com')
     if _URL_NAME_RE.search(key):
         return "url"
+    if _PLACE_DESCRIPTION_RE.search(description) and not _FILE_DESCRIPTION_RE.search(description):
+        return "place"
     if _EMAIL_NAME_RE.search(key):
         return "email"
     if _PATH_NAME_RE.search(key):
@@ -208,6 +229,8 @@ def has_evidence(kind: str, text: str) -> bool:
         return bool(_EMAIL_RE.search(text))
     if kind == "path":
         return bool(_PATH_RE.search(text))
+    if kind == "secret":
+        return bool(_SECRET_WORD_RE.search(text))
     if kind == "id":
         return (bool(_DIGIT_RE.search(text)) or bool(_QUOTED_RE.search(text)) or _has_name(text) or _non_latin(text)
                 or any(("_" in w or "-" in w.strip("-")) for w in _WORD_RE.findall(text)))
@@ -216,7 +239,8 @@ def has_evidence(kind: str, text: str) -> bool:
 
 def required_slots(parameters: Any) -> tuple[tuple[str, str], ...]:
     """``(argument, kind)`` of each required argument without a default, in the schema's
-    ``required`` order (:func:`slot_kind`); empty when the schema is no object schema.
+    ``required`` order (:func:`slot_kind`); empty when the schema is no object schema. A default
+    is a schema ``default`` or one the description states ("If not specified, use 100").
 
     A tool's slots depend on its schema alone: ``policy.with_slots`` reads them once per tool
     (``Catalog.derived``) and tests the message once per kind.
@@ -228,7 +252,8 @@ def required_slots(parameters: Any) -> tuple[tuple[str, str], ...]:
     for name in dict.fromkeys(r for r in required if isinstance(r, str)):
         spec = props.get(name)
         spec = spec if isinstance(spec, Mapping) else {}
-        if "default" not in spec:  # a default fills it
+        # a default fills it, given in the schema or stated in the description
+        if "default" not in spec and not _STATED_DEFAULT_RE.search(str(spec.get("description", ""))):
             out.append((name, slot_kind(name, spec)))
     return tuple(out)
 

@@ -43,6 +43,20 @@ def test_not_conversational(text):
     assert not is_conversational(text, KEYWORDS)
 
 
+@pytest.mark.parametrize("text, request_", [
+    ("compute 443 * 349", True),  # live_multiple_194-87-1, beside CalcProduct
+    ("2+2", True),
+    ("7 x 8", True),
+    ("12/25", False),  # a date, not a division
+    ("2026-12-01", False),
+])
+def test_a_short_arithmetic_expression_beside_a_calculator_is_a_request(text, request_):
+    calculator = tool_keywords(Catalog.from_names(["CalcProduct", "weather:current"]))
+    assert is_conversational(text, calculator) is not request_
+    # beside tools that compute no arithmetic it stays conversation (BFCL live_irrelevance_271-57-6)
+    assert is_conversational(text, tool_keywords(Catalog.from_names(["get_headway", "get_time_headway"])))
+
+
 TYPO_KEYWORDS = tool_keywords(Catalog.from_names(["mail:check", "media:pause", "podcast:play", "tool:run", "weather:now"]))
 
 

@@ -504,6 +504,64 @@ def test_an_uncovered_message_with_a_low_cosine_offers_nothing():
     assert decide(covered, found, catalog, knobs=UNCOVERED, top_cosine=0.18).rule != Rule.NO_TOOL_FITS
 
 
+def test_a_web_search_written_as_separate_words_covers_every_subject():
+    from eris_lab.catalog import tools_from_json
+    from eris_lab.policy import uncovered
+
+    # live_multiple_30-10-0: "Duck Duck Go" in the description, duck_duck_go in the name
+    catalog = Catalog(tools_from_json([{"name": "duck_duck_go.search", "description": "Performs a search using the "
+                                        "Duck Duck Go Search API.", "parameters": {"type": "object", "properties": {}}},
+                                       {"name": "duck.pond", "description": "Feed the ducks and go home."}],
+                                      source="test"), source="test")
+    text = "Find information on LangFuse and its application in generative AI projects"
+    assert uncovered(text, ["duck_duck_go.search"], catalog) is False
+    assert uncovered(text, ["duck.pond"], catalog) is True  # "ducks and go" spell no engine
+
+
+def _search_catalog(*tools):
+    from eris_lab.catalog import tools_from_json
+
+    return Catalog(tools_from_json([{"name": n, "description": d} for n, d in tools], source="test"), source="test")
+
+
+@pytest.mark.parametrize("name, description, web", [
+    ("HNA_WQA.search", "Retrieve up-to-date information by searching the web using keywords.", True),
+    ("duck_duck_go.search", "Performs a search using the Duck Duck Go Search API.", True),
+    ("GoogleSearch", "Search Google for a query.", True),
+    ("search_web_tool", "Search the web.", True),
+    ("search_for_sea_pictures", "Searches the web for pictures of the sea.", False),  # its name names a subject
+    ("HNA_NEWS.search", "Searches for recent events and news based on the keyword.", False),  # news, not the web
+    ("requests.get", "Sends a GET request to a web address.", False),  # no search
+])
+def test_which_tools_search_the_web_on_any_subject(name, description, web):
+    from eris_lab.policy import open_question
+
+    catalog = _search_catalog((name, description), ("cookbook.search_recipe", "Searches for cooking recipes."))
+    assert open_question("who is park ji sung", catalog) is web
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("what is Imjin war", True),  # live_multiple_9-4-1
+    ("who is ji sung park?", True),
+    ("Can you tell me who won the 2022 world cup?", True),
+    ("what is your name?", False),  # about the assistant
+    ("how are you?", False),  # no content word
+    ("what are the tools u know for booking flights", False),
+    ("How many legs do 10 dogs and 2 monkeys have?", False),  # a computation over its numbers
+    ("Search for Imjin war", False),  # no question: the cosines decide
+])
+def test_an_information_question_beside_a_web_search_is_never_refused(text, asks):
+    from eris_lab.policy import open_question
+
+    catalog = _search_catalog(("HNA_WQA.search", "Retrieve information by searching the web."),
+                              ("ControlAppliance.execute", "Control a home appliance."))
+    assert open_question(text, catalog) is asks
+    found = hits(("ControlAppliance.execute", 0.20), ("HNA_WQA.search", 0.14))
+    knobs = Knobs(relevance_floor=0.23, relevance_weights=(0.0, 1.0, 0.0, 0.0), uncovered_floor=0.25)
+    decision = decide(text, found, catalog, knobs=knobs, relevance=0.12, top_cosine=0.14)
+    assert (decision.kind != "conversational") is asks  # refused, or met as conversation
+
+
 def test_uncovered_floor_is_a_cosine_knob():
     from eris_lab.errors import KnobsError
 

@@ -44,6 +44,14 @@ STRING = {"type": "string"}
     ("location", {"type": ["string", "null"]}, "place"),
     ("latitude", {"type": "number"}, "place"),  # a place gives its coordinates
     ("coordinates", {"type": "array", "items": {"type": "number"}}, "place"),
+    # the name before the description: a host's "IP address" is no place (live_multiple_71-31-0)
+    ("host", {"type": "string", "description": "The hostname or IP address of the Postgres server"}, "url"),
+    ("server", {"type": "string", "description": "The IP address of the server"}, "free"),
+    ("recipient", {"type": "string", "description": "The email address to write to"}, "free"),
+    ("destination", {"type": "string", "description": "The address to deliver to"}, "place"),
+    ("password", STRING, "secret"),
+    ("user_pwd", STRING, "free"),  # only a whole "pwd" is a password
+    ("pwd", STRING, "secret"),
 ])
 def test_slot_kind_reads_the_type_then_the_name(name, spec, kind):
     assert slot_kind(name, spec) == kind
@@ -89,6 +97,9 @@ def test_count_numbers(text, n):
     ("id", "the project 'PrimaryDB'", True),
     ("id", "the host agent zzw-zeem", True),
     ("id", "where is my order", False),
+    ("secret", "my username is dbadmin and the password is 'secure*pwd123'", True),
+    ("secret", "create a new postgres server http://plgah.ca. Username is pascal", False),
+    ("url", "the host is 'db.company.com'", True),
     ("free", "", True),
 ])
 def test_has_evidence(kind, text, found):
@@ -117,6 +128,19 @@ def test_missing_slots_names_a_missing_place_and_skips_defaults():
     assert missing_slots("anything", optional) == ()
     defaulted = {"type": "object", "properties": {"city": {"type": "string", "default": "Oslo"}}, "required": ["city"]}
     assert missing_slots("weather please", defaulted) == ()
+
+
+@pytest.mark.parametrize("description, missing", [
+    ("Number of entries per page. If user doesn't specify, please use 100.", False),  # live_multiple_144-56-0
+    ("How many results to return. Defaults to 10.", False),
+    ("How many results to return (default: 5).", False),
+    ("How many results to return.", True),
+    ("The port of the server. Defaults to the standard PostgreSQL port.", True),  # no number stated
+    ("The year of publishing. If not specified, fetches the most recent paper.", True),  # BFCL irrelevance_38
+])
+def test_a_number_the_description_states_as_default_fills_a_required_argument(description, missing):
+    schema = {"type": "object", "required": ["count"], "properties": {"count": {"type": "integer", "description": description}}}
+    assert bool(missing_slots("the lowest temperature across all sensors", schema)) is missing
 
 
 @pytest.mark.parametrize("schema", [None, {}, "not a schema", {"type": "object", "properties": [], "required": "city"}])
