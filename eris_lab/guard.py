@@ -199,14 +199,14 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return True
     if follow_up:
         return False
-    keywords = set(keywords)
-    if _ARITHMETIC_RE.search(text) and any(_ARITHMETIC_KEYWORD_RE.match(k) for k in keywords):
-        return False
     if unread_script(norm):
         return False  # only a greeting (above) is conversation in a script the keywords cannot read
     words = _WORD_RE.findall(norm)
     short = word_count(norm) <= max_words or len(text.strip()) <= max_chars
     if not short:
+        return False
+    keywords = set(keywords)
+    if _ARITHMETIC_RE.search(text) and any(_ARITHMETIC_KEYWORD_RE.match(k) for k in keywords):
         return False
     for word in words:
         if word in keywords or (word.endswith("s") and word[:-1] in keywords):

@@ -567,9 +567,7 @@ def _tool_subject_words(catalog: Catalog) -> tuple[frozenset[str] | None, ...]:
     out = []
     for tool in catalog:
         text = lexical_text(tool)
-        # a name split into words is read joined too: "Duck Duck Go" (``duck_duck_go.search``) is duckduckgo
-        open_subject = any(w in OPEN_SUBJECT_WORDS or singular(w) in OPEN_SUBJECT_WORDS for w in _joined_words(text))
-        out.append(None if open_subject else frozenset(_subject_words(text)))
+        out.append(None if _names_a_word_of(text, OPEN_SUBJECT_WORDS) else frozenset(_subject_words(text)))
     return tuple(out)
 
 
@@ -600,10 +598,13 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
     return bool(tools) and not any(t is None or words & t for t in tools)
 
 
-def _joined_words(text: str) -> list[str]:
-    """Lower-case words of ``text`` and each run of two or three of them joined ("duckduckgo")."""
+def _names_a_word_of(text: str, vocabulary: frozenset[str]) -> bool:
+    """Whether a word of ``text``, as written or singular, or a run of two or three of its words
+    joined, is in ``vocabulary``: a name split into words is read joined too ("Duck Duck Go" of
+    ``duck_duck_go.search`` is duckduckgo)."""
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
-    return words + [a + b for a, b in zip(words, words[1:])] + [a + b + c for a, b, c in zip(words, words[1:], words[2:])]
+    runs = words + [a + b for a, b in zip(words, words[1:])] + [a + b + c for a, b, c in zip(words, words[1:], words[2:])]
+    return any(w in vocabulary or singular(w) in vocabulary for w in runs)
 
 
 _SEARCH_RE = re.compile(r"(?i)\bsearch|\blook(?:s|ing)? up\b")
@@ -625,7 +626,7 @@ def _web_search_tools(catalog: Catalog) -> tuple[str, ...]:
     out = []
     for tool in catalog:
         text = f"{tool.name.replace('_', ' ').replace('.', ' ')} {tool.description or ''}"
-        if not _SEARCH_RE.search(text) or not any(w in web_words or singular(w) in web_words for w in _joined_words(text)):
+        if not _SEARCH_RE.search(text) or not _names_a_word_of(text, web_words):
             continue
         parts = re.findall(r"[A-Z]+(?![a-z])|[A-Za-z][a-z]*", tool.name)
         named = [p.lower() in _SEARCH_NAME_WORDS | STOPWORDS or (len(p) > 1 and p.isupper()) for p in parts]
@@ -778,16 +779,19 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     # the relevance gate: "no tool fits" is not "unsure" (issue 18); a forced (lexical) hit overrides.
     # It judges a message that stands alone: a follow-up once tools have run ("read the first one"
     # after mail:check) is read with the dialog, and the rules below decide (demo hist-020, hist-026)
-    # an information question beside a web search is a request, whatever its cosines (open_question)
-    asks_the_web = (knobs.relevance_floor > 0 or knobs.uncovered_floor > 0) and open_question(text, catalog)
-    if (knobs.relevance_floor > 0 and relevance is not None and relevance < knobs.relevance_floor
-            and not forced and not (window and follow_up) and not asks_the_web):
+    standalone = not forced and not (window and follow_up)
+    gate_refuses = (knobs.relevance_floor > 0 and relevance is not None and relevance < knobs.relevance_floor
+                    and standalone)
+    low_cosine = knobs.uncovered_floor > 0 and top_cosine is not None and top_cosine < knobs.uncovered_floor and standalone
+    # an information question beside a web search is a request, whatever its cosines (open_question);
+    # asked only when a refusal is in view
+    asks_the_web = (gate_refuses or low_cosine) and open_question(text, catalog)
+    if gate_refuses and not asks_the_web:
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
                                "no tool fits, offering nothing")
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
-    if (knobs.uncovered_floor > 0 and top_cosine is not None and top_cosine < knobs.uncovered_floor
-            and not forced and not (window and follow_up) and ranked and not asks_the_web
+    if (low_cosine and ranked and not asks_the_web
             and uncovered(text, [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)],
                           catalog)):
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),

@@ -164,13 +164,14 @@ def slot_kind(name: str, spec: Mapping[str, Any]) -> str:
         return "id"
     if _TIME_NAME_RE.search(key):
         return "time"
-    if _PLACE_NAME_RE.search(key) and not _FILE_DESCRIPTION_RE.search(description):
+    names_a_file = bool(_FILE_DESCRIPTION_RE.search(description))
+    if _PLACE_NAME_RE.search(key) and not names_a_file:
         return "place"
     # the name before the description: "host" is "The hostname or IP address of the server", no
     # place (live_multiple_71-31-0 was refused for a missing place beside host 'db.company.com')
     if _URL_NAME_RE.search(key):
         return "url"
-    if _PLACE_DESCRIPTION_RE.search(description) and not _FILE_DESCRIPTION_RE.search(description):
+    if _PLACE_DESCRIPTION_RE.search(description) and not names_a_file:
         return "place"
     if _EMAIL_NAME_RE.search(key):
         return "email"
