@@ -518,6 +518,51 @@ def test_a_web_search_written_as_separate_words_covers_every_subject():
     assert uncovered(text, ["duck.pond"], catalog) is True  # "ducks and go" spell no engine
 
 
+_THIN_CODE = (("edit_file", "Change code in a file."), ("run_tests", "Run the test suite."),
+              ("search_code", "Search the code base."), ("git_log", "Show history of commits for a file."))
+_THIN_ASSISTANT = (("send_email", "Send an email."), ("set_alarm", "Set an alarm."), ("play_music", "Play a song."))
+
+
+@pytest.mark.parametrize("tools, text", [
+    (_THIN_CODE, "hey, fix the login bug"),  # route-14
+    (_THIN_CODE, "hello! please refactor the payment module"),
+    (_THIN_CODE, "yo, patch the memory leak in the cache"),
+    (_THIN_CODE, "could you fix the crash in parser.py"),
+    (_THIN_ASSISTANT, "hi, tell bob that I'm running late"),
+    (_THIN_ASSISTANT, "good morning, put on some jazz"),
+])
+def test_a_command_beside_thin_tools_is_never_uncovered(tools, text):
+    from eris_lab.policy import uncovered
+
+    catalog = _search_catalog(*tools)
+    assert uncovered(text, catalog.names, catalog) is False
+    # the same tools with a fuller text are judged: the message's words are in none of them
+    fuller = _search_catalog(*((n, d + " Works on one repository or mailbox: its owner, settings, branches, labels "
+                                   "and folders.") for n, d in tools))
+    assert uncovered(text, fuller.names, fuller) is True
+
+
+@pytest.mark.parametrize("text", ["hi, what's the capital of Peru?", "hey, how are you doing today?",
+                                  "the weather is lovely in Lisbon", "is it true that cats sleep all day?"])
+def test_a_question_or_statement_beside_thin_tools_is_still_judged(text):
+    from eris_lab.policy import uncovered
+
+    catalog = _search_catalog(*_THIN_CODE, *_THIN_ASSISTANT)
+    assert uncovered(text, catalog.names, catalog) is True
+
+
+@pytest.mark.parametrize("text, command", [
+    ("fix the login bug", True), ("Hey there, please debug the signup form", True),
+    ("Could you refactor the payment module?", True), ("ok so rerun the tests", True),
+    ("how are you?", False), ("What's the capital of Peru?", False), ("I think the build is red", False),
+    ("the build is red", False), ("Is it raining?", False), ("hey", False), ("", False), ("42 apples", False),
+])
+def test_is_command_reads_an_imperative_after_a_greeting_and_please(text, command):
+    from eris_lab.policy import _is_command
+
+    assert _is_command(text) is command
+
+
 def _search_catalog(*tools):
     from eris_lab.catalog import tools_from_json
 
