@@ -57,10 +57,15 @@ Rules (issues #5 and #16, tests/cases/parsing_cases.json):
 * A bare-string argument is put into the tool's one string parameter only when ``schemas``
   show there is exactly one; otherwise it is a recoverable error. An arguments string holding
   JSON objects run together is read once when they are identical, one call each otherwise.
+* Arguments encoded twice (a JSON string literal inside the arguments string) are decoded.
+  A call that sends ``null`` where another call of the same tool, agreeing on the rest, gives
+  a value is a draft and is dropped (parse-25; no schema needed).
 * With ``schemas``, a call missing a required argument (or sending ``null`` for it) is
   dropped and reported, so the tool loop can return the error to the model; raw JSON where
   the schema wants a string is serialised into the string, where it wants a number or
-  boolean the call is dropped with an error. NaN and Infinity are never passed on.
+  boolean the call is dropped with an error, as it is for a value no reading makes that
+  number or boolean (``"seven"``; ``"7"`` is left to ``repair``). NaN and Infinity are
+  never passed on.
 * Output that looks like a call attempt but yields no call (cut off, an unknown tag, arguments
   that are neither JSON nor a Python literal) gets an ``error`` that says so.
 """
@@ -1287,6 +1292,35 @@ def _single_string_param(schema: Mapping[str, Any] | None) -> str | None:
     return strings[0] if len(props) == 1 and len(strings) == 1 else None
 
 
+def _json_string_literal(text: str) -> str | None:
+    """The string a JSON string literal ``text`` spells (``"\\"cheap flights\\""``), else None."""
+    if len(text) < 2 or not (text.startswith('"') and text.endswith('"')):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+_INTEGER_RE = re.compile(r"[+-]?\d+")
+_NUMBER_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _spelled_scalar(text: str, types: set[str]) -> Any:
+    """The integer, number or boolean ``text`` spells exactly (surrounding space aside), the first of
+    ``types`` that reads it; ``_MISSING`` when none does."""
+    value = text.strip()
+    if "integer" in types and _INTEGER_RE.fullmatch(value):
+        return int(value)
+    if "number" in types and _NUMBER_RE.fullmatch(value):
+        number = float(value)
+        return number if math.isfinite(number) else _MISSING
+    if "boolean" in types and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return _MISSING
+
+
 def _allows_null(spec: Any) -> bool:
     """Whether a property schema accepts ``null`` (no ``type`` at all accepts anything)."""
     if not isinstance(spec, Mapping):
@@ -1382,6 +1416,12 @@ class _Checker:
             args = {}
         if isinstance(args, str):
             stripped = args.strip()
+            for _ in range(3):  # arguments encoded twice: the string holds a JSON string literal
+                inner = _json_string_literal(stripped)
+                if inner is None:
+                    break
+                self.repairs.append(f"decoded {name}'s arguments, a JSON string inside the arguments string")
+                stripped = inner.strip()
             parsed: Any = _MISSING
             if stripped.startswith(("{", "[")) or stripped in ("", "null"):
                 try:
@@ -1426,11 +1466,42 @@ class _Checker:
             for key in schema.get("required", ()) or ():
                 if not isinstance(key, str):
                     continue
-                if key not in args or (args[key] is None and not _allows_null(props.get(key))):
+                if key not in args:
                     self.error(f"missing required argument {key!r} for {name}; return as a recoverable tool "
                                "error so the model can retry")
                     return []
+                if args[key] is None and not _allows_null(props.get(key)):
+                    self.error(f"required argument {key!r} for {name} is null; send a value (return as a "
+                               "recoverable tool error so the model can retry)")
+                    return []
+            if self._scalar_types(name, args, props) is None:
+                return []
         return [Call(name=name, arguments=args, source=cand.source)]
+
+    def _scalar_types(self, name: str, args: dict[str, Any], props: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A value no reading makes the number or boolean its schema wants (``{"n": "seven"}``,
+        ``7.5`` for an integer, ``true`` for a number) drops the call with an error naming the
+        argument, the value and the type. A string that spells one exactly (``"7"``, ``"true"``)
+        or a whole float for an integer passes unchanged: ``repair`` coerces it (the lever
+        ``repair_arguments``), and without the lever the tool reports it."""
+        for key, value in args.items():
+            types = _types(props.get(key)) & {"integer", "number", "boolean", "string", "null"}
+            wanted = types & {"integer", "number", "boolean"}
+            if value is None or not wanted or "string" in types:
+                continue
+            if isinstance(value, bool):
+                fits = "boolean" in wanted
+            elif isinstance(value, (int, float)):
+                fits = "number" in wanted or ("integer" in wanted and float(value).is_integer())
+            elif isinstance(value, str):
+                fits = _spelled_scalar(value, wanted) is not _MISSING
+            else:
+                continue  # objects and lists: _raw_json_in_strings
+            if not fits:
+                self.error(f"argument {key!r} for {name} is {_short(value, 40)}, but its schema expects "
+                           f"{' or '.join(sorted(wanted))}; send a value of that type")
+                return None
+        return args
 
     def _run_together(self, name: str, text: str) -> Any:
         """An arguments string holding JSON objects run together (``{...}{...}``, a streaming
@@ -1582,7 +1653,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         checker.repairs.extend(repairs)
         for cand in cands:
             cand.source = cand.source or source
-        found = tuple(c for cand in cands for c in checker.check(cand))
+        found = tuple(c for cand in _without_null_drafts(cands, checker.repairs) for c in checker.check(cand))
         return Parsed(calls=found, content=content, error="\n".join(checker.errors) or None,
                       repairs=tuple(dict.fromkeys(checker.repairs)), format=fmt, reasoning=reasoning)
 
@@ -1627,6 +1698,40 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         checker.error(f"no tool call could be read, but the output looks like one: {problem}; send the call again "
                       'as one JSON object {"name": ..., "arguments": {...}}')
     return finish([], text.strip(), "", (), "")
+
+
+def _as_object(arguments: Any) -> dict | None:
+    """A candidate's arguments as a dict: a dict, or a string holding one JSON object; else None."""
+    if isinstance(arguments, dict):
+        return arguments
+    if isinstance(arguments, str) and arguments.strip().startswith("{"):
+        try:
+            value = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return None
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def _without_null_drafts(cands: list[_Cand], repairs: list[str]) -> list[_Cand]:
+    """``cands`` without the drafts: a call that sends null for an argument which another call of
+    the same tool, agreeing on every other argument, gives a value (parse-25: ``{"n": null}``
+    then ``{"n": 7}``). Needs no schema; each drop is reported in ``repairs``."""
+    objects = [_as_object(c.arguments) for c in cands]
+    keep = []
+    for i, (cand, args) in enumerate(zip(cands, objects)):
+        nulls = [k for k, v in (args or {}).items() if v is None]
+        fuller = nulls and any(
+            j != i and other is not None and cands[j].name == cand.name
+            and all(other.get(k) is not None for k in nulls)
+            and all(other.get(k) == v for k, v in args.items() if v is not None)
+            for j, other in enumerate(objects))
+        if fuller:
+            repairs.append(f"dropped a call to {cand.name} with {', '.join(map(repr, nulls))} null: "
+                           "another call of it gives the value")
+        else:
+            keep.append(cand)
+    return keep
 
 
 def _has_cands(text: str) -> bool:

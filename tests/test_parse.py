@@ -40,7 +40,7 @@ def test_parsing_case(case):
     assert _as_list(parsed) == case.get("expected_calls", [])
     if "expected_error" in case:
         assert parsed.error is not None and parsed.error.startswith(case["expected_error"])
-    elif case["id"] != "parse-25-duplicate-call-with-null":  # that case drops the null call and says so
+    else:
         assert parsed.error is None
     if "expected_content" in case:
         assert parsed.content == case["expected_content"]
@@ -60,11 +60,79 @@ def test_calls_xml_inner_tag_with_nothing_offered_returns_no_call():
                             "model listing valid names: (no tools are offered)")
 
 
-def test_calls_null_duplicate_reports_missing_argument():
+@pytest.mark.parametrize("schemas", [CASE_SCHEMAS, None])
+def test_calls_a_null_draft_beside_the_full_call_is_dropped_with_or_without_a_schema(schemas):
     case = next(c for c in CASES if c["id"] == "parse-25-duplicate-call-with-null")
-    parsed = calls(case["raw_model_output"], ["fibonacci"], channel="native", schemas=CASE_SCHEMAS)
-    assert parsed.error == ("missing required argument 'n' for fibonacci; return as a recoverable tool "
-                            "error so the model can retry")
+    parsed = calls(case["raw_model_output"], ["fibonacci"], channel="native", schemas=schemas)
+    assert _as_list(parsed) == [{"name": "fibonacci", "arguments": {"n": 7}}] and parsed.error is None
+    assert parsed.repairs == ("dropped a call to fibonacci with 'n' null: another call of it gives the value",)
+
+
+@pytest.mark.parametrize("raw, kept", [
+    # the same kind, other shapes: the draft second, two nulls, a string-encoded draft
+    ('[{"name": "f", "arguments": {"a": 1, "b": 2}}, {"name": "f", "arguments": {"a": 1, "b": null}}]',
+     [{"a": 1, "b": 2}]),
+    ('[{"name": "f", "arguments": {"a": null, "b": null}}, {"name": "f", "arguments": {"a": "x", "b": "y"}}]',
+     [{"a": "x", "b": "y"}]),
+    ('tool_calls=[{"function": {"name": "f", "arguments": "{\\"a\\": null}"}}, '
+     '{"function": {"name": "f", "arguments": "{\\"a\\": 3}"}}]', [{"a": 3}]),
+    # not drafts: the other call disagrees elsewhere, gives no value, or is another tool
+    ('[{"name": "f", "arguments": {"a": 1, "b": null}}, {"name": "f", "arguments": {"a": 2, "b": 5}}]',
+     [{"a": 1, "b": None}, {"a": 2, "b": 5}]),
+    ('[{"name": "f", "arguments": {"a": null}}, {"name": "f", "arguments": {"a": null}}]',
+     [{"a": None}, {"a": None}]),
+    ('[{"name": "f", "arguments": {"a": null}}, {"name": "g", "arguments": {"a": 1}}]',
+     [{"a": None}, {"a": 1}]),
+])
+def test_calls_null_drafts_of_every_shape(raw, kept):
+    parsed = calls(raw, ["f", "g"], channel="native" if raw.startswith("tool_calls") else "text")
+    assert [dict(c.arguments) for c in parsed.calls] == kept
+
+
+def test_calls_a_lone_null_for_a_required_argument_is_an_error_naming_it():
+    parsed = calls('{"name": "fibonacci", "arguments": {"n": null}}', ["fibonacci"], schemas=CASE_SCHEMAS)
+    assert parsed.calls == ()
+    assert parsed.error == ("required argument 'n' for fibonacci is null; send a value (return as a recoverable "
+                            "tool error so the model can retry)")
+
+
+_TYPED = {"f": {"type": "object", "properties": {"n": {"type": "integer"}, "x": {"type": "number"},
+                                                  "on": {"type": "boolean"}, "s": {"type": "string"},
+                                                  "m": {"type": ["integer", "null"]}}}}
+
+
+@pytest.mark.parametrize("arguments", [
+    {"n": "7"}, {"n": " -3 "}, {"n": 7.0}, {"x": "2.5"}, {"x": 4}, {"on": "true"}, {"on": "False"}, {"s": "7"},
+    {"m": None}, {"m": "12"},
+])
+def test_calls_a_value_that_spells_its_type_passes_unchanged_for_the_repair_lever(arguments):
+    parsed = calls(json.dumps({"name": "f", "arguments": arguments}), ["f"], schemas=_TYPED)
+    assert _as_list(parsed) == [{"name": "f", "arguments": arguments}] and parsed.error is None
+
+
+@pytest.mark.parametrize("arguments, shown, expects", [
+    ({"n": "seven"}, "'seven'", "integer"), ({"n": 7.5}, "7.5", "integer"), ({"n": True}, "True", "integer"),
+    ({"x": "about 3"}, "'about 3'", "number"), ({"x": "nan"}, "'nan'", "number"), ({"on": "yes"}, "'yes'", "boolean"),
+    ({"on": 1}, "1", "boolean"),
+])
+def test_calls_a_value_of_the_wrong_type_is_an_error_naming_argument_value_and_type(arguments, shown, expects):
+    parsed = calls(json.dumps({"name": "f", "arguments": arguments}), ["f"], schemas=_TYPED)
+    key = next(iter(arguments))
+    assert parsed.calls == ()
+    assert parsed.error == (f"argument {key!r} for f is {shown}, but its schema expects {expects}; "
+                            "send a value of that type")
+
+
+@pytest.mark.parametrize("arguments, read", [
+    ('"\\"cheap flights\\""', {"command": "cheap flights"}),  # a JSON string inside the string
+    ('"\\"\\\\\\"ls\\\\\\"\\""', {"command": "ls"}),  # three times
+    ('"\\"{\\\\\\"command\\\\\\": \\\\\\"pwd\\\\\\"}\\""', {"command": "pwd"}),  # an object, twice
+])
+def test_calls_arguments_encoded_twice_are_decoded(arguments, read):
+    raw = '{"name": "run_terminal_command", "arguments": ' + arguments + '}'
+    parsed = calls(raw, ["run_terminal_command"], channel="native", schemas=CASE_SCHEMAS)
+    assert _as_list(parsed) == [{"name": "run_terminal_command", "arguments": read}], parsed.error
+    assert any("JSON string inside the arguments string" in r for r in parsed.repairs)
 
 
 def test_calls_without_schema_keeps_bare_string_as_error_not_guess():
