@@ -36,6 +36,7 @@ __all__ = [
     "find_urls",
     "is_conversational",
     "is_greeting",
+    "read_addresses",
     "tool_keywords",
     "fetch_tool",
     "page_phrase",
@@ -362,6 +363,24 @@ def apply_spelling(text: str, fixes: Mapping[str, str]) -> str:
     if not fixes:
         return text
     return _WORD_RE.sub(lambda m: fixes.get(m.group(0), m.group(0)), text)
+
+
+_ADDRESS_RE = re.compile(r"\b([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
+
+
+def read_addresses(text: str) -> str:
+    """``text`` with each email address read as its local part and the words "an email address"
+    ("email alice@example.org that ..." -> "email alice (an email address) that ..."), or ``""``
+    when it holds none.
+
+    The embedder reads an address as word pieces of a domain name, which pulled "email
+    alice@example.org that the meeting moved" to the calendar and left ``mail:write`` out (bad
+    input row 29); the router scores this reading beside the message, so it can raise a tool's
+    score, never lower one."""
+    if "@" not in text:
+        return ""
+    read, count = _ADDRESS_RE.subn(lambda m: f"{m.group(1).replace('.', ' ')} (an email address)", text)
+    return read if count else ""
 
 
 _QUOTED_RE = re.compile(r"'[^']+'|\"[^\"]+\"|“[^”]+”|„[^“]+“")

@@ -38,6 +38,7 @@ from .guard import (
     names_domain,
     names_duration,
     page_phrase,
+    read_addresses,
     sentence_parts,
     spelling_fixes,
     spelling_index,
@@ -545,6 +546,10 @@ class Router:
         if gloss:
             queries.append(f"{fixed} ({gloss})")
             notes.append("german gloss")
+        addressed = read_addresses(fixed)
+        if addressed:  # like a spelling fix, scored beside the message as written
+            queries.append(addressed)
+            notes.append("email address read")
         parts = clauses(text)
         first_clause = len(queries)
         if parts:

@@ -255,6 +255,18 @@ def test_route_defaults_to_calibrated_knobs_and_reference_is_a_flag_away(capsys)
 
 
 @pytest.mark.parametrize("text", [
+    "send an email to bob@example.com saying lunch is at noon",  # bad input row 29
+    "email alice@example.org that the meeting moved to 3pm",  # its address pulled the calendar
+    "write to dave.smith@example.net that I am sick today",
+    "tell anna@firm.de that the invoice is paid",
+])
+def test_a_message_to_an_email_address_offers_mail_write(capsys, text):
+    _, out, _ = run(capsys, "route", text, "--json")
+    routed = json.loads(out)
+    assert "mail:write" in routed["offered"][:4] and routed["decision"]["kind"] != "full_roster", routed["decision"]
+
+
+@pytest.mark.parametrize("text", [
     "check my email, add a calendar entry for the dentist on Friday at 3pm, set an alarm at 7, "
     "what's the weather in Berlin, convert 100 dollars to euros, and read notes/today.md",
     # a variant: "add a calendar entry" scores calendar:list a hair above calendar:create here

@@ -277,3 +277,14 @@ def test_spelling_index_finds_one_edit_neighbours_without_scanning_the_vocabular
     index = SpellingIndex(Catalog([Tool(name=f"t:{i}", description=f"word{i} station") for i in range(2000)]))
     assert index.one_edit("staton") == ["station"] and index.one_edit("stations") == ["station"]
     assert index.one_edit("xyzzy") == []
+
+
+@pytest.mark.parametrize("text, read", [
+    ("email alice@example.org that the meeting moved", "email alice (an email address) that the meeting moved"),
+    ("cc dave.smith@mail.example.co.uk and bob+x@b.io", "cc dave smith (an email address) and bob+x (an email address)"),
+    ("no address here", ""), ("a lone @ sign, @handle", ""),
+])
+def test_read_addresses_reads_an_address_as_its_local_part(text, read):
+    from eris_lab.guard import read_addresses
+
+    assert read_addresses(text) == read
