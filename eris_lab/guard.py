@@ -109,7 +109,8 @@ def clean_text(text: str, max_chars: int = 0) -> str:
     ----------
     text : str
     max_chars : int
-        0 = no cut. The cut keeps the start (the request usually comes first); a cut message
+        0 = no cut. The cut keeps the start (the request usually comes first) and the last
+        quarter of ``max_chars`` (a request after a pasted text), joined by " ... "; a cut message
         also has phrases repeated three or more times in a row kept once (bad input row 31: a
         115 kB message repeating "set an alarm for seven" embedded as noise and got no tool).
     """
@@ -118,7 +119,14 @@ def clean_text(text: str, max_chars: int = 0) -> str:
     text = _CONTROL_RE.sub("", text)
     text = " ".join(text.split())
     if max_chars and len(text) > max_chars:
-        text = _REPEAT_RE.sub(r"\1", text[:max_chars] + " ").strip()
+        start = len(text) - max_chars // 4
+        if text[start - 1] != " ":  # from a word's start: the next one, or the last word's own
+            after, before = text.find(" ", start), text.rfind(" ", start - 40, start)
+            start = after + 1 if after >= 0 else before + 1 if before >= 0 else start
+        tail = text[start:]
+        head = _REPEAT_RE.sub(r"\1", text[:max_chars - max_chars // 4] + " ").strip()
+        tail = _REPEAT_RE.sub(r"\1", tail + " ").strip()
+        text = head if tail in head else f"{head} ... {tail}"
     return text
 
 
@@ -525,9 +533,10 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
 
     "Can you help me with a few things? First, I need the power of 7 raised to 3. Then, I want the
     probability of drawing a red card" gives three parts (the router's relevance gate keeps the
-    first, which names no tool, from adding one). Parts of fewer than three words are dropped; at most
-    ``max_parts``, the first ones (a message repeating one request thousands of times is not
-    embedded thousands of times).
+    first, which names no tool, from adding one). Parts of fewer than three words are dropped, and
+    a part said again is kept once; at most ``max_parts``: the first ones and the last (a message
+    repeating one request thousands of times is not embedded thousands of times, and a request
+    after a pasted text is not lost behind it).
 
     Unlike :func:`clauses`, these parts never raise the message's own scores: they only add each
     part's best tool to the offer (issue 18 item 8). Scored like clauses, a short sentence lifts the
@@ -537,12 +546,13 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
     sentences = [s.strip() for s in _SENTENCE_END_RE.split(text.strip()) if s and s.strip()]
     if len(sentences) < 2:
         return ()
-    parts: list[str] = []
+    parts: dict[str, None] = {}  # a sentence said twice is one part
     for sentence in sentences:
-        parts.extend(p for p in (clauses(sentence) or (sentence,)) if len(p.split()) >= 3)
-        if len(parts) >= max_parts:
-            break
-    return tuple(parts[:max_parts])
+        parts.update((p, None) for p in (clauses(sentence) or (sentence,)) if len(p.split()) >= 3)
+    found = list(parts)
+    if len(found) > max_parts:  # the last part stays: a request after pasted text comes last
+        found = found[:max_parts - 1] + found[-1:]
+    return tuple(found)
 
 
 _DURATION_RE = re.compile(

@@ -255,6 +255,16 @@ def test_route_defaults_to_calibrated_knobs_and_reference_is_a_flag_away(capsys)
 
 
 @pytest.mark.parametrize("text", [
+    "Here is some background about my week, which was long and tiring. " * 60 + "Please set an alarm for 7 am tomorrow.",
+    "lorem ipsum dolor sit amet " * 160 + "please set an alarm for 7 am",  # past the 4,000-character cut
+])
+def test_a_request_after_a_long_pasted_text_is_offered(capsys, text):
+    _, out, _ = run(capsys, "route", text, "--json")
+    routed = json.loads(out)
+    assert "clock:alarm" in routed["offered"] and len(routed["offered"]) <= 16, routed["decision"]
+
+
+@pytest.mark.parametrize("text", [
     "send an email to bob@example.com saying lunch is at noon",  # bad input row 29
     "email alice@example.org that the meeting moved to 3pm",  # its address pulled the calendar
     "write to dave.smith@example.net that I am sick today",

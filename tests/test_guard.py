@@ -96,7 +96,9 @@ def test_page_phrase_needs_a_page_word():
 
 def test_clean_text_drops_control_characters_and_cuts():
     assert clean_text("a\x00b\u200b c\n\n d\x7f") == "ab c d"
-    assert clean_text("x" * 50, max_chars=10) == "x" * 10
+    assert clean_text("x" * 50, max_chars=10) == "x" * 8  # the last quarter ("xx") is in the start already
+    assert clean_text("a b c d e f g h i j k l", max_chars=12) == "a b c d e ... k l"
+    assert clean_text("alpha beta gamma delta epsilon", max_chars=12) == "alpha bet ... epsilon"
 
 
 def test_fetch_tool_prefers_web_fetch_then_named_fetch():
@@ -189,10 +191,10 @@ def test_sentence_parts_split_a_message_of_several_sentences(text, parts):
     assert sentence_parts(text) == parts
 
 
-def test_sentence_parts_keep_the_first_ones_past_the_cap():
+def test_sentence_parts_keep_the_first_ones_and_the_last_past_the_cap():
     text = " ".join(f"Set alarm number {i}." for i in range(100))
     parts = sentence_parts(text, max_parts=5)
-    assert parts == tuple(f"Set alarm number {i}." for i in range(5))
+    assert parts == (*(f"Set alarm number {i}." for i in range(4)), "Set alarm number 99.")  # the first and the last
     assert len(sentence_parts(text)) == MAX_SENTENCE_PARTS
 
 
@@ -288,3 +290,25 @@ def test_read_addresses_reads_an_address_as_its_local_part(text, read):
     from eris_lab.guard import read_addresses
 
     assert read_addresses(text) == read
+
+
+def test_sentence_parts_keep_a_repeated_sentence_once_and_the_last_part_past_the_cap():
+    from eris_lab.guard import sentence_parts
+
+    filler = "Here is some background about my week, which was long and tiring. " * 60
+    parts = sentence_parts(filler + "Please set an alarm for 7 am tomorrow.")
+    assert parts[-1] == "Please set an alarm for 7 am tomorrow." and len(parts) == len(set(parts)) <= 24
+    many = " ".join(f"Sentence number {i} says something new." for i in range(40)) + " Finally read notes/today.md please."
+    parts = sentence_parts(many, max_parts=5)
+    assert len(parts) == 5 and parts[:4] == tuple(f"Sentence number {i} says something new." for i in range(4))
+    assert parts[-1] == "Finally read notes/today.md please."
+
+
+def test_clean_text_cut_keeps_the_start_and_the_end():
+    from eris_lab.guard import clean_text
+
+    text = "lorem ipsum dolor sit amet " * 400 + "please set an alarm for 7 am"
+    cut = clean_text(text, 4000)
+    assert len(cut) <= 4010 and cut.startswith("lorem ipsum") and cut.endswith("please set an alarm for 7 am")
+    assert " ... " in cut and cut.split(" ... ")[1].split()[0] in ("lorem", "ipsum", "dolor", "sit", "amet")
+    assert clean_text("short text", 4000) == "short text"

@@ -88,7 +88,8 @@ def test_route_huge_and_odd_input_never_raises(fake_embedder):
     routed = router.route("weather " * 200_000)  # about 1.6 MB: cut, then the repeated word kept once
     assert routed.text.startswith("weather") and len(routed.text) < 20
     routed = router.route(" ".join(f"weather{i}" for i in range(200_000)))  # nothing repeats: cut only
-    assert len(routed.text) == Knobs().max_query_chars
+    assert Knobs().max_query_chars - 20 < len(routed.text) <= Knobs().max_query_chars + 5
+    assert routed.text.startswith("weather0 ") and routed.text.endswith(" weather199999")
     routed = router.route("wetter\x00\x07 in Köln 天気 погода 🌧️ weather")
     assert "\x00" not in routed.text and routed.decision.rule in set(Rule)
 
