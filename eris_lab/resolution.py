@@ -12,7 +12,8 @@ per candidate:
    candidate shares says little), typos forgiven per token;
 3. embedding cosine, when an embedder is given and no exact match settled it.
 
-A score ``>= auto`` resolves automatically; ``ask <= score < auto`` returns up to three
+A score ``>= auto`` resolves automatically, and so does a clear winner (at most ``CLEAR_SLACK``
+below ``auto`` and ``CLEAR_MARGIN`` ahead of the runner-up); ``ask <= score < auto`` returns up to three
 candidates for the user; below ``ask`` nothing is found. Two candidates within ``margin`` of
 each other ask rather than guess, whatever their score.
 """
@@ -44,6 +45,11 @@ TOKEN_TYPO_RATIO = 0.85  # two words of >= 4 letters this similar count as the s
 AUTO = 0.75
 ASK = 0.5
 MARGIN = 0.05  # two candidates this close ask, never guess (issue #5 "ambiguous match")
+#: A clear winner resolves a little below ``auto``: a score at most this much under it, with a lead
+#: this wide over the runner-up (args-03's note: "score > x, margin to next > y"; with MiniLM
+#: "Reading Light" is "Reading Lamp" at 0.74, 0.18 ahead of "Ceiling Light", while "Kitchen
+#: Light" among them asks at 0.62). ``auto = 1`` (exact names only) keeps it off.
+CLEAR_SLACK, CLEAR_MARGIN = 0.05, 0.15
 
 _ENTITY_ID_RE = re.compile(r"^[a-z_][a-z0-9_]*\.([a-z0-9_]+)$", re.I)
 _SPLIT_RE = re.compile(r"\s*[,;|]\s*")
@@ -263,7 +269,8 @@ def resolve(value: Any, candidates: Iterable[Candidate | str | Mapping[str, Any]
             ranked.append((cands[i].value, scores[i]))
     best = ranked[0][1]
     runner_up = ranked[1][1] if len(ranked) > 1 else -math.inf
-    if best >= auto and best - runner_up > margin:
+    clear = auto < 1.0 and best >= auto - CLEAR_SLACK and best - runner_up >= max(CLEAR_MARGIN, margin)
+    if (best >= auto and best - runner_up > margin) or clear:
         return Resolution(status="auto", match=ranked[0][0], candidates=tuple(ranked[:3]))
     if best >= ask:
         return Resolution(status="ask", candidates=tuple(r for r in ranked[:3] if r[1] >= ask))
