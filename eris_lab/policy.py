@@ -60,6 +60,7 @@ __all__ = [
     "with_added",
     "with_slots",
     "uncovered",
+    "names_declared_keyword",
     "open_question",
     "MEMORY_MAX",
 ]
@@ -557,6 +558,26 @@ def _subject_words(text: str) -> set[str]:
     return {singular(w)[:6] for w in words if w not in STOPWORDS and w not in REQUEST_WORDS}
 
 
+def _declared_keyword_re(catalog: Catalog) -> re.Pattern[str] | None:
+    """One pattern for every tool's declared ``keywords`` (whole words, any case), or None."""
+    words = sorted({k.strip().lower() for tool in catalog for k in tool.keywords if k.strip()}, key=len, reverse=True)
+    if not words:
+        return None
+    return re.compile(r"(?i)(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])")
+
+
+def names_declared_keyword(text: str, catalog: Catalog) -> bool:
+    """Whether ``text`` holds a word a descriptor declares as its tool's keyword (``keywords``).
+
+    The relevance gate never refuses such a message: a keyword is the catalogue author's explicit
+    routing word ("remember that my car is a blue Golf" for ``memory:stage``, demo plain-028;
+    "make a note: the wifi password ..."), while the gate judges cosines it learned from
+    pseudo-queries. Name words do not count (measured: live_irrelevance 0.708 -> 0.706 with them);
+    BFCL's tools declare none, so its suites are unchanged."""
+    pattern = catalog.derived("policy.declared_keyword_re", _declared_keyword_re)
+    return pattern is not None and pattern.search(text) is not None
+
+
 def _tool_subject_words(catalog: Catalog) -> tuple[frozenset[str] | None, ...]:
     """Per tool, its :func:`_subject_words`; None for a tool whose subject is open (a web search).
 
@@ -811,7 +832,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     # after mail:check) is read with the dialog, and the rules below decide (demo hist-020, hist-026)
     standalone = not forced and not (window and follow_up)
     gate_refuses = (knobs.relevance_floor > 0 and relevance is not None and relevance < knobs.relevance_floor
-                    and standalone)
+                    and standalone and not names_declared_keyword(text, catalog))
     low_cosine = knobs.uncovered_floor > 0 and top_cosine is not None and top_cosine < knobs.uncovered_floor and standalone
     # an information question beside a web search is a request, whatever its cosines (open_question);
     # asked only when a refusal is in view

@@ -511,7 +511,7 @@ def test_a_web_search_written_as_separate_words_covers_every_subject():
     # live_multiple_30-10-0: "Duck Duck Go" in the description, duck_duck_go in the name
     catalog = Catalog(tools_from_json([{"name": "duck_duck_go.search", "description": "Performs a search using the "
                                         "Duck Duck Go Search API.", "parameters": {"type": "object", "properties": {}}},
-                                       {"name": "duck.pond", "description": "Feed the ducks and go home."}],
+                                       {"name": "duck.pond", "description": "Feed the ducks at the village pond and go home."}],
                                       source="test"), source="test")
     text = "Find information on LangFuse and its application in generative AI projects"
     assert uncovered(text, ["duck_duck_go.search"], catalog) is False
@@ -614,3 +614,25 @@ def test_uncovered_floor_is_a_cosine_knob():
         Knobs(uncovered_floor=1.5)
     with pytest.raises(KnobsError, match="uncovered_floor"):
         Knobs(uncovered_floor=-0.1)
+
+
+def test_the_gate_never_refuses_a_message_holding_a_declared_keyword():
+    from eris_lab.catalog import tools_from_json
+    from eris_lab.policy import names_declared_keyword
+
+    catalog = Catalog(tools_from_json([
+        {"name": "memory:stage", "description": "Stage a fact about the user.", "keywords": ["remember", "keep in mind"]},
+        {"name": "vault:write", "description": "Write a note.", "keywords": ["note"]},
+        {"name": "clock:now", "description": "The current time."},
+    ], source="test"), source="test")
+    for text in ("remember that my car is a blue Golf", "Keep in mind that I'm allergic to penicillin",
+                 "make a note: the wifi password is on the router"):
+        assert names_declared_keyword(text, catalog)
+        decision = decide(text, hits(("memory:stage", 0.3)), catalog, knobs=GATED, relevance=0.1)
+        assert decision.rule != Rule.NO_TOOL_FITS, decision.reason
+    # a keyword inside another word, a name word, or no keyword: the gate judges
+    for text in ("the notebook is on the desk by the window", "what time is it in the evening there",
+                 "remembering names is hard for me"):
+        assert not names_declared_keyword(text, catalog)
+        decision = decide(text, hits(("memory:stage", 0.3)), catalog, knobs=GATED, relevance=0.1)
+        assert decision.rule == Rule.NO_TOOL_FITS
