@@ -572,10 +572,41 @@ def names_declared_keyword(text: str, catalog: Catalog) -> bool:
     The relevance gate never refuses such a message: a keyword is the catalogue author's explicit
     routing word ("remember that my car is a blue Golf" for ``memory:stage``, demo plain-028;
     "make a note: the wifi password ..."), while the gate judges cosines it learned from
-    pseudo-queries. Name words do not count (measured: live_irrelevance 0.708 -> 0.706 with them);
-    BFCL's tools declare none, so its suites are unchanged."""
+    pseudo-queries. A keyword of six letters or more is read through one typo ("remeber that i
+    hate olives", demo typo-020). Name words do not count (measured: live_irrelevance 0.708 ->
+    0.706 with them); BFCL's tools declare none, so its suites are unchanged."""
     pattern = catalog.derived("policy.declared_keyword_re", _declared_keyword_re)
-    return pattern is not None and pattern.search(text) is not None
+    if pattern is None:
+        return False
+    if pattern.search(text) is not None:
+        return True
+    long_keywords = catalog.derived("policy.long_keywords", _long_keywords)
+    return any(_one_edit_apart(word, keyword) for word in {w.lower() for w in re.findall(r"[^\W\d_]{5,}", text)}
+               for n in (len(word) - 1, len(word), len(word) + 1) for keyword in long_keywords.get(n, ()))
+
+
+def _long_keywords(catalog: Catalog) -> dict[int, frozenset[str]]:
+    """Declared one-word keywords of six letters or more, by length (typos are read for these)."""
+    out: dict[int, set[str]] = {}
+    for tool in catalog:
+        for k in tool.keywords:
+            k = k.strip().lower()
+            if len(k) >= 6 and k.isalpha():
+                out.setdefault(len(k), set()).add(k)
+    return {n: frozenset(ws) for n, ws in out.items()}
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """One letter dropped, added, changed or two neighbours swapped ("remeber" / "remember")."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return a == b
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long_)) if x != y), len(short))
+    return short[i:] == long_[i + 1:]
 
 
 def _tool_subject_words(catalog: Catalog) -> tuple[frozenset[str] | None, ...]:

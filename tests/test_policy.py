@@ -636,3 +636,17 @@ def test_the_gate_never_refuses_a_message_holding_a_declared_keyword():
         assert not names_declared_keyword(text, catalog)
         decision = decide(text, hits(("memory:stage", 0.3)), catalog, knobs=GATED, relevance=0.1)
         assert decision.rule == Rule.NO_TOOL_FITS
+
+
+@pytest.mark.parametrize("text, named", [
+    ("remeber that i hate olives", True), ("rememebr my shoe size is 43", True), ("rember this", False),  # two edits
+    ("please remembers it", True), ("members only", False), ("a note for later", True), ("a nose for later", False),
+])
+def test_a_long_declared_keyword_is_read_through_one_typo(text, named):
+    from eris_lab.catalog import tools_from_json
+    from eris_lab.policy import names_declared_keyword
+
+    catalog = Catalog(tools_from_json([{"name": "memory:stage", "description": "Stage a fact.", "keywords": ["remember"]},
+                                       {"name": "vault:write", "description": "Write a note.", "keywords": ["note"]}],
+                                      source="test"), source="test")
+    assert names_declared_keyword(text, catalog) is named
