@@ -93,8 +93,31 @@ def gloss_german(text: str) -> str:
     if not reads_german:  # a stem match alone is no evidence: English "list" stems like "liste"
         return ""
     by_stem = _gloss_stems()
-    keys = [w if w in GERMAN_GLOSSES else by_stem.get(_german_stem(w)) for w in words]
+    keys = [w if w in GERMAN_GLOSSES else by_stem.get(_german_stem(w)) or _compound_head(w) for w in words]
     return " ".join(dict.fromkeys(GERMAN_GLOSSES[k] for k in keys if k))
+
+
+#: Endings a compound's head may carry (plural, case, the linking "s" before it is the prefix's).
+_HEAD_ENDINGS = ("", "s", "n", "en", "e", "er")
+
+
+def _compound_head(word: str) -> str | None:
+    """The gloss key a German compound ends in: its head, the part that names the thing
+    ("werbemails" -> "mail", "einkaufsliste" -> "liste", "regenwetter" -> "wetter"), with at least
+    three letters before it and a key of four letters or more; the longest such key, else None.
+    Demo de-020: "Lösch alle Werbemails von gestern" offered no mail tool."""
+    best = None
+    for key in _compound_keys():
+        for ending in _HEAD_ENDINGS:
+            head = key + ending
+            if len(word) >= len(head) + 3 and word.endswith(head) and (best is None or len(key) > len(best)):
+                best = key
+    return best
+
+
+@functools.cache
+def _compound_keys() -> tuple[str, ...]:
+    return tuple(k for k in GERMAN_GLOSSES if len(k) >= 4 and k.isalpha())
 
 
 def _german_stem(word: str) -> str:

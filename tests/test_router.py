@@ -613,3 +613,14 @@ def test_router_hands_the_policy_its_top_cosine_for_the_uncovered_rule(real_embe
     assert off.route(text).offer.names == ("determine_body_mass_index",)  # the gate alone lets it through
     asked = router.route("What is the body mass index of a man weighing 80 kg and 1.8 m tall?")
     assert asked.offer.names == ("determine_body_mass_index",)
+
+
+@pytest.mark.parametrize("text, gloss", [
+    ("Lösch alle Werbemails von gestern", "delete email"),  # demo de-020
+    ("Zeig mir meine Einkaufsliste", "show list"),
+    ("Wie wird das Regenwetter morgen?", "weather tomorrow"),
+    ("Lösch bitte die Spammails", "delete email"),
+    ("Lösch die Bahnhofsuhr", "delete"),  # "uhr" is too short a key to be read as a head
+])
+def test_gloss_german_reads_a_compound_by_its_head(text, gloss):
+    assert gloss_german(text) == gloss
