@@ -161,7 +161,10 @@ class Decision:
 # Rule 1: dialog pairing
 # ---------------------------------------------------------------------------------------------
 
-_ANAPHOR = r"\b(?:that|this|it|those|these|them|the\s+(?:last|same|previous)|das|dies\w*|den|die|es)\b"
+_ANAPHOR = (r"\b(?:that|this|it|those|these|them|the\s+(?:last|same|previous)|das|dies\w*|den|die|es|"
+            # an item of what was just listed: "read the first one", "open the second", "die erste"
+            r"the\s+(?:first|second|third|fourth|fifth|next|other|top|latest|newest|oldest)|"
+            r"(?:der|die|das|den)\s+(?:erste|zweite|dritte|nächste|letzte)\w*)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,8 +321,17 @@ def _family(catalog: Catalog, name: str) -> str:
     return family_of(catalog.tool(name))
 
 
+#: A message that only asks to repeat the last turn ("do that again", "same again", "once more
+#: please", "nochmal"): the previous turn's tools come first, whatever their family (demo hist-013).
+REPEAT_RE = re.compile(
+    r"(?i)^\W*(?:(?:ok(?:ay)?|and|now|please|pls)\W+)*(?:(?:do|run|try)\s+(?:that|it|this)(?:\s+one)?\s+"
+    r"(?:again|once\s+more|one\s+more\s+time)|(?:the\s+)?same\s+again|again|once\s+more|one\s+more\s+time|"
+    r"repeat\s+(?:that|it|this)|(?:noch\s*(?:ein)?mal|nochmals)(?:\s+bitte)?|mach\s+(?:das|es)\s+(?:noch\s*(?:ein)?mal|nochmals)"
+    r"|wiederhol\w*\s+(?:das|es))(?:\W+(?:please|bitte))?\W*$")
+
+
 def with_memory(decision: Decision, last_turn: Sequence[str], ranked: Sequence[Hit], catalog: Catalog,
-                knobs: Knobs, *, points_back: bool = False) -> Decision:
+                knobs: Knobs, *, points_back: bool = False, repeat: bool = False) -> Decision:
     """Keep tools that ran on the previous turn in the offer, when this message continues that work.
 
     Parameters
@@ -337,6 +349,9 @@ def with_memory(decision: Decision, last_turn: Sequence[str], ranked: Sequence[H
     points_back : bool
         The message points back at the last turn ("it", "that file", "the same"): then a
         remembered tool of the same family as the offer's first tool is kept whatever it scores.
+    repeat : bool
+        The message only asks to repeat the last turn (:data:`REPEAT_RE`): the last turn's tools
+        (at most :data:`MEMORY_MAX`) come first, of any family.
 
     Returns
     -------
@@ -354,6 +369,13 @@ def with_memory(decision: Decision, last_turn: Sequence[str], ranked: Sequence[H
     """
     if decision.kind in ("full_roster", "conversational") or not decision.names or knobs.subset_margin >= 2.0:
         return decision
+    if repeat:
+        again = tuple(dict.fromkeys(n for n in reversed(tuple(last_turn)) if n in catalog))[:MEMORY_MAX]
+        if again:
+            return Decision(rule=decision.rule, kind=decision.kind,
+                            names=again + tuple(n for n in decision.names if n not in again),
+                            reason=f"{decision.reason}; a repeat of the last turn: {', '.join(again)} first",
+                            sources=decision.sources + tuple((n, "memory") for n in again))
     family = _family(catalog, decision.names[0])
     score = {h.name: h.score for h in ranked}
     keep = []
@@ -998,7 +1020,8 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
     decision = with_slots(decision, catalog, knobs, f"{previous} {text}" if previous and follow_up else text,
                           after_tools=bool(recent))
     if last_turn is not None:
-        decision = with_memory(decision, last_turn, ranked, catalog, knobs, points_back=points_back)
+        decision = with_memory(decision, last_turn, ranked, catalog, knobs, points_back=points_back,
+                               repeat=bool(REPEAT_RE.match(text)))
     if added is not None:
         decision = with_added(decision, added, catalog)
     return decision

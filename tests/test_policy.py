@@ -145,6 +145,11 @@ def test_decide_bare_remove_it_never_pairs_without_a_listing_last():
         ("remove it", "mail:check", Rule.MAIL_DIALOG_PAIRING, "mail:delete"),
         ("cancel that one", "calendar:list", Rule.CALENDAR_DIALOG_PAIRING, "calendar:delete"),
         ("lösche es bitte", "doc:list", Rule.DOC_DIALOG_PAIRING, "doc:delete"),
+        # an item of the listing named by its place (demo hist-002)
+        ("read the first one", "mail:check", Rule.MAIL_DIALOG_PAIRING, "mail:read"),
+        ("open the second", "doc:list", Rule.DOC_DIALOG_PAIRING, "doc:read"),
+        ("delete the oldest one", "mail:check", Rule.MAIL_DIALOG_PAIRING, "mail:delete"),
+        ("lies die erste vor", "mail:check", Rule.MAIL_DIALOG_PAIRING, "mail:read"),
     ],
 )
 def test_decide_anaphor_and_verb_right_after_a_listing_act_on_what_was_listed(text, last, rule, first):
@@ -650,3 +655,29 @@ def test_a_long_declared_keyword_is_read_through_one_typo(text, named):
                                        {"name": "vault:write", "description": "Write a note.", "keywords": ["note"]}],
                                       source="test"), source="test")
     assert names_declared_keyword(text, catalog) is named
+
+
+@pytest.mark.parametrize("text, repeat", [
+    ("do that again", True), ("Do it again, please!", True), ("same again", True), ("once more", True),
+    ("ok, one more time", True), ("nochmal bitte", True), ("mach das noch einmal", True), ("repeat that", True),
+    ("do that again for Berlin", False), ("again the weather is bad", False), ("set a timer again for 5 minutes", False),
+])
+def test_repeat_re_reads_a_message_that_only_asks_to_repeat(text, repeat):
+    from eris_lab.policy import REPEAT_RE
+
+    assert bool(REPEAT_RE.match(text)) is repeat
+
+
+def test_a_repeat_puts_the_last_turns_tools_first_of_any_family():
+    from eris_lab.policy import with_memory
+
+    from eris_lab.policy import Decision
+
+    calibrated = Knobs(subset_margin=0.1)
+    offered = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=("media:play", "media:pause", "mail:write"),
+                       reason="3 hits")
+    again = with_memory(offered, ["clock:timer"], [], WIDE, calibrated, repeat=True)
+    assert again.names[0] == "clock:timer" and set(offered.names) < set(again.names)
+    assert ("clock:timer", "memory") in again.sources and "a repeat of the last turn" in again.reason
+    # not a repeat: another family's tool stays out unless it scores
+    assert "clock:timer" not in with_memory(offered, ["clock:timer"], [], WIDE, calibrated).names
