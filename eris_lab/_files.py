@@ -162,7 +162,7 @@ def read_user_text(path: str | os.PathLike[str], *, error: type[ErisLabError] = 
     except OSError as exc:
         raise error(f"cannot read ({exc.strerror or exc})", where=where) from None
     if len(raw) > max_bytes:
-        raise error(f"more than {max_bytes:,} bytes, the {max_bytes >> 20} MiB limit for an input file",
+        raise error(f"larger than {max_bytes >> 20} MiB (the limit for an input file: {max_bytes:,} bytes)",
                     where=where)
     try:
         return raw.decode("utf-8-sig")
