@@ -29,13 +29,15 @@ from typing import Callable, Iterable, Mapping
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import DURATION_UNITS, ENGLISH_CUES, GERMAN_CUES, GREETINGS, KEYWORD_STOPWORDS
+from .lexicon import DURATION_UNITS, ENGLISH_CUES, GERMAN_CUES, GREETINGS, KEYWORD_STOPWORDS, SMALL_TALK
 
 __all__ = [
     "clean_text",
     "find_urls",
     "is_conversational",
     "is_greeting",
+    "is_small_talk",
+    "one_edit_apart",
     "read_addresses",
     "tool_keywords",
     "fetch_tool",
@@ -169,6 +171,23 @@ _GREETING_PHRASES = frozenset(
 ) | frozenset(_normalise_for_greeting(w) for line in GREETINGS for w in line.split())
 
 
+_SMALL_TALK = frozenset(_normalise_for_greeting(line) for line in SMALL_TALK if line.strip())
+_GREETING_WORDS = frozenset(_normalise_for_greeting(w) for line in GREETINGS for w in line.split()) - {"no", "yes", "test"}
+
+
+def is_small_talk(text: str) -> bool:
+    """True for a whole message of small talk addressed to the assistant (:data:`~eris_lab.lexicon.SMALL_TALK`),
+    after any leading greeting words ("hey, how are you?", "hi there! what's your name")."""
+    words = _normalise_for_greeting(text).split()
+    while words:
+        if " ".join(words) in _SMALL_TALK:
+            return True
+        if words[0] not in _GREETING_WORDS:
+            return False
+        words = words[1:]
+    return False
+
+
 def is_greeting(text: str) -> bool:
     """True for empty input or a whole-message greeting, thanks or ping (:data:`~eris_lab.lexicon.GREETINGS`)."""
     norm = _normalise_for_greeting(text)
@@ -204,7 +223,7 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return True
     if find_urls(text):
         return False
-    if norm in _GREETING_PHRASES:
+    if norm in _GREETING_PHRASES or is_small_talk(norm):
         return True
     if follow_up:
         return False
@@ -221,7 +240,7 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         if word in keywords or (word.endswith("s") and word[:-1] in keywords):
             return False
     # a typo of a keyword is still a request ("chek my emial", "paus the podcats": demo set, tag typo)
-    return not any(_one_edit_apart(word, k) for word in words if len(word) >= 4
+    return not any(one_edit_apart(word, k) for word in words if len(word) >= 4
                    for k in keywords if len(k) >= TYPO_MIN_LETTERS and abs(len(k) - len(word)) <= 1)
 
 
@@ -231,7 +250,7 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
 TYPO_MIN_LETTERS = 5
 
 
-def _one_edit_apart(word: str, keyword: str) -> bool:
+def one_edit_apart(word: str, keyword: str) -> bool:
     """True when ``word`` is ``keyword`` with exactly one insertion, deletion, substitution or
     transposition of adjacent letters (restricted Damerau-Levenshtein distance 1)."""
     if word == keyword:
@@ -277,7 +296,7 @@ class SpellingIndex:
     def one_edit(self, word: str) -> list[str]:
         """Catalogue words exactly one edit from ``word``."""
         found = {v for key in _deletes(word) for v in self._keys.get(key, ())}
-        return sorted(v for v in found if _one_edit_apart(word, v))
+        return sorted(v for v in found if one_edit_apart(word, v))
 
 
 def _deletes(word: str) -> set[str]:

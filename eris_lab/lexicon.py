@@ -53,6 +53,18 @@ GREETINGS = frozenset(
     สวัสดี สวัสดีครับ สวัสดีค่ะ ขอบคุณ ขอบคุณครับ ขอบคุณค่ะ""".split("\n")
 )
 
+#: Whole-message small talk addressed to the assistant (compared after normalising, after any
+#: leading greeting word): conversation in any catalogue, as a greeting is. "What can you do?"
+#: is left out (a catalogue may hold a tool that answers it). Written for this project (demo
+#: none-003 "how are you doing today?", none-023 "Wie geht es dir heute?").
+SMALL_TALK = frozenset(
+    """how are you|how are you doing|how are you doing today|how are you today|how r u|how is it going|how's it going|hows it going
+    how have you been|how do you do|what's up|whats up|what is up|sup|how's your day|how is your day|how's your day going
+    nice to meet you|good to see you|what's your name|what is your name|whats your name
+    wie geht es dir|wie geht es dir heute|wie geht's|wie gehts|wie geht es ihnen|wie läuft's|wie laufts|wie heißt du|wie heisst du
+    schön dich zu sehen|freut mich""".replace("\n", "|").split("|")
+)
+
 #: Time units (English and German) that make "<number> <unit>" a duration: a countdown tool is
 #: pulled only by a duration or by its own name (reported case route-27: "at 09:05" and "on
 #: Thursday" are points in time, not durations). Written for this project.

@@ -37,7 +37,7 @@ from typing import Iterable, Literal, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import is_conversational, mostly_german, singular, tool_keywords, unread_script
+from .guard import is_conversational, mostly_german, one_edit_apart, singular, tool_keywords, unread_script
 from .knobs import Knobs
 from .lexicon import ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
 from .slots import MissingSlot, has_evidence, required_slots
@@ -603,7 +603,7 @@ def names_declared_keyword(text: str, catalog: Catalog) -> bool:
     if pattern.search(text) is not None:
         return True
     long_keywords = catalog.derived("policy.long_keywords", _long_keywords)
-    return any(_one_edit_apart(word, keyword) for word in {w.lower() for w in re.findall(r"[^\W\d_]{5,}", text)}
+    return any(one_edit_apart(word, keyword) for word in {w.lower() for w in re.findall(r"[^\W\d_]{5,}", text)}
                for n in (len(word) - 1, len(word), len(word) + 1) for keyword in long_keywords.get(n, ()))
 
 
@@ -616,19 +616,6 @@ def _long_keywords(catalog: Catalog) -> dict[int, frozenset[str]]:
             if len(k) >= 6 and k.isalpha():
                 out.setdefault(len(k), set()).add(k)
     return {n: frozenset(ws) for n, ws in out.items()}
-
-
-def _one_edit_apart(a: str, b: str) -> bool:
-    """One letter dropped, added, changed or two neighbours swapped ("remeber" / "remember")."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return a == b
-    if len(a) == len(b):
-        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-                                  and a[diff[1]] == b[diff[0]])
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
-    i = next((k for k, (x, y) in enumerate(zip(short, long_)) if x != y), len(short))
-    return short[i:] == long_[i + 1:]
 
 
 def _tool_subject_words(catalog: Catalog) -> tuple[frozenset[str] | None, ...]:

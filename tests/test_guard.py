@@ -312,3 +312,17 @@ def test_clean_text_cut_keeps_the_start_and_the_end():
     assert len(cut) <= 4010 and cut.startswith("lorem ipsum") and cut.endswith("please set an alarm for 7 am")
     assert " ... " in cut and cut.split(" ... ")[1].split()[0] in ("lorem", "ipsum", "dolor", "sit", "amet")
     assert clean_text("short text", 4000) == "short text"
+
+
+@pytest.mark.parametrize("text, small_talk", [
+    ("how are you doing today?", True), ("Wie geht es dir heute?", True), ("hey, how are you?", True),
+    ("hi there! what's your name", True), ("How's it going?", True), ("nice to meet you", True),
+    ("how are you going to fix this", False), ("what can you do?", False), ("how are the markets doing today", False),
+    ("how are you doing today? set an alarm for 7", False), ("hey", False), ("", False),
+])
+def test_small_talk_is_a_whole_message_after_a_greeting(text, small_talk):
+    from eris_lab.guard import is_conversational, is_small_talk
+
+    assert is_small_talk(text) is small_talk
+    if small_talk:  # conversation in any catalogue, in a dialog too
+        assert is_conversational(text, {"weather", "alarm"}, follow_up=True)
