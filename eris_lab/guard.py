@@ -188,6 +188,12 @@ def is_small_talk(text: str) -> bool:
     return False
 
 
+def _greeting_only(text: str) -> bool:
+    """Every word of ``text`` is a greeting word ("Hey, good morning.")."""
+    words = _normalise_for_greeting(text).split()
+    return bool(words) and all(w in _GREETING_WORDS for w in words)
+
+
 def is_greeting(text: str) -> bool:
     """True for empty input or a whole-message greeting, thanks or ping (:data:`~eris_lab.lexicon.GREETINGS`)."""
     norm = _normalise_for_greeting(text)
@@ -565,9 +571,10 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
     sentences = [s.strip() for s in _SENTENCE_END_RE.split(text.strip()) if s and s.strip()]
     if len(sentences) < 2:
         return ()
-    parts: dict[str, None] = {}  # a sentence said twice is one part
+    parts: dict[str, None] = {}  # a sentence said twice is one part; a greeting is none
     for sentence in sentences:
-        parts.update((p, None) for p in (clauses(sentence) or (sentence,)) if len(p.split()) >= 3)
+        parts.update((p, None) for p in (clauses(sentence) or (sentence,))
+                     if len(p.split()) >= 3 and not is_greeting(p) and not is_small_talk(p) and not _greeting_only(p))
     found = list(parts)
     if len(found) > max_parts:  # the last part stays: a request after pasted text comes last
         found = found[:max_parts - 1] + found[-1:]

@@ -56,13 +56,18 @@ GREETINGS = frozenset(
 #: Whole-message small talk addressed to the assistant (compared after normalising, after any
 #: leading greeting word): conversation in any catalogue, as a greeting is. "What can you do?"
 #: is left out (a catalogue may hold a tool that answers it). Written for this project (demo
-#: none-003 "how are you doing today?", none-023 "Wie geht es dir heute?").
+#: none-003 "how are you doing today?", none-023 "Wie geht es dir heute?"), and the closings of a
+#: session ("thanks, that's all for now", "good night, talk tomorrow").
 SMALL_TALK = frozenset(
     """how are you|how are you doing|how are you doing today|how are you today|how r u|how is it going|how's it going|hows it going
     how have you been|how do you do|what's up|whats up|what is up|sup|how's your day|how is your day|how's your day going
     nice to meet you|good to see you|what's your name|what is your name|whats your name
     wie geht es dir|wie geht es dir heute|wie geht's|wie gehts|wie geht es ihnen|wie läuft's|wie laufts|wie heißt du|wie heisst du
-    schön dich zu sehen|freut mich""".replace("\n", "|").split("|")
+    schön dich zu sehen|freut mich
+    that's all|that's all for now|that's all for today|that's it|that's it for now|that is all|nothing else|all good
+    talk tomorrow|talk to you tomorrow|talk later|talk to you later|talk soon|see you tomorrow|see you later|see you soon
+    have a nice day|have a good day|have a good night|sleep well|take care
+    das wär's|das wars|das war's|das ist alles|bis morgen|bis später|bis bald|schönen tag noch|gute nacht""".replace("\n", "|").split("|")
 )
 
 #: Time units (English and German) that make "<number> <unit>" a duration: a countdown tool is
@@ -103,6 +108,7 @@ GERMAN_GLOSSES: dict[str, str] = {
     "schicke": "send", "archiviere": "archive", "gedächtnis": "memory", "wiki": "wiki",
     "lied": "song", "licht": "light", "nächste": "next", "nächsten": "next", "übersetze": "translate",
     "uhr": "clock time", "ordne": "sort", "erstelle": "create", "lege": "create", "bestelle": "order",
+    "füge": "add", "hinzufügen": "add", "eintrag": "entry", "nachricht": "message", "schick": "send",
 }
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he

@@ -514,6 +514,8 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
         if key in obj:
             if _is_definition(obj, obj[key]):
                 return None
+            if not isinstance(obj[key], (dict, str)) and obj[key] is not None:
+                return None  # {"name": "Alice", "arguments": 3}: a record, not a call
             return [_Cand(name, obj[key])]
     return None
 
@@ -753,10 +755,17 @@ def _fmt_gemma(text: str) -> _Found | None:
         spans[-2] = (spans[-2][0], len(text))
         spans.pop()
         repairs.append("ignored a call cut off at the end of the output")
+    return _once_back_to_back(cands, spans, repairs)
+
+
+def _once_back_to_back(cands: list[_Cand], spans: list[tuple[int, int]], repairs: list[str]) -> _Found:
+    """Back-to-back copies of the same call read once: a model that did not stop at its end
+    marker repeats the call up to the token limit (parse-39, FunctionGemma; the same in
+    ``<tool_call>`` tags)."""
     kept, kept_spans = [cands[0]], [spans[0]]
     for cand, span in zip(cands[1:], spans[1:]):
         if cand.name == kept[-1].name and cand.arguments == kept[-1].arguments:
-            kept_spans[-1] = (kept_spans[-1][0], span[1])  # a model that did not stop at its end marker
+            kept_spans[-1] = (kept_spans[-1][0], span[1])
             if "read back-to-back copies of the same call once" not in repairs:
                 repairs.append("read back-to-back copies of the same call once")
             continue
@@ -797,12 +806,20 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
             c, r = (got[0], got[2]) if got else ([], [])
         if not c:
             c, r = _name_tag_call(segment)
+        if not c and not re.match(r"\s*<(?:name|arguments|parameters|args)>", segment):
+            c, r = _inner_tag_call(segment)
         if not c:
             c = _python_calls(segment) or []
+        if not c and close < 0 and cands and k == len(opens) - 1:
+            spans[-1] = (spans[-1][0], len(text))  # the token limit cut a last copy before its name
+            repairs.append("ignored a call cut off at the end of the output")
+            continue
         cands.extend(c)
         repairs.extend(r)
-        spans.append((m.start(), close + len("</tool_call>") if close >= 0 else seg_end))
-    return (cands, spans, repairs) if cands else None
+        spans.extend([(m.start(), close + len("</tool_call>") if close >= 0 else seg_end)] * max(len(c), 1))
+    if not cands:
+        return None
+    return _once_back_to_back(cands, spans, repairs) if len(spans) == len(cands) else (cands, spans, repairs)
 
 
 _FUNCTION_RE = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|\Z)", flags=re.S)
@@ -859,6 +876,22 @@ def _fmt_function_tag(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
+def _inner_tag_call(segment: str) -> tuple[list[_Cand], list[str]]:
+    """``<NAME>{json}</NAME>`` inside a call tag: the tool's name is the inner tag (PR #2104;
+    inside ``<toolcall>`` and ``<tool_call>`` alike)."""
+    inner_tag = re.match(r"\s*<(" + _NAME + r")>\s*(.*?)\s*(?:</\1>|\Z)", segment, flags=re.S)
+    if not inner_tag or inner_tag.group(2).startswith("<"):
+        return [], []
+    body = inner_tag.group(2).strip()
+    if body.startswith("{"):
+        got = _decode_at(body, 0)
+        if got is not None:
+            args, _, fixed = got
+            return [_Cand(inner_tag.group(1), args)], list(fixed)
+        return [_Cand(inner_tag.group(1), body)], []
+    return [_Cand(inner_tag.group(1), body or {})], []
+
+
 def _fmt_xml_tag(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
     for m in re.finditer(r"<(toolcall|tool|tool_use|function_call|functioncall)>(.*?)(?:</\1>|\Z)", text, flags=re.S):
@@ -869,19 +902,10 @@ def _fmt_xml_tag(text: str) -> _Found | None:
             repairs.extend(fixed)
             spans.append(m.span())
             continue
-        inner_tag = re.match(r"\s*<(" + _NAME + r")>\s*(.*?)\s*(?:</\1>|\Z)", inner, flags=re.S)
-        if inner_tag and not inner_tag.group(2).startswith("<"):
-            body = inner_tag.group(2).strip()
-            if body.startswith("{"):
-                got = _decode_at(body, 0)
-                if got is not None:
-                    args, _, fixed = got
-                    repairs.extend(fixed)
-                else:
-                    args = body
-            else:
-                args = body or {}
-            cands.append(_Cand(inner_tag.group(1), args))
+        tagged, fixed = _inner_tag_call(inner)
+        if tagged:
+            cands.extend(tagged)
+            repairs.extend(fixed)
             spans.append(m.span())
             continue
         c, _, r = _json_cands_in(inner, m.start(2))
@@ -1126,8 +1150,22 @@ def _fmt_fenced(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
+#: An object written as a value in code: after an assignment or an opening bracket of a call on
+#: its line (``payload = json.dumps({...})``, ``let user = {...};``), it is data (parse-17's kind).
+_CODE_VALUE_RE = re.compile(r"(?:[\w\]\)]\s*=|[\w.]\()\s*$")
+
+
 def _fmt_bare_json(text: str) -> _Found | None:
-    cands, spans, repairs = _json_cands_in(text, 0)
+    cands, spans, repairs = [], [], []
+    for value, start, end, fixed in _scan_json(text):
+        line_start = text.rfind("\n", 0, start) + 1
+        if _CODE_VALUE_RE.search(text[line_start:start]):
+            continue
+        got = _from_object(value)
+        if got:
+            cands.extend(got)
+            spans.append((start, end))
+            repairs.extend(fixed)
     return (cands, spans, repairs) if cands else None
 
 
@@ -1136,7 +1174,17 @@ _PY_CALL_LINE_RE = re.compile(r"(?m)^[ \t]*(" + _NAME + r")[ \t]*(?=\()")
 
 def _fmt_python_call(text: str) -> _Found | None:
     """Lines that are a whole Python-style call, ``clock_alarm(action="set", time="07:00")``
-    (arguments read as literals, never evaluated); a call only when the name is offered."""
+    (arguments read as literals, never evaluated); a call only when the name is offered. A whole
+    reply that is a list of such calls, ``[f(a=1), g(b=2)]`` (the BFCL/Llama "pythonic" form), is
+    one call each."""
+    stripped = text.strip()
+    if stripped.startswith("[") and stripped.endswith("]") and len(stripped) <= 20_000:
+        listed = _python_calls(stripped)
+        if listed:
+            for cand in listed:
+                cand.offered_only = True
+            start = text.index("[")
+            return listed, [(start, start + len(stripped))], []
     cands, spans = [], []
     for m in _PY_CALL_LINE_RE.finditer(text):
         if len(cands) >= 32 or (spans and m.start() < spans[-1][1]):

@@ -93,8 +93,21 @@ def gloss_german(text: str) -> str:
     if not reads_german:  # a stem match alone is no evidence: English "list" stems like "liste"
         return ""
     by_stem = _gloss_stems()
-    keys = [w if w in GERMAN_GLOSSES else by_stem.get(_german_stem(w)) or _compound_head(w) for w in words]
+    keys = [k for w in words for k in ((w,) if w in GERMAN_GLOSSES else (by_stem.get(_german_stem(w)),)
+                                       if by_stem.get(_german_stem(w)) else _compound_keys_of(w))]
     return " ".join(dict.fromkeys(GERMAN_GLOSSES[k] for k in keys if k))
+
+
+def _compound_keys_of(word: str) -> tuple[str, ...]:
+    """A compound's gloss keys: a leading key that names what kind ("kalender" of
+    "kalendereintrag", five letters or more) and its head (:func:`_compound_head`)."""
+    head = _compound_head(word)
+    if head is None:
+        return ()
+    rest = word[: len(word) - len(head) - 3]  # the part before the head, give or take its endings
+    lead = max((k for k in _compound_keys() if len(k) >= 5 and word.startswith(k) and len(k) <= len(rest) + 3),
+               key=len, default=None)
+    return (lead, head) if lead and lead != head else (head,)
 
 
 #: Endings a compound's head may carry (plural, case, the linking "s" before it is the prefix's).

@@ -319,6 +319,8 @@ def test_clean_text_cut_keeps_the_start_and_the_end():
     ("hi there! what's your name", True), ("How's it going?", True), ("nice to meet you", True),
     ("how are you going to fix this", False), ("what can you do?", False), ("how are the markets doing today", False),
     ("how are you doing today? set an alarm for 7", False), ("hey", False), ("", False),
+    ("thanks, that's all for now", True), ("good night, talk tomorrow", True), ("Danke, das wär's", True),
+    ("that's all I need to book", False), ("see you tomorrow at the meeting", False),
 ])
 def test_small_talk_is_a_whole_message_after_a_greeting(text, small_talk):
     from eris_lab.guard import is_conversational, is_small_talk
@@ -326,3 +328,12 @@ def test_small_talk_is_a_whole_message_after_a_greeting(text, small_talk):
     assert is_small_talk(text) is small_talk
     if small_talk:  # conversation in any catalogue, in a dialog too
         assert is_conversational(text, {"weather", "alarm"}, follow_up=True)
+
+
+def test_sentence_parts_leave_out_greetings_and_small_talk():
+    from eris_lab.guard import sentence_parts
+
+    assert sentence_parts("Hey, good morning. What's the weather in Berlin today?") == (
+        "What's the weather in Berlin today?",)
+    assert sentence_parts("Hi there, how are you doing? Set an alarm for 7. Then check my mail please.") == (
+        "Set an alarm for 7.", "Then check my mail please.")

@@ -868,3 +868,37 @@ def test_parse_python_from_many_threads_leaves_the_warning_filters_as_they_were(
     finally:
         sys.setswitchinterval(interval)
     assert warnings.filters == before
+
+
+@pytest.mark.parametrize("raw, expected", [
+    # parse-37's kind in a <tool_call> wrapper: the tool's name is the inner tag
+    ('<tool_call><get_weather>{"city": "Bonn"}</get_weather></tool_call>', [("get_weather", {"city": "Bonn"})]),
+    ('<tool_call>\n  <get_weather>{"city": "Graz"}</get_weather>\n</tool_call>', [("get_weather", {"city": "Graz"})]),
+    # a whole reply that is a pythonic list of calls
+    ('[get_weather(city="Oslo"), get_weather(city="Bergen")]',
+     [("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Bergen"})]),
+    (' [get_weather(city="Oslo")] ', [("get_weather", {"city": "Oslo"})]),
+    ('[1, 2, 3]', []), ('[unknown_tool(x=1)]', []),
+    # parse-39's kind in <tool_call> tags: copies up to the token limit are one call
+    ('<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>' * 3 + '<tool_call>{"name": "get_wea',
+     [("get_weather", {})]),
+    ('<tool_call>{"name": "get_weather", "arguments": {"city": "A"}}</tool_call>\n'
+     '<tool_call>{"name": "get_weather", "arguments": {"city": "B"}}</tool_call>',
+     [("get_weather", {"city": "A"}), ("get_weather", {"city": "B"})]),  # different calls stay
+])
+def test_calls_more_shapes_of_the_handed_kinds(raw, expected):
+    parsed = calls(raw, ["get_weather"])
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == expected and parsed.error is None
+
+
+@pytest.mark.parametrize("raw", [
+    # parse-15 / parse-17's kinds: call-shaped JSON that is data or code
+    'payload = json.dumps({"name": "get_weather", "arguments": {"city": "x"}})\nrequests.post(url, data=payload)',
+    'let user = {"name": "Bob", "arguments": [1, 2]};\nconsole.log(user);',
+    'config["tool"] = {"name": "get_weather", "arguments": {}}',
+    'Example record:\n```json\n{"name": "Alice", "arguments": 3, "age": 30}\n```',
+    '{"name": "get_weather", "arguments": [1, 2]}',
+])
+def test_calls_call_shaped_json_in_code_or_data_is_no_call_and_stays_in_the_text(raw):
+    parsed = calls(raw, ["get_weather"])
+    assert parsed.calls == () and parsed.error is None and parsed.content == raw.strip()

@@ -618,9 +618,12 @@ def test_router_hands_the_policy_its_top_cosine_for_the_uncovered_rule(real_embe
 @pytest.mark.parametrize("text, gloss", [
     ("Lösch alle Werbemails von gestern", "delete email"),  # demo de-020
     ("Zeig mir meine Einkaufsliste", "show list"),
-    ("Wie wird das Regenwetter morgen?", "weather tomorrow"),
+    ("Wie wird das Regenwetter morgen?", "rain weather tomorrow"),
     ("Lösch bitte die Spammails", "delete email"),
     ("Lösch die Bahnhofsuhr", "delete"),  # "uhr" is too short a key to be read as a head
+    ("Erstelle einen Kalendereintrag für Montag", "create calendar entry"),  # a leading key and the head
+    ("Füge Milch zur Einkaufsliste hinzu", "add list"),
+    ("Schick eine Nachricht an Lisa", "send message"),
 ])
 def test_gloss_german_reads_a_compound_by_its_head(text, gloss):
     assert gloss_german(text) == gloss
