@@ -228,9 +228,16 @@ _ANAPHOR_RE = _rx(_ANAPHOR)
 
 
 def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
-    if not recent or not _ANAPHOR_RE.search(text):
+    """A continuation cue: an anaphor, a domain noun and a verb, that domain among the recent tools;
+    right after a listing of that domain, a noun and a verb without an anaphor ("please remove
+    the dentist reminder from my agenda" after ``agenda:list``: the item is one just listed)."""
+    if not recent:
         return None
-    recent_domains = {domain_of(name) for name in recent}
+    anaphor = bool(_ANAPHOR_RE.search(text))
+    listed = domain_of(recent[-1]) if set(name_words(base_name(recent[-1]))) & READ_VERBS else None
+    if not anaphor and listed is None:
+        return None
+    recent_domains = {domain_of(name) for name in recent} if anaphor else {listed}
     for pairing in PAIRINGS:
         cluster = catalog.cluster(pairing.domain)
         if not cluster or pairing.domain not in recent_domains:
@@ -249,7 +256,7 @@ def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decis
             reason=f"continuation cue ({noun.group(0)!r}) after {last}: offering {pairing.domain} verbs, "
                    f"{names[0]} first",
         )
-    return _pairing_on_last(text, catalog, recent)
+    return _pairing_on_last(text, catalog, recent) if anaphor else None
 
 
 def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:

@@ -681,3 +681,25 @@ def test_a_repeat_puts_the_last_turns_tools_first_of_any_family():
     assert ("clock:timer", "memory") in again.sources and "a repeat of the last turn" in again.reason
     # not a repeat: another family's tool stays out unless it scores
     assert "clock:timer" not in with_memory(offered, ["clock:timer"], [], WIDE, calibrated).names
+
+
+@pytest.mark.parametrize("text, last, rule, first", [
+    ("please remove the dentist reminder from my agenda", "agenda:list", Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+    ("please move the dentist meeting to 4pm", "calendar:list", Rule.CALENDAR_DIALOG_PAIRING, "calendar:update"),
+    ("please read the first email", "mail:check", Rule.MAIL_DIALOG_PAIRING, "mail:read"),
+    ("open the second document", "doc:list", Rule.DOC_DIALOG_PAIRING, "doc:read"),
+])
+def test_right_after_a_listing_a_named_item_pairs_without_an_anaphor(text, last, rule, first):
+    d = decide(text, hits(("doc:delete", 0.56), ("mail:delete", 0.53)), REGISTRY, recent=[last])
+    assert d.rule == rule and d.names[0] == first and d.kind == "cluster" and len(d.names) > 1
+
+
+def test_without_an_anaphor_only_the_last_listing_pairs():
+    # the agenda was listed two tools ago; the mail check came last: no agenda pairing without "it"
+    d = decide("please remove the dentist reminder from my agenda", hits(("doc:delete", 0.56)), REGISTRY,
+               recent=["agenda:list", "mail:check"])
+    assert d.rule != Rule.AGENDA_DIALOG_PAIRING
+    # a write tool last is no listing
+    d = decide("please remove the dentist reminder from my agenda", hits(("doc:delete", 0.56)), REGISTRY,
+               recent=["agenda:remind_at"])
+    assert d.rule != Rule.AGENDA_DIALOG_PAIRING
