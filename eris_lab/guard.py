@@ -420,15 +420,22 @@ _QUOTED_RE = re.compile(r"'[^']+'|\"[^\"]+\"|“[^”]+”|„[^“]+“")
 
 
 def fetch_tool(catalog: Catalog) -> str:
-    """The catalogue's page-fetch tool: ``web:fetch`` if present, else a tool named with "fetch".
+    """The catalogue's page-fetch tool: ``web:fetch`` if present, else a tool whose name fetches,
+    scrapes or crawls, or reads, gets or opens a page or URL (``scrape``, ``read_webpage``,
+    ``get_url``), one naming the web, a URL or a page first.
 
     Returns ``""`` when the catalogue has none (then URLs force nothing).
     """
     if "web:fetch" in catalog:
         return "web:fetch"
-    candidates = [t.name for t in catalog if "fetch" in name_words(t.name)]
-    preferred = [n for n in candidates if {"web", "url", "page", "http"} & set(name_words(n))]
+    pages = {"web", "webpage", "website", "url", "page", "http", "html", "site", "link"}
+    candidates = [t.name for t in catalog if _FETCH_VERBS & set(name_words(t.name))
+                  or ({"read", "get", "open", "load", "visit"} & set(name_words(t.name)) and pages & set(name_words(t.name)))]
+    preferred = [n for n in candidates if pages & set(name_words(n))]
     return (preferred or candidates or [""])[0]
+
+
+_FETCH_VERBS = frozenset({"fetch", "scrape", "scraper", "crawl", "crawler", "browse"})
 
 
 def names_domain(text: str, domain: str) -> bool:

@@ -337,3 +337,15 @@ def test_sentence_parts_leave_out_greetings_and_small_talk():
         "What's the weather in Berlin today?",)
     assert sentence_parts("Hi there, how are you doing? Set an alarm for 7. Then check my mail please.") == (
         "Set an alarm for 7.", "Then check my mail please.")
+
+
+@pytest.mark.parametrize("names, fetcher", [
+    (["duckduckgo", "scrape", "wikipedia"], "scrape"), (["web_search", "read_webpage"], "read_webpage"),
+    (["get_weather", "get_url_content"], "get_url_content"), (["fetch_data", "web_fetch"], "web_fetch"),
+    (["get_weather", "search", "read_file"], ""),  # reading a file is no page fetch
+])
+def test_fetch_tool_finds_a_page_reader_by_its_name(names, fetcher):
+    from eris_lab.catalog import Catalog, tools_from_json
+    from eris_lab.guard import fetch_tool
+
+    assert fetch_tool(Catalog(tools_from_json([{"name": n, "description": n} for n in names]))) == fetcher
