@@ -1150,9 +1150,10 @@ def _fmt_fenced(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
-#: An object written as a value in code: after an assignment or an opening bracket of a call on
-#: its line (``payload = json.dumps({...})``, ``let user = {...};``), it is data (parse-17's kind).
-_CODE_VALUE_RE = re.compile(r"(?:[\w\]\)]\s*=|[\w.]\()\s*$")
+#: An object written as a value in code: after an assignment or inside a method call on its line
+#: (``payload = json.dumps({...})``, ``let user = {...};``), it is data (parse-17's kind). A plain
+#: name before the bracket is not code: "I'll call get_weather({...})" stays a call.
+_CODE_VALUE_RE = re.compile(r"(?:[\w\]\)]\s*=|\w\.\w[\w.]*\()\s*$")
 
 
 def _fmt_bare_json(text: str) -> _Found | None:
