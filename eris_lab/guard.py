@@ -39,6 +39,7 @@ __all__ = [
     "is_small_talk",
     "one_edit_apart",
     "read_addresses",
+    "without_pointers",
     "tool_keywords",
     "fetch_tool",
     "page_phrase",
@@ -414,6 +415,22 @@ def read_addresses(text: str) -> str:
         return ""
     read, count = _ADDRESS_RE.subn(lambda m: f"{m.group(1).replace('.', ' ')} (an email address)", text)
     return read if count else ""
+
+
+_POINTER_RE = re.compile(r"(?i)\s*\b(?:for|about|with|of|on|to|in|from)\s+(?:that|this|it|them|those|these)\b")
+
+
+def without_pointers(text: str) -> str:
+    """``text`` without the phrases that only point back ("for that", "about this", "with it"), or
+    ``""`` when it holds none or little would be left.
+
+    Such a phrase carries no subject, yet it moves a short message's vector: "is there a video for
+    that?" scored ``find_video`` at cosine 0.22, "... for this?" at 0.30 and "is there a video?"
+    at 0.30 (a helper's variant of case route-05). The router scores this reading beside the
+    message, so it can raise a tool's score, never lower one."""
+    read, count = _POINTER_RE.subn("", text)
+    read = " ".join(read.split())
+    return read if count and len(read.split()) >= 2 and read != text else ""
 
 
 _QUOTED_RE = re.compile(r"'[^']+'|\"[^\"]+\"|“[^”]+”|„[^“]+“")

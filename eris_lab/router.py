@@ -44,6 +44,7 @@ from .guard import (
     spelling_index,
     tool_keywords,
     unread_script,
+    without_pointers,
 )
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
@@ -586,6 +587,9 @@ class Router:
         if addressed:  # like a spelling fix, scored beside the message as written
             queries.append(addressed)
             notes.append("email address read")
+        unpointed = without_pointers(fixed)
+        if unpointed:  # likewise: "is there a video for that?" read as "is there a video?"
+            queries.append(unpointed)
         parts = clauses(text)
         first_clause = len(queries)
         if parts:

@@ -349,3 +349,14 @@ def test_fetch_tool_finds_a_page_reader_by_its_name(names, fetcher):
     from eris_lab.guard import fetch_tool
 
     assert fetch_tool(Catalog(tools_from_json([{"name": n, "description": n} for n in names]))) == fetcher
+
+
+@pytest.mark.parametrize("text, read", [
+    ("is there a video for that?", "is there a video?"), ("tell me more about this one", "tell me more one"),
+    ("what about a workflow for this?", "what about a workflow?"), ("do it", ""), ("delete it", ""),
+    ("for that", ""), ("set an alarm for 7", ""),
+])
+def test_without_pointers_drops_phrases_that_only_point_back(text, read):
+    from eris_lab.guard import without_pointers
+
+    assert without_pointers(text) == read

@@ -627,3 +627,19 @@ def test_router_hands_the_policy_its_top_cosine_for_the_uncovered_rule(real_embe
 ])
 def test_gloss_german_reads_a_compound_by_its_head(text, gloss):
     assert gloss_german(text) == gloss
+
+
+@pytest.mark.parametrize("text", ["is there a video for that?", "any video on that?", "what about a video for this?"])
+def test_a_follow_up_that_points_back_is_scored_without_its_pointer(text, real_embedder):
+    """A helper's variant of route-05: "for that" lowered find_video's cosine below the threshold
+    and the whole roster, ask_clarification included, was offered."""
+    catalog = Catalog(tools_from_json([
+        {"name": "search_docs", "description": "Search the product documentation for a topic."},
+        {"name": "find_video", "description": "Find a video walkthrough on a topic."},
+        {"name": "open_ticket", "description": "Open a support ticket."},
+        {"name": "ask_clarification", "description": "Ask the user what they mean when the request is unclear."}]))
+    history = [{"role": "user", "content": "how do I configure single sign-on with Okta in the admin console?"},
+               {"role": "tool_used", "name": "search_docs"}]
+    for router in (Router(catalog, real_embedder), Router.with_calibrated_knobs(catalog, real_embedder)):
+        routed = router.route(text, history=history)
+        assert "find_video" in routed.offer.names and "ask_clarification" not in routed.offer.names, routed.decision
