@@ -445,14 +445,15 @@ def fetch_tool(catalog: Catalog) -> str:
     """
     if "web:fetch" in catalog:
         return "web:fetch"
-    pages = {"web", "webpage", "website", "url", "page", "http", "html", "site", "link"}
-    candidates = [t.name for t in catalog if _FETCH_VERBS & set(name_words(t.name))
-                  or ({"read", "get", "open", "load", "visit"} & set(name_words(t.name)) and pages & set(name_words(t.name)))]
-    preferred = [n for n in candidates if pages & set(name_words(n))]
+    words = {t.name: set(name_words(t.name)) for t in catalog}
+    candidates = [n for n, w in words.items() if _FETCH_VERBS & w or (_READ_PAGE_VERBS & w and _PAGE_WORDS & w)]
+    preferred = [n for n in candidates if _PAGE_WORDS & words[n]]
     return (preferred or candidates or [""])[0]
 
 
 _FETCH_VERBS = frozenset({"fetch", "scrape", "scraper", "crawl", "crawler", "browse"})
+_READ_PAGE_VERBS = frozenset({"read", "get", "open", "load", "visit"})
+_PAGE_WORDS = frozenset({"web", "webpage", "website", "url", "page", "http", "html", "site", "link"})
 
 
 def names_domain(text: str, domain: str) -> bool:

@@ -779,9 +779,20 @@ _GEMMA_TAIL_RE = re.compile(r"\s*(?:(?:<start_function_call>|<\|tool_call>)\s*)?
                             r"(?:c(?:a(?:l(?:l(?::[\w.:\-]*)?)?)?)?)?\s*\Z|\s*<[^<>\s]*\Z")
 
 
-def _json_cands_in(segment: str, offset: int) -> tuple[list[_Cand], list[tuple[int, int]], list[str]]:
+#: An object written as a value in code: after an assignment or inside a method call on its line
+#: (``payload = json.dumps({...})``, ``let user = {...};``), it is data (parse-17's kind). A plain
+#: name before the bracket is not code: "I'll call get_weather({...})" stays a call.
+_CODE_VALUE_RE = re.compile(r"(?:[\w\]\)]\s*=|\w\.\w[\w.]*\()\s*$")
+
+
+def _json_cands_in(segment: str, offset: int, *, skip_code_values: bool = False
+                   ) -> tuple[list[_Cand], list[tuple[int, int]], list[str]]:
+    """Calls in the JSON values of ``segment`` (spans shifted by ``offset``); ``skip_code_values``:
+    leave out a value written in code (:data:`_CODE_VALUE_RE`)."""
     cands, spans, repairs = [], [], []
     for value, start, end, fixed in _scan_json(segment):
+        if skip_code_values and _CODE_VALUE_RE.search(segment[segment.rfind("\n", 0, start) + 1:start]):
+            continue
         got = _from_object(value)
         if got:
             cands.extend(got)
@@ -794,7 +805,7 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
     opens = [m for m in re.finditer(r"<tool_call>", text)]
     if not opens:
         return None
-    cands, spans, repairs = [], [], []
+    cands, cand_spans, spans, repairs = [], [], [], []
     for k, m in enumerate(opens):
         stop = opens[k + 1].start() if k + 1 < len(opens) else len(text)
         close = text.find("</tool_call>", m.end(), stop)
@@ -810,16 +821,20 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
             c, r = _inner_tag_call(segment)
         if not c:
             c = _python_calls(segment) or []
+        span = (m.start(), close + len("</tool_call>") if close >= 0 else seg_end)
         if not c and close < 0 and cands and k == len(opens) - 1:
-            spans[-1] = (spans[-1][0], len(text))  # the token limit cut a last copy before its name
+            cand_spans[-1] = (cand_spans[-1][0], len(text))  # the token limit cut a last copy before its name
             repairs.append("ignored a call cut off at the end of the output")
             continue
         cands.extend(c)
         repairs.extend(r)
-        spans.extend([(m.start(), close + len("</tool_call>") if close >= 0 else seg_end)] * max(len(c), 1))
+        cand_spans.extend([span] * len(c))  # one span per call, for the copies read once
+        if not c:
+            spans.append(span)  # a tag with no call is cut from the content all the same
     if not cands:
         return None
-    return _once_back_to_back(cands, spans, repairs) if len(spans) == len(cands) else (cands, spans, repairs)
+    kept, kept_spans, repairs = _once_back_to_back(cands, cand_spans, repairs)
+    return kept, sorted(kept_spans + spans), repairs
 
 
 _FUNCTION_RE = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|\Z)", flags=re.S)
@@ -1150,23 +1165,8 @@ def _fmt_fenced(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
-#: An object written as a value in code: after an assignment or inside a method call on its line
-#: (``payload = json.dumps({...})``, ``let user = {...};``), it is data (parse-17's kind). A plain
-#: name before the bracket is not code: "I'll call get_weather({...})" stays a call.
-_CODE_VALUE_RE = re.compile(r"(?:[\w\]\)]\s*=|\w\.\w[\w.]*\()\s*$")
-
-
 def _fmt_bare_json(text: str) -> _Found | None:
-    cands, spans, repairs = [], [], []
-    for value, start, end, fixed in _scan_json(text):
-        line_start = text.rfind("\n", 0, start) + 1
-        if _CODE_VALUE_RE.search(text[line_start:start]):
-            continue
-        got = _from_object(value)
-        if got:
-            cands.extend(got)
-            spans.append((start, end))
-            repairs.extend(fixed)
+    cands, spans, repairs = _json_cands_in(text, 0, skip_code_values=True)
     return (cands, spans, repairs) if cands else None
 
 
@@ -1523,14 +1523,14 @@ class _Checker:
                     self.error(f"required argument {key!r} for {name} is null; send a value (return as a "
                                "recoverable tool error so the model can retry)")
                     return []
-            if self._scalar_types(name, args, props) is None:
+            if not self._scalars_fit(name, args, props):
                 return []
         return [Call(name=name, arguments=args, source=cand.source)]
 
-    def _scalar_types(self, name: str, args: dict[str, Any], props: Mapping[str, Any]) -> dict[str, Any] | None:
-        """A value no reading makes the number or boolean its schema wants (``{"n": "seven"}``,
-        ``7.5`` for an integer, ``true`` for a number) drops the call with an error naming the
-        argument, the value and the type. A string that spells one exactly (``"7"``, ``"true"``)
+    def _scalars_fit(self, name: str, args: dict[str, Any], props: Mapping[str, Any]) -> bool:
+        """False, with an error naming the argument, the value and the type, for a value no
+        reading makes the number or boolean its schema wants (``{"n": "seven"}``, ``7.5`` for an
+        integer, ``true`` for a number): the call is dropped. A string that spells one exactly (``"7"``, ``"true"``)
         or a whole float for an integer passes unchanged: ``repair`` coerces it (the lever
         ``repair_arguments``), and without the lever the tool reports it."""
         for key, value in args.items():
@@ -1549,8 +1549,8 @@ class _Checker:
             if not fits:
                 self.error(f"argument {key!r} for {name} is {_short(value, 40)}, but its schema expects "
                            f"{' or '.join(sorted(wanted))}; send a value of that type")
-                return None
-        return args
+                return False
+        return True
 
     def _run_together(self, name: str, text: str) -> Any:
         """An arguments string holding JSON objects run together (``{...}{...}``, a streaming

@@ -234,7 +234,7 @@ def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decis
     if not recent:
         return None
     anaphor = bool(_ANAPHOR_RE.search(text))
-    listed = domain_of(recent[-1]) if set(name_words(base_name(recent[-1]))) & READ_VERBS else None
+    listed = domain_of(recent[-1]) if _is_listing(recent[-1]) else None
     if not anaphor and listed is None:
         return None
     recent_domains = {domain_of(name) for name in recent} if anaphor else {listed}
@@ -259,6 +259,12 @@ def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decis
     return _pairing_on_last(text, catalog, recent) if anaphor else None
 
 
+def _is_listing(name: str) -> bool:
+    """Whether a tool only reads (a word of its name is in :data:`~eris_lab.lexicon.READ_VERBS`):
+    right after it, "the first one" or "the dentist reminder" is one of what it listed."""
+    return bool(set(name_words(base_name(name))) & READ_VERBS)
+
+
 def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
     """An anaphor and a verb without a domain noun ("please remove it") act on the last tool's domain.
 
@@ -270,8 +276,7 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Deci
     last = recent[-1]
     pairing = next((p for p in PAIRINGS if p.domain == domain_of(last)), None)
     cluster = catalog.cluster(pairing.domain) if pairing else ()
-    listed = bool(set(name_words(base_name(last))) & READ_VERBS)
-    if not cluster or not listed or len(text.split()) > 6:
+    if not cluster or not _is_listing(last) or len(text.split()) > 6:
         return None
     verb_tool = next((tool for pattern, tool in pairing.verbs if pattern.search(text)), "")
     if not verb_tool:

@@ -94,9 +94,16 @@ def gloss_german(text: str) -> str:
     if not reads_german:  # a stem match alone is no evidence: English "list" stems like "liste"
         return ""
     by_stem = _gloss_stems()
-    keys = [k for w in words for k in ((w,) if w in GERMAN_GLOSSES else (by_stem.get(_german_stem(w)),)
-                                       if by_stem.get(_german_stem(w)) else _compound_keys_of(w))]
-    return " ".join(dict.fromkeys(GERMAN_GLOSSES[k] for k in keys if k))
+    keys = [k for w in words for k in _gloss_keys(w, by_stem)]
+    return " ".join(dict.fromkeys(GERMAN_GLOSSES[k] for k in keys))
+
+
+def _gloss_keys(word: str, by_stem: dict[str, str]) -> tuple[str, ...]:
+    """The gloss keys of one lower-case word: itself, its Snowball stem's key, else a compound's."""
+    if word in GERMAN_GLOSSES:
+        return (word,)
+    stemmed = by_stem.get(_german_stem(word))
+    return (stemmed,) if stemmed else _compound_keys_of(word)
 
 
 def _compound_keys_of(word: str) -> tuple[str, ...]:
@@ -105,8 +112,8 @@ def _compound_keys_of(word: str) -> tuple[str, ...]:
     head = _compound_head(word)
     if head is None:
         return ()
-    rest = word[: len(word) - len(head) - 3]  # the part before the head, give or take its endings
-    lead = max((k for k in _compound_keys() if len(k) >= 5 and word.startswith(k) and len(k) <= len(rest) + 3),
+    before_head = len(word) - len(head)  # the letters a leading key may take
+    lead = max((k for k in _compound_keys() if len(k) >= 5 and word.startswith(k) and len(k) <= before_head),
                key=len, default=None)
     return (lead, head) if lead and lead != head else (head,)
 
