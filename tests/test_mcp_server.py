@@ -106,3 +106,28 @@ def test_mcp_serve_rejects_an_unknown_catalogue(capsys):
 
     assert cli.main(["mcp-serve", "--catalog", "/nonexistent/catalogue.json", "--embedder", "none"]) == 2
     assert capsys.readouterr().err.strip() == "eris-lab: error: /nonexistent/catalogue.json: no such file or folder"
+
+
+def test_requests_piped_all_at_once_are_all_answered(tmp_path):
+    """A client that writes its requests and closes stdin at once (``printf ... | eris-lab mcp-serve``)
+    gets an answer to each: the SDK's loop used to end, cancelling what was in flight, at EOF."""
+    import subprocess
+
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "tool_search", "arguments": {"query": "calculate 17 times 23"}}},
+        {"jsonrpc": "2.0", "id": "four", "method": "tools/call",
+         "params": {"name": "tool_describe", "arguments": {"name": "calc:evaluate"}}},
+    ]
+    params = _params(tmp_path=tmp_path)
+    done = subprocess.run([params.command, *params.args], input="".join(json.dumps(r) + "\n" for r in requests),
+                          capture_output=True, text=True, env=params.env, cwd=params.cwd, timeout=LIMIT_S)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert [a["id"] for a in answers] == [1, 2, 3, "four"]
+    assert all("result" in a for a in answers)
+    assert "calc:evaluate" in answers[2]["result"]["content"][0]["text"]

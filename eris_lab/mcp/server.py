@@ -15,7 +15,8 @@ Every call's arguments are checked against the input schema the server advertise
 the error never echoes an oversized value back. Tools run in a worker thread
 (``anyio.to_thread``), so one slow tool never stops the server answering other requests; the
 executors themselves are bounded (``tools.calc``). The temporary session (agenda, vault) is
-removed when the server ends.
+removed when the server ends. Requests piped in before the client closes stdin are all answered
+before the server ends (:data:`DRAIN_S`).
 
 Both modes enforce the same permissions (``MetaSession.permitted``): a tool outside the allowed
 catalogue, or a write tool in a ``--read-only`` server, is never listed as callable and never
@@ -204,8 +205,18 @@ def build_server(catalog: Catalog, *, mode: Literal["meta", "routed"] = "meta", 
     return server
 
 
+#: After the client closes stdin, the server still answers the requests it has read, for at most
+#: this long (s): ``printf '<3 requests>' | eris-lab mcp-serve`` got one answer before (the SDK
+#: ends its loop, and cancels requests in flight, when its read stream ends). A tool run is bounded
+#: by its own timeout (10 s by default, ``loop.execute``).
+DRAIN_S = 30.0
+
+
 def serve(catalog: Catalog, **kwargs: Any) -> None:
-    """Serve :func:`build_server` over stdio until the client closes the connection."""
+    """Serve :func:`build_server` over stdio until the client closes the connection.
+
+    Every request read before the client closed stdin is answered first (within :data:`DRAIN_S`).
+    """
     import anyio
 
     _, _, stdio_server = _mcp()
@@ -213,7 +224,12 @@ def serve(catalog: Catalog, **kwargs: Any) -> None:
 
     async def main() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            server_read, server_write, pumps = _answer_before_closing(read, write)
+            async with anyio.create_task_group() as tasks:
+                for pump in pumps:
+                    tasks.start_soon(pump)
+                # the server closes its write side when its loop ends; both pumps then end on their own
+                await server.run(server_read, server_write, server.create_initialization_options())
 
     try:
         anyio.run(main)
@@ -221,3 +237,44 @@ def serve(catalog: Catalog, **kwargs: Any) -> None:
         session = server.eris_meta.session
         if session is not None and kwargs.get("session") is None:
             session.close()  # the temporary agenda and vault of this server go with it
+
+
+def _answer_before_closing(read: Any, write: Any) -> tuple[Any, Any, tuple[Any, Any]]:
+    """``(read, write)`` streams for ``Server.run`` whose read side stays open after stdin ends until
+    each request read is answered, and the two coroutines that copy messages across.
+
+    Requests are JSON-RPC messages with a ``method`` and an ``id``; an answer is a response or an
+    error with that id. Nothing else is changed on the way through.
+    """
+    import anyio
+
+    types, _, _ = _mcp()
+
+    pending: set[Any] = set()
+    answered = anyio.Event()
+    to_server, server_reads = anyio.create_memory_object_stream(16)
+    server_writes, from_server = anyio.create_memory_object_stream(16)
+
+    async def pump_in() -> None:
+        nonlocal answered
+        async with to_server:
+            async for item in read:
+                message = getattr(item, "message", None)
+                if isinstance(message, types.JSONRPCRequest):
+                    pending.add(message.id)
+                await to_server.send(item)
+            with anyio.move_on_after(DRAIN_S):
+                while pending:
+                    await answered.wait()
+                    answered = anyio.Event()
+
+    async def pump_out() -> None:
+        async with from_server, write:  # closing stdout ends the transport (as the SDK's loop does)
+            async for item in from_server:
+                await write.send(item)  # written before it counts: the read side closes once none is pending
+                message = getattr(item, "message", None)
+                if isinstance(message, (types.JSONRPCResponse, types.JSONRPCError)):
+                    pending.discard(message.id)
+                    answered.set()
+
+    return server_reads, server_writes, (pump_in, pump_out)
