@@ -25,14 +25,14 @@ as its best tool alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from .catalog import Catalog
 from .knobs import Knobs
-from .policy import Decision, Hit, Kind, Rule
+from .policy import Decision, Hit, Kind, Rule, action_order, requested_action
 
 __all__ = ["Offer", "build", "ordered", "for_model", "COMPANIONS", "COMPANION_DEPTH"]
 
@@ -159,8 +159,12 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(),
     return Offer(names=tuple(names), decision=decision, overlays=tuple(overlays))
 
 
-def ordered(offer: Offer, catalog: Catalog, key: np.ndarray | None) -> Offer:
+def ordered(offer: Offer, catalog: Catalog, key: np.ndarray | None, *, text: str = "",
+            scores: Mapping[str, float] | None = None) -> Offer:
     """``offer`` with its names sorted by ``key``, highest first; the same names, the same decision.
+
+    With ``text`` (the message), a tool whose name does the CRUD action the message opens with goes
+    before the siblings it nearly ties (``policy.action_order``; the decision's reason says so).
 
     Parameters
     ----------
@@ -168,7 +172,12 @@ def ordered(offer: Offer, catalog: Catalog, key: np.ndarray | None) -> Offer:
     catalog : Catalog
         The catalogue ``key`` is indexed by (``Catalog.position``).
     key : ndarray or None
-        ``(n_tools,) float`` per-tool sort key (``Router.last_order``); None leaves the offer as it is.
+        ``(n_tools,) float`` per-tool sort key (``Router.last_order``); None keeps the built order.
+    text : str
+        The cleaned message; empty leaves the action order out.
+    scores : mapping of str to float, optional
+        Each tool's cosine, for the action order where ``key`` is None (the offer keeps its order
+        otherwise).
 
     Returns
     -------
@@ -182,10 +191,19 @@ def ordered(offer: Offer, catalog: Catalog, key: np.ndarray | None) -> Offer:
     generation benchmark's 200 offers by standardised score, 0.904 by raw cosine), and the 270M
     model mostly calls the first-ranked tool (``prompt`` shows its example last).
     """
-    if key is None or len(offer.names) < 2:
+    if len(offer.names) < 2 or (key is None and not scores):
         return offer
-    names = sorted(offer.names, key=lambda n: -float(key[catalog.position(n)]))
-    return Offer(names=tuple(names), decision=offer.decision, overlays=offer.overlays)
+    if key is not None:
+        names = sorted(offer.names, key=lambda n: -float(key[catalog.position(n)]))
+        scores = {n: float(key[catalog.position(n)]) for n in names}
+    else:
+        names = list(offer.names)
+    names, moved = action_order(names, text, scores)
+    decision = offer.decision
+    if moved:
+        decision = replace(decision, reason=f"{decision.reason}; {', '.join(moved)} first: the message asks to "
+                                            f"{requested_action(text)}")
+    return Offer(names=names, decision=decision, overlays=offer.overlays)
 
 
 def for_model(offer: Offer, *, intents: Sequence[Hit] = (), intent_floor: float = 0.0,

@@ -32,14 +32,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Iterable, Literal, Sequence
+from typing import Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
 from .guard import is_conversational, mostly_german, one_edit_apart, singular, tool_keywords, unread_script
 from .knobs import Knobs
-from .lexicon import ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
+from .lexicon import ACTION_WORDS, ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
 from .slots import MissingSlot, has_evidence, required_slots
 
 __all__ = [
@@ -994,6 +994,60 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
                             f"no hit >= {knobs.threshold:.2f}: offering the full roster")
     kind: Kind = "cluster" if widened else "subset"
     return Decision(rule=rule, kind=kind, names=names, reason=reason)
+
+
+#: :func:`action_order` moves a tool forward past siblings scoring at most this much more (cosine):
+#: enough to undo a near-tie between the verbs of one domain (calendar:list 0.54 against
+#: calendar:create 0.47 for "add a calendar entry for friday at 3"), never a clear lead.
+ACTION_ORDER_SLACK = 0.10
+
+
+def requested_action(text: str) -> str:
+    """The state-changing CRUD action (:data:`~eris_lab.lexicon.ACTION_WORDS`) an imperative opens with, or "".
+
+    Only the first word after a greeting, "please" or "can you" counts: "email alice that the
+    meeting moved" asks for no update, "move the meeting to 3pm" does.
+    """
+    rest = _LEADING_FILLER_RE.sub("", text.strip())
+    match = re.match(r"[A-Za-z]+", rest)
+    word = match.group(0).lower() if match else ""
+    return next((action for action, words in ACTION_WORDS.items() if word in words), "")
+
+
+def _action_of(name: str) -> str:
+    """The CRUD action a tool's name says (its first name word in an action set), or ""."""
+    for word in name_words(base_name(name)):
+        for action, words in ACTION_WORDS.items():
+            if word in words:
+                return action
+    return ""
+
+
+def action_order(names: Sequence[str], text: str, scores: Mapping[str, float]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``names`` with the tools whose name does what the message asks for first within their domain,
+    and the tools moved: ``(names, moved)``.
+
+    ``scores``: each tool's cosine (the offer's sort key, ``offer.ordered``). A tool moves ahead of
+    the siblings of its domain that precede it, when the message opens with a CRUD verb
+    (:func:`requested_action`), the tool's name says that action and the ones it passes do not, and
+    they score at most :data:`ACTION_ORDER_SLACK` more. The set never changes, only its order (the
+    first tool is what a small model picks most often).
+    """
+    action = requested_action(text)
+    out = list(names)
+    if not action or len(out) < 2:
+        return tuple(out), ()
+    moved = []
+    for name in names:
+        i = out.index(name)
+        if _action_of(name) != action or name not in scores:
+            continue
+        domain = domain_of(name)
+        passed = [j for j in range(i) if domain_of(out[j]) == domain and _action_of(out[j]) != action]
+        if passed and all(scores.get(out[j], 1.0) - scores[name] <= ACTION_ORDER_SLACK for j in passed):
+            out.insert(passed[0], out.pop(i))
+            moved.append(name)
+    return tuple(out), tuple(moved)
 
 
 def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knobs = Knobs(),

@@ -781,7 +781,7 @@ class Router:
 
         offer = ordered(build(decision, self.catalog, knobs=self.knobs,
                               companions=default_table(self.catalog) if self.knobs.subset_margin < 2.0 else None),
-                        self.catalog, self.last_order)
+                        self.catalog, self.last_order, text=clean, scores={h.name: h.score for h in hits})
         timings["offer"] = (time.perf_counter() - start) * 1000
         timings["total"] = (time.perf_counter() - total) * 1000
         return Routed(text=clean, hits=hits, decision=decision, offer=offer, timings_ms=timings, guard=guard)

@@ -703,3 +703,42 @@ def test_without_an_anaphor_only_the_last_listing_pairs():
     d = decide("please remove the dentist reminder from my agenda", hits(("doc:delete", 0.56)), REGISTRY,
                recent=["agenda:remind_at"])
     assert d.rule != Rule.AGENDA_DIALOG_PAIRING
+
+
+# ---------------------------------------------------------------------------------------------
+# Action order: the tool that does what the imperative asks for goes first (bad-inputs #30)
+# ---------------------------------------------------------------------------------------------
+
+from eris_lab.policy import ACTION_ORDER_SLACK, action_order, requested_action  # noqa: E402
+
+
+@pytest.mark.parametrize("text, action", [
+    ("add a calendar entry for friday at 3", "create"),
+    ("please create a new event", "create"),
+    ("hey, could you put the dentist on my calendar", "create"),
+    ("Reschedule the standup to 10", "update"),
+    ("can you cancel my 3pm", "delete"),
+    ("email alice that the meeting moved to 3pm", ""),  # "moved" is no opening imperative
+    ("what meetings do I have today", ""),
+    ("show my calendar", ""),  # reads are no action: they open requests of every kind
+    ("", ""),
+])
+def test_requested_action_reads_only_the_opening_imperative(text, action):
+    assert requested_action(text) == action
+
+
+def test_action_order_moves_the_tool_that_does_it_past_near_ties_of_its_domain():
+    scores = {"calendar:list": 0.54, "calendar:create": 0.47, "agenda:remind_at": 0.47, "calendar:delete": 0.37}
+    names, moved = action_order(list(scores), "add a calendar entry for friday at 3", scores)
+    assert names == ("calendar:create", "calendar:list", "agenda:remind_at", "calendar:delete")
+    assert moved == ("calendar:create",)
+    # the set never changes, and a clear lead stays in front
+    lead = dict(scores, **{"calendar:list": 0.47 + ACTION_ORDER_SLACK + 0.01})
+    assert action_order(list(lead), "add a calendar entry", lead) == (tuple(lead), ())
+    # another domain is not passed over: agenda:push stays first
+    other = {"agenda:push": 0.6, "calendar:list": 0.55, "calendar:create": 0.5}
+    assert action_order(list(other), "create an event", other)[0] == ("agenda:push", "calendar:create", "calendar:list")
+    # no action verb, or the first tool already does it: unchanged
+    assert action_order(list(scores), "what is on friday", scores) == (tuple(scores), ())
+    done = {"calendar:create": 0.5, "calendar:list": 0.49}
+    assert action_order(list(done), "add an event", done) == (tuple(done), ())

@@ -643,3 +643,21 @@ def test_a_follow_up_that_points_back_is_scored_without_its_pointer(text, real_e
     for router in (Router(catalog, real_embedder), Router.with_calibrated_knobs(catalog, real_embedder)):
         routed = router.route(text, history=history)
         assert "find_video" in routed.offer.names and "ask_clarification" not in routed.offer.names, routed.decision
+
+
+@pytest.mark.parametrize("text, first", [
+    ("add a calendar entry for friday at 3", "calendar:create"),  # bad-inputs #30: calendar:list was first
+    ("create a calendar event for friday at 3", "calendar:create"),
+    ("put a dentist appointment on my calendar for monday", "calendar:create"),
+    ("please schedule a meeting with bob on tuesday at 10", "calendar:create"),
+    ("delete the meeting with bob", "calendar:delete"),
+    ("move the dentist appointment to 4pm", "calendar:update"),
+])
+def test_the_tool_that_does_what_the_message_asks_comes_first(text, first, real_embedder):
+    """Under the calibrated knobs ``eris-lab route`` uses (the reference knobs offer the whole demo
+    roster, in catalogue order, for most of these)."""
+    from eris_lab.catalog import load
+    from conftest import ROOT
+
+    routed = Router.with_calibrated_knobs(load(ROOT / "descriptors"), real_embedder).route(text)
+    assert routed.offer.names[0] == first, (routed.offer.names, routed.offer.decision.reason)

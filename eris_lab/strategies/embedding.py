@@ -275,7 +275,8 @@ class EmbeddingPolicy(Strategy):
         same_table = knobs is self.knobs_ or (knobs.subset_margin >= 2.0) == (self.knobs_.subset_margin >= 2.0)
         table = self.companions_ if same_table else self.companion_table(knobs)
         offer = ordered(build(decision, catalog, knobs=knobs, companions=table), catalog,
-                        scored.order if knobs.order_by_cosine else None)
+                        scored.order if knobs.order_by_cosine else None, text=scored.text,
+                        scores={h.name: h.score for h in scored.hits})
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
 
     def _route(self, text: str, context: Context) -> Routed:
