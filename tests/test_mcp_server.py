@@ -130,4 +130,17 @@ def test_requests_piped_all_at_once_are_all_answered(tmp_path):
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     assert [a["id"] for a in answers] == [1, 2, 3, "four"]
     assert all("result" in a for a in answers)
+    assert answers[0]["result"]["capabilities"]["tools"]["listChanged"] is False  # meta mode lists a fixed set
     assert "calc:evaluate" in answers[2]["result"]["content"][0]["text"]
+
+
+def test_routed_mode_declares_that_its_tool_list_changes(tmp_path):
+    """It sends ``notifications/tools/list_changed`` after each ``tool_route``, so it says so."""
+    import subprocess
+
+    params = _params("--mode", "routed", tmp_path=tmp_path)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    done = subprocess.run([params.command, *params.args], input=json.dumps(init) + "\n", capture_output=True,
+                          text=True, env=params.env, cwd=params.cwd, timeout=LIMIT_S)
+    assert json.loads(done.stdout.splitlines()[0])["result"]["capabilities"]["tools"]["listChanged"] is True

@@ -202,6 +202,7 @@ def build_server(catalog: Catalog, *, mode: Literal["meta", "routed"] = "meta", 
                                   "Call tool_route with the user's request, then list tools again."),
                     on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     server.eris_meta = meta  # for in-process tests
+    server.eris_routed = routed is not None  # routed mode re-lists its tools: it says so (listChanged)
     return server
 
 
@@ -220,6 +221,8 @@ def serve(catalog: Catalog, **kwargs: Any) -> None:
     import anyio
 
     _, _, stdio_server = _mcp()
+    from mcp.server.lowlevel.server import NotificationOptions
+
     server = build_server(catalog, **kwargs)
 
     async def main() -> None:
@@ -229,7 +232,8 @@ def serve(catalog: Catalog, **kwargs: Any) -> None:
                 for pump in pumps:
                     tasks.start_soon(pump)
                 # the server closes its write side when its loop ends; both pumps then end on their own
-                await server.run(server_read, server_write, server.create_initialization_options())
+                await server.run(server_read, server_write, server.create_initialization_options(
+                    NotificationOptions(tools_changed=server.eris_routed)))
 
     try:
         anyio.run(main)
