@@ -1037,13 +1037,14 @@ def action_order(names: Sequence[str], text: str, scores: Mapping[str, float]) -
     out = list(names)
     if not action or len(out) < 2:
         return tuple(out), ()
+    does = {name: _action_of(name) == action for name in out}  # once per tool: a roster may be long
     moved = []
     for name in names:
-        i = out.index(name)
-        if _action_of(name) != action or name not in scores:
+        if not does[name] or name not in scores:
             continue
+        i = out.index(name)
         domain = domain_of(name)
-        passed = [j for j in range(i) if domain_of(out[j]) == domain and _action_of(out[j]) != action]
+        passed = [j for j in range(i) if not does[out[j]] and domain_of(out[j]) == domain]
         if passed and all(scores.get(out[j], 1.0) - scores[name] <= ACTION_ORDER_SLACK for j in passed):
             out.insert(passed[0], out.pop(i))
             moved.append(name)
