@@ -50,8 +50,8 @@ def test_int8_matches_exact_where_the_router_reads(kind, k, floor):
     assert 0 < int8.last_rescored < len(tools) or floor <= -1.0
 
 
-def test_int8_matches_exact_at_scale_through_its_sampled_lower_bound():
-    """50,000 tools: each row's k-th score is bounded from a sample of 2,048 (step 24), two rows at once."""
+def test_int8_matches_exact_at_scale_through_its_block_lower_bound():
+    """50,000 tools: each row's k-th score is bounded from 1,563 blocks' best lower bounds, two rows at once."""
     tools, queries = _data("random", 50_000, 2, seed=7)
     exact = ExactScorer(tools).raw(queries)
     int8 = Int8Scorer(tools)
@@ -61,6 +61,23 @@ def test_int8_matches_exact_at_scale_through_its_sampled_lower_bound():
         np.testing.assert_allclose(row_got[top], row_exact[top], atol=1e-6)
         assert set(np.argsort(-row_got, kind="stable")[:64]) == set(top)
     assert 64 <= int8.last_rescored < 5_000  # a shortlist, not the catalogue
+
+
+@pytest.mark.parametrize("kind", ["random", "clustered"])
+def test_int8_product_split_between_threads_scores_as_on_one(kind):
+    """50,000 tools on two threads (two shares of 25,000 rows, three query rows): the same scores."""
+    tools, queries = _data(kind, 50_000, 3, seed=3)
+    one, two = Int8Scorer(tools, threads=1), Int8Scorer(tools, threads=2)
+    calls = []
+    kernel = two._dots
+    two._dots = lambda w, q, out: (calls.append(len(w)), kernel(w, q, out))
+    np.testing.assert_array_equal(two.raw(queries, k=64, floor=0.5), one.raw(queries, k=64, floor=0.5))
+    assert sorted(calls) == [25_000, 25_000]
+    calls.clear()
+    small = Int8Scorer(tools[:30_000], threads=2)
+    small._dots = lambda w, q, out: (calls.append(len(w)), kernel(w, q, out))
+    small.raw(queries, k=8, floor=0.5)
+    assert calls == [30_000]  # below two shares' worth of tools: one thread
 
 
 def test_int8_approximation_error_stays_within_its_bound():
