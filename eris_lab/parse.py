@@ -107,12 +107,13 @@ def parse_python(text: str, mode: str = "eval") -> ast.AST:
         return ast.parse(text, mode=mode)
 
 
-#: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form).
-ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args")
+#: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form, and
+#: LangChain's agent JSON: ``{"action": ..., "action_input": ...}``, ``{"tool": ..., "tool_input": ...}``).
+ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args", "tool_input", "action_input")
 #: Keys a call object may name its tool under, in this order; the others only when they hold a
 #: string beside an argument key (``{"function": "get_weather", "parameters": {...}}``, seen from
 #: small models that mix the OpenAI wrapper's key into the flat form).
-NAME_KEYS: tuple[str, ...] = ("name", "function", "tool", "tool_name")
+NAME_KEYS: tuple[str, ...] = ("name", "function", "tool", "tool_name", "action")
 
 #: Text formats tried after the envelope, in this order (see the module docstring).
 TEXT_FORMATS: tuple[str, ...] = (
@@ -856,6 +857,40 @@ def _name_tag_call(segment: str) -> tuple[list[_Cand], list[str]]:
     got = _decode_at(body, 0) if body.startswith(("{", "[")) else None
     return [_Cand(m.group(1), got[0] if got else body)], list(got[2]) if got else []
 _PARAMETER_RE = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?(?:</parameter>|(?=<parameter=)|\Z)", flags=re.S)
+#: ``<invoke name="NAME"><parameter name="KEY">VALUE</parameter>...</invoke>`` (the XML call form
+#: of Anthropic-style prompts; a helper's variant of case parse-37).
+_INVOKE_RE = re.compile(r"""<invoke\s+name=["']([^"'>]+)["']\s*>(.*?)(?:</invoke>|\Z)""", flags=re.S)
+_NAMED_PARAMETER_RE = re.compile(r"""<parameter\s+name=["']([^"'>]+)["']\s*>\n?(.*?)\n?(?:</parameter>|\Z)""", flags=re.S)
+
+
+_FENCE_OPENER_RE = re.compile(r"\s*```[ \t]*[\w+\-]*[ \t]*\n")
+_FENCE_CLOSER_RE = re.compile(r"\s*```")
+
+
+def _after_fence_opener(text: str, pos: int) -> int:
+    """``pos`` moved past a code fence's opening line (```` ```json ````) that starts there, if any:
+    the arguments after ``<function>NAME</function>`` or ``Action Input:`` may come fenced
+    (variants of cases parse-42 and parse-19 found by a helper)."""
+    m = _FENCE_OPENER_RE.match(text, pos)
+    return m.end() if m else pos
+
+
+def _after_fence_closer(text: str, pos: int) -> int:
+    """``pos`` moved past a closing ```` ``` ```` that follows it, if any (the fence belongs to the call)."""
+    m = _FENCE_CLOSER_RE.match(text, pos)
+    return m.end() if m else pos
+
+
+def _tagged_parameters(pattern: re.Pattern[str], body: str) -> dict[str, Any]:
+    """Arguments written one tag per parameter: a value that reads as JSON is decoded, any other is text."""
+    args: dict[str, Any] = {}
+    for p in pattern.finditer(body):
+        value = p.group(2)
+        try:
+            args[p.group(1)] = json.loads(value) if value.strip()[:1] in '{["0123456789-tfn' else value
+        except ValueError:
+            args[p.group(1)] = value
+    return args
 
 
 def _fmt_function_tag(text: str) -> _Found | None:
@@ -867,27 +902,26 @@ def _fmt_function_tag(text: str) -> _Found | None:
             args: Any = got[0] if got is not None else body
             repairs.extend(got[2] if got is not None else ())
         elif "<parameter=" in body:
-            args = {}
-            for p in _PARAMETER_RE.finditer(body):
-                value = p.group(2)
-                try:
-                    args[p.group(1)] = json.loads(value) if value.strip()[:1] in '{["0123456789-tfn' else value
-                except ValueError:
-                    args[p.group(1)] = value
+            args = _tagged_parameters(_PARAMETER_RE, body)
         else:
             args = body or {}
         cands.append(_Cand(m.group(1), args))
         spans.append(m.span())
+    for m in _INVOKE_RE.finditer(text):
+        if _NAMED_PARAMETER_RE.search(m.group(2)) or not m.group(2).strip():  # other inner tags: not this form
+            cands.append(_Cand(m.group(1), _tagged_parameters(_NAMED_PARAMETER_RE, m.group(2))))
+            spans.append(m.span())
     for m in _FUNCTION_NAME_RE.finditer(text):
-        got = _decode_at(text, m.end()) if text.startswith(("{", "["), m.end()) else None
-        if got is None and text[m.end():].lstrip().startswith("{"):
+        at = _after_fence_opener(text, m.end())  # the object may come in a code fence
+        got = _decode_at(text, at) if text.startswith(("{", "["), at) else None
+        if got is None and text[at:].lstrip().startswith("{"):
             # "{..." that never closes: cut off, or not JSON
-            cands.append(_Cand(m.group(1), text[m.end():].strip(), cut=_match_end(text, m.end()) < 0))
+            cands.append(_Cand(m.group(1), text[at:].strip(), cut=_match_end(text, at) < 0))
             spans.append((m.start(), len(text)))
             continue
         cands.append(_Cand(m.group(1), got[0] if got else {}))
         repairs.extend(got[2] if got else ())
-        spans.append((m.start(), got[1] if got else m.end()))
+        spans.append((m.start(), _after_fence_closer(text, got[1]) if got else m.end()))
     return (cands, spans, repairs) if cands else None
 
 
@@ -1036,6 +1070,10 @@ def _inline_args(text: str, pos: int, line_end: int, name: str) -> tuple[Any, in
             value, end, fixed = got
             return value, end, list(fixed)
         return None
+    if rest.startswith("["):  # "Action: search_docs[{...}]": one object in brackets
+        got = _decode_at(text, lead)
+        if got is not None and isinstance(got[0], list) and len(got[0]) == 1 and isinstance(got[0][0], dict):
+            return got[0][0], got[1], [*got[2], "one object in brackets read as the arguments"]
     pairs = []
     p = lead
     while p < line_end:
@@ -1105,9 +1143,11 @@ def _fmt_api_line(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
-_ACTION_RE = re.compile(r"(?m)^[ \t]*Action[ \t]*:[ \t]*(" + _NAME + r")")
-_ACTION_INPUT_RE = re.compile(r"(?m)^[ \t]*Action[ \t]+Input[ \t]*:[ \t]*")
-_OBSERVATION_RE = re.compile(r"(?m)^[ \t]*Observation[ \t]*:")
+# the labels may be set in bold or italics ("**Action:** search", "__Action Input__:")
+_MARK = r"(?:\*\*|__|\*|_)?"
+_ACTION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action" + _MARK + r"[ \t]*:" + _MARK + r"[ \t]*(" + _NAME + r")")
+_ACTION_INPUT_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action[ \t]+Input" + _MARK + r"[ \t]*:" + _MARK + r"[ \t]*")
+_OBSERVATION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Observation" + _MARK + r"[ \t]*:")
 
 
 def _fmt_react(text: str) -> _Found | None:
@@ -1130,7 +1170,7 @@ def _fmt_react(text: str) -> _Found | None:
         if not inp:
             cands.append(_Cand(name, {}, weak=True))
             continue
-        p = inp.end()
+        p = _after_fence_opener(text, inp.end())
         if text.startswith(("{", "["), p):
             dec = _decode_at(text, p)
             if dec is not None:

@@ -326,3 +326,4 @@ def test_impossible_number_bounds_are_one_clear_error(schema, message):
     with pytest.raises(SchemaError) as exc:
         compile_schema(schema)
     assert str(exc.value) == message
+

@@ -767,3 +767,55 @@ def test_arrays_take_max_items_or_the_default_bound(judge):
     more = compile_schema({"type": "array", "items": {"type": "integer"}, "minItems": 4}, style=style_)
     assert judge.accepts(more.text, "[1,2,3,4]") and not judge.accepts(more.text, "[1,2,3,4,5]")
     assert judge.accepts(compile_schema({"type": "array"}).text, json.dumps(list(range(50))))
+
+
+@pytest.mark.parametrize("gbnf, why", [
+    ('root ::= "a"{3,1}\n', "allows fewer than it requires"),  # llama.cpp's parser took 7.5 GB on it
+    ('root ::= [a-z]{0,5000}\n', "counts more than 2,000"),  # read as unbounded by llama.cpp
+    ('\ufeffroot ::= "a"\n', "byte-order mark"),
+])
+def test_grammars_that_would_wreck_or_widen_the_parser_are_refused_first(gbnf, why):
+    from eris_lab.grammar.oracle import grammar_error
+
+    assert why in grammar_error(gbnf)
+
+
+def test_braces_inside_literals_and_classes_are_no_repetition():
+    from eris_lab.grammar.oracle import grammar_error
+
+    assert grammar_error('root ::= "{3,1}" [{}]{2,3}\n') == ""
+
+
+def test_keys_of_non_ascii_letters_keep_the_start_rule(judge):
+    """A key of letters outside ASCII ("名前") once sanitised to nothing: its value rule took the name
+    ``root`` and the object moved to an unreachable ``root-1`` (a variant of bad input row 3)."""
+    from eris_lab.grammar.compiler import rule_name
+
+    schema = {"type": "object", "properties": {"città": {"type": "string"}, "名前": {"enum": ["太郎"]}},
+              "required": ["città", "名前"], "additionalProperties": False}
+    text = compile_schema(schema).text
+    assert judge.accepts(text, '{"città": "Roma", "名前": "太郎"}')
+    assert not judge.accepts(text, '{"città": "Roma", "名前": "花子"}')
+    assert rule_name("名前") == "u540d-u524d" and rule_name("città") == "citt-ue0" and rule_name("a b") == "a-b"
+
+
+@pytest.mark.parametrize("prop, accept, reject", [
+    ({"type": "string", "anyOf": [{"const": "x"}, {"const": "y"}, {"const": 3}]}, ['"x"', '"y"'], ["3", '"z"']),
+    ({"type": "integer", "anyOf": [{"minimum": 5}, {"type": "string"}]}, ["5", "12"], ["4", '"a"']),
+])
+def test_a_union_branch_no_value_can_satisfy_is_left_out(judge, prop, accept, reject):
+    """One dead branch refused the whole schema; it is dropped with a warning, as an invalid enum value is."""
+    grammar = compile_schema({"type": "object", "properties": {"p": prop}, "required": ["p"],
+                              "additionalProperties": False})
+    assert any("branch can never be valid" in message for _, message in grammar.warnings)
+    for value in accept:
+        assert judge.accepts(grammar.text, f'{{"p": {value}}}')
+    for value in reject:
+        assert not judge.accepts(grammar.text, f'{{"p": {value}}}')
+
+
+def test_a_union_with_no_satisfiable_branch_is_still_refused():
+    from eris_lab.errors import Unsatisfiable
+
+    with pytest.raises(Unsatisfiable):
+        compile_schema({"type": "integer", "anyOf": [{"type": "string"}, {"type": "boolean"}]})

@@ -902,3 +902,40 @@ def test_calls_more_shapes_of_the_handed_kinds(raw, expected):
 def test_calls_call_shaped_json_in_code_or_data_is_no_call_and_stays_in_the_text(raw):
     parsed = calls(raw, ["get_weather"])
     assert parsed.calls == () and parsed.error is None and parsed.content == raw.strip()
+
+
+# A helper's variants of the handed cases parse-01, -19, -21, -37 and -42: the same call in other
+# wrappers. Each gave no call (and often no error) before.
+_VARIANT_SCHEMAS = {
+    "search": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    "search_docs": {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]},
+    "run_shell": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+    "shell": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+}
+
+
+@pytest.mark.parametrize("raw, offered, expected", [
+    ('Checking.\n<function>run_shell</function>\n```json\n{"command": "lsof -i :8080"}\n```', ["run_shell"],
+     {"name": "run_shell", "arguments": {"command": "lsof -i :8080"}}),
+    ('Action: search\nAction Input:\n```json\n{"query": "x"}\n```', ["search"],
+     {"name": "search", "arguments": {"query": "x"}}),
+    ('Thought: look it up.\nAction: search_docs[{"input": "vacation policy"}]', ["search_docs"],
+     {"name": "search_docs", "arguments": {"input": "vacation policy"}}),
+    ('```json\n{"action": "search", "action_input": {"query": "tide tables"}}\n```', ["search"],
+     {"name": "search", "arguments": {"query": "tide tables"}}),
+    ('{"tool": "search", "tool_input": {"query": "tide tables"}}', ["search"],
+     {"name": "search", "arguments": {"query": "tide tables"}}),
+    ('**Thought:** need data\n**Action:** search\n**Action Input:** "tide tables Oslo"', ["search"],
+     {"name": "search", "arguments": {"query": "tide tables Oslo"}}),
+    ('<invoke name="shell">\n<parameter name="command">pwd</parameter>\n</invoke>', ["shell", "search"],
+     {"name": "shell", "arguments": {"command": "pwd"}}),
+])
+def test_calls_read_the_same_call_in_other_wrappers(raw, offered, expected):
+    parsed = calls(raw, offered, channel="text", schemas=_VARIANT_SCHEMAS)
+    assert _as_list(parsed) == [expected] and parsed.error is None
+
+
+def test_calls_a_fenced_object_after_a_function_tag_leaves_no_fence_in_the_content():
+    parsed = calls('Checking.\n<function>run_shell</function>\n```json\n{"command": "ls"}\n```\nDone.', ["run_shell"],
+                   channel="text", schemas=_VARIANT_SCHEMAS)
+    assert "```" not in parsed.content and "Checking." in parsed.content

@@ -148,9 +148,18 @@ class Grammar:
         return self.text
 
 
+def _rule_piece(run: str) -> str:
+    # letters and digits outside ASCII keep their identity as code points: "名前" -> "u540d-u524d",
+    # so a key made only of them never sanitises to nothing (the property rule "root-名前" took the
+    # name "root" and the start symbol went unreachable; a variant of bad input row 3)
+    kept = [f"u{ord(c):x}" for c in run if c.isalnum()]
+    return f"-{'-'.join(kept)}-" if kept else "-"
+
+
 def rule_name(text: str) -> str:
-    """A GBNF rule name from any text (a tool name, a JSON path): runs of other characters -> ``-``."""
-    return _INVALID_RULE_CHARS_RE.sub("-", text).strip("-") or "r"
+    """A GBNF rule name from any text (a tool name, a JSON path): runs of other characters -> ``-``,
+    non-ASCII letters and digits -> their code points (``città`` -> ``citt-ue0``)."""
+    return re.sub(r"-{2,}", "-", _INVALID_RULE_CHARS_RE.sub(lambda m: _rule_piece(m.group(0)), text)).strip("-") or "r"
 
 
 def _json_key(value: Any) -> str:
@@ -913,7 +922,7 @@ class Compiler:
             if kind == "oneOf" and len(members) > 1 and not self._pairwise_disjoint(
                     [(m, f"{gpath}/{i}") for i, m in enumerate(members)]):
                 self._unenforced(gpath, "oneOf")
-            names = [self.visit(m, f"{name}-{i}", f"{gpath}/{i}") for i, m in enumerate(members)]
+            names = self._live_branches([(m, f"{name}-{i}", f"{gpath}/{i}") for i, m in enumerate(members)])
             return self._rule(name, " | ".join(dict.fromkeys(names)), path)
         combos = list(itertools.product(*(range(len(alts)) for _, alts, _ in groups)))
         if len(combos) > MAX_UNION_ALTERNATIVES:
@@ -928,8 +937,25 @@ class Compiler:
             alternatives.append(({"allOf": members}, alt_path))
         if exclusive and len(alternatives) > 1 and not self._pairwise_disjoint(alternatives):
             self._unenforced(groups[0][2] if groups[0][0] == "oneOf" else path, "oneOf")
-        names = [self.visit(alt, f"{name}-{i}", alt_path) for i, (alt, alt_path) in enumerate(alternatives)]
+        names = self._live_branches([(alt, f"{name}-{i}", alt_path) for i, (alt, alt_path) in enumerate(alternatives)])
         return self._rule(name, " | ".join(dict.fromkeys(names)), path)
+
+    def _live_branches(self, branches: list[tuple[Any, str, str]]) -> list[str]:
+        """The rules of a union's branches ``(schema, rule name, path)``; a branch no value can
+        satisfy is left out with a warning, as an invalid enum value is (``{"type": "string",
+        "anyOf": [{"const": "x"}, {"const": 3}]}`` is the strings "x"; a helper's variant of the
+        grammar cases). Raises the first branch's :class:`Unsatisfiable` when none is left."""
+        names, dead = [], []
+        for schema, rule, bpath in branches:
+            try:
+                names.append(self.visit(schema, rule, bpath))
+            except Unsatisfiable as exc:
+                dead.append((bpath, exc))
+        if not names:
+            raise dead[0][1]
+        for bpath, exc in dead:
+            self._warn(bpath, f"branch can never be valid ({exc.message}); left out")
+        return names
 
     # -- oneOf exclusivity -------------------------------------------------------------------
     def _merged(self, schema: Any, path: str) -> dict | None:

@@ -99,7 +99,8 @@ def _first_error_line(text: str) -> str:
 
 
 def missing_root(gbnf: str, root: str = "root") -> str:
-    """Why ``gbnf`` has no start rule (``""`` when it has one): empty, comments only, or no ``root``.
+    """Why ``gbnf`` cannot be parsed safely (``""`` when it can): empty, comments only, a leading
+    byte-order mark, no ``root``, or a repetition that would wreck the parser (:func:`bad_repetition`).
 
     llama.cpp's parser accepts an empty grammar, and a sampler built from it constrains nothing:
     a failed ``eris-lab grammar > g.gbnf`` leaves exactly such a file. Fail closed instead.
@@ -107,8 +108,35 @@ def missing_root(gbnf: str, root: str = "root") -> str:
     body = "\n".join(line for line in gbnf.splitlines() if not line.lstrip().startswith("#"))
     if not body.strip():
         return "the grammar is empty (no rules)"
+    if gbnf.startswith("\ufeff"):
+        return "the grammar starts with a byte-order mark (U+FEFF); save it as UTF-8 without one"
     if not re.search(rf"(?m)^[ \t]*{re.escape(root)}[ \t]*::=", gbnf):
         return f"the grammar has no {root!r} rule (its start symbol)"
+    return bad_repetition(body)
+
+
+# string literals and character classes, whose braces are text, not repetitions
+_GBNF_TEXT_RE = re.compile(r'"(?:[^"\\]|\\.)*"|\[(?:[^\]\\]|\\.)*\]')
+_REPETITION_RE = re.compile(r"\{\s*(\d+)\s*(,\s*(\d*)\s*)?\}")
+
+
+def bad_repetition(gbnf: str) -> str:
+    """Why a repetition of ``gbnf`` would wreck llama.cpp's parser (``""`` when none would):
+    ``{3,1}`` (fewer allowed than required: llama.cpp's parser then took 7.5 GB in 34 s and was
+    killed; found by a helper varying bad input rows 4 and 38) or a count above
+    ``builtins.MAX_REPETITION`` (2000: llama.cpp refuses a larger minimum and silently reads a
+    larger maximum as unbounded, a grammar wider than it says)."""
+    from .builtins import MAX_REPETITION
+
+    outside = _GBNF_TEXT_RE.sub(" ", gbnf)
+    for match in _REPETITION_RE.finditer(outside):
+        low = int(match.group(1))
+        high = match.group(3)
+        if high and int(high) < low:
+            return f"the repetition {match.group(0)} allows fewer than it requires ({high} < {low})"
+        if max(low, int(high or 0)) > MAX_REPETITION:
+            return (f"the repetition {match.group(0)} counts more than {MAX_REPETITION:,} (llama.cpp would read a "
+                    "larger maximum as unbounded)")
     return ""
 
 
