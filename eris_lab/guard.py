@@ -29,7 +29,8 @@ from typing import Callable, Iterable, Mapping
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import DURATION_UNITS, ENGLISH_CUES, GERMAN_CUES, GREETINGS, KEYWORD_STOPWORDS, SMALL_TALK
+from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, GERMAN_CUES, GREETINGS, KEYWORD_STOPWORDS, SMALL_TALK,
+                      SMALL_TALK_TAILS, WRITTEN_BY_THE_MODEL)
 
 __all__ = [
     "clean_text",
@@ -105,8 +106,21 @@ _CHARS_PER_WORD = {True: 2, False: 4}
 _REPEAT_RE = re.compile(r"(?<!\S)(\S.{1,198}?\s)\1{2,}")
 
 
+# a chat spelling stands alone: not inside a path, a URL, a file name or a hyphenated word
+_CHAT_SPELLING_RE = re.compile(
+    r"(?i)(?<![\w/.\-@])(" + "|".join(sorted(map(re.escape, CHAT_SPELLINGS), key=len, reverse=True))
+    + r")(?![\w/\-@]|\.\w)")
+
+
+def read_chat_spellings(text: str) -> str:
+    """``text`` with :data:`~eris_lab.lexicon.CHAT_SPELLINGS` written out ("can u get me moar?" ->
+    "can you get me more?"); a word inside a path, URL or hyphenated word stays as it is."""
+    return _CHAT_SPELLING_RE.sub(lambda m: CHAT_SPELLINGS[m.group(1).lower()], text)
+
+
 def clean_text(text: str, max_chars: int = 0) -> str:
-    """Normalise a raw message: NFC, control characters dropped, whitespace collapsed, cut to ``max_chars``.
+    """Normalise a raw message: NFC, control characters dropped, whitespace collapsed, chat
+    spellings written out (:func:`read_chat_spellings`), cut to ``max_chars``.
 
     Parameters
     ----------
@@ -120,17 +134,20 @@ def clean_text(text: str, max_chars: int = 0) -> str:
     text = unicodedata.normalize("NFC", text or "")
     text = text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
     text = _CONTROL_RE.sub("", text)
-    text = " ".join(text.split())
-    if max_chars and len(text) > max_chars:
-        start = len(text) - max_chars // 4
-        if text[start - 1] != " ":  # from a word's start: the next one, or the last word's own
-            after, before = text.find(" ", start), text.rfind(" ", start - 40, start)
-            start = after + 1 if after >= 0 else before + 1 if before >= 0 else start
-        tail = text[start:]
-        head = _REPEAT_RE.sub(r"\1", text[:max_chars - max_chars // 4] + " ").strip()
-        tail = _REPEAT_RE.sub(r"\1", tail + " ").strip()
-        text = head if tail in head else f"{head} ... {tail}"
-    return text
+    text = read_chat_spellings(" ".join(text.split()))
+    return _cut(text, max_chars) if max_chars and len(text) > max_chars else text
+
+
+def _cut(text: str, max_chars: int) -> str:
+    """The start and the last quarter of ``max_chars`` of a long message (:func:`clean_text`)."""
+    start = len(text) - max_chars // 4
+    if text[start - 1] != " ":  # from a word's start: the next one, or the last word's own
+        after, before = text.find(" ", start), text.rfind(" ", start - 40, start)
+        start = after + 1 if after >= 0 else before + 1 if before >= 0 else start
+    tail = text[start:]
+    head = _REPEAT_RE.sub(r"\1", text[:max_chars - max_chars // 4] + " ").strip()
+    tail = _REPEAT_RE.sub(r"\1", tail + " ").strip()
+    return head if tail in head else f"{head} ... {tail}"
 
 
 def find_urls(text: str) -> tuple[str, ...]:
@@ -173,20 +190,54 @@ _GREETING_PHRASES = frozenset(
 
 
 _SMALL_TALK = frozenset(_normalise_for_greeting(line) for line in SMALL_TALK if line.strip())
+_SMALL_TALK_TAILS = frozenset(_normalise_for_greeting(line) for line in SMALL_TALK_TAILS if line.strip())
+_SMALL_TALK_MAX_WORDS = max(len(p.split()) for p in _SMALL_TALK | _SMALL_TALK_TAILS)
 _GREETING_WORDS = frozenset(_normalise_for_greeting(w) for line in GREETINGS for w in line.split()) - {"no", "yes", "test"}
 
 
 def is_small_talk(text: str) -> bool:
-    """True for a whole message of small talk addressed to the assistant (:data:`~eris_lab.lexicon.SMALL_TALK`),
-    after any leading greeting words ("hey, how are you?", "hi there! what's your name")."""
+    """True for a whole message of small talk addressed to the assistant: greeting words and
+    :data:`~eris_lab.lexicon.SMALL_TALK` phrases, nothing else ("hey, how are you?", "thanks, that
+    was really helpful!", "thank you so much, you're the best", "never mind").
+
+    Read left to right, each step taking a greeting word or the longest phrase that starts there
+    (after the first step also a :data:`~eris_lab.lexicon.SMALL_TALK_TAILS` phrase, "so much",
+    "again"); one word of anything else ("thanks, now set an alarm") makes it a request.
+    """
     words = _normalise_for_greeting(text).split()
-    while words:
-        if " ".join(words) in _SMALL_TALK:
-            return True
-        if words[0] not in _GREETING_WORDS:
+    if not words or all(w in _GREETING_WORDS for w in words):
+        return False  # a bare greeting is is_greeting's (and "ok" alone is no small talk)
+    i = 0
+    while i < len(words):
+        known = _SMALL_TALK | _SMALL_TALK_TAILS if i else _SMALL_TALK  # a tail extends what came before
+        step = next((n for n in range(min(len(words) - i, _SMALL_TALK_MAX_WORDS), 0, -1)
+                     if " ".join(words[i:i + n]) in known), 0)
+        if not step and words[i] not in _GREETING_WORDS:
             return False
-        words = words[1:]
-    return False
+        i += step or 1
+    return True
+
+
+_ASK_TO_WRITE_RE = re.compile(
+    r"^(?:(?:please|pls|can you|could you|would you|will you|bitte|kannst du|könntest du)\s+)*"
+    r"(?:tell|give|write|compose|make up|sing|recite|read|invent|erzähl\w*|erzaehl\w*|schreib\w*|sing\w*|dicht\w*)"
+    r"\s+(?:(?:me|us|mir|uns)\s+)?(?:a|an|another|one|some|one more|a little|a short|a funny|ein|eine|einen|noch)\b"
+    r"(?P<rest>.*)$")
+
+
+def asks_for_writing(text: str, keywords: Iterable[str] = ()) -> bool:
+    """True for a request that the model fulfils by writing ("tell me a bedtime story about a
+    dragon", "write me a poem about autumn", "Erzähl mir einen Witz"): a verb of telling or writing,
+    then an article and one of :data:`~eris_lab.lexicon.WRITTEN_BY_THE_MODEL` within four words.
+    False when a tool keyword names that thing (a jokes API's ``get_joke``): then a tool can serve it.
+    """
+    match = _ASK_TO_WRITE_RE.match(_normalise_for_greeting(text))
+    if not match:
+        return False
+    head = match.group("rest").split()[:4]
+    things = {w for w in head if w in WRITTEN_BY_THE_MODEL}
+    keywords = keywords if isinstance(keywords, (set, frozenset)) else set(keywords)
+    return bool(things) and not any(t in keywords or singular(t) in keywords for t in things)
 
 
 def _greeting_only(text: str) -> bool:
@@ -215,11 +266,13 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         Knobs ``short_max_words`` / ``short_max_chars`` (DESIGN.md: <= 3 words or <= 15 chars).
     follow_up : bool
         The message continues a dialog (an earlier user turn exists): short input is then a
-        follow-up ("and tomorrow?", "do that again"), and only a greeting is conversation.
+        follow-up ("and tomorrow?", "do that again"), and only a greeting, small talk or a
+        request for writing is conversation.
 
     Notes
     -----
-    Whole-message greeting first (exact match after normalising), then the short-input rule.
+    Whole-message greeting, small talk (:func:`is_small_talk`) or a request the model fulfils by
+    writing (:func:`asks_for_writing`) first, then the short-input rule.
     A URL, a tool keyword, or an arithmetic expression ("443 * 349") beside a calculator's
     keyword always makes it a request. Words are counted by :func:`word_count`
     (characters for scripts without spaces), and text in a script the keyword lists cannot read
@@ -230,7 +283,9 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return True
     if find_urls(text):
         return False
-    if norm in _GREETING_PHRASES or is_small_talk(norm):
+    if not isinstance(keywords, (set, frozenset)):  # a catalogue's keywords come as a frozenset: no copy
+        keywords = set(keywords)
+    if norm in _GREETING_PHRASES or is_small_talk(norm) or asks_for_writing(norm, keywords):
         return True
     if follow_up:
         return False
@@ -240,7 +295,6 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     short = word_count(norm) <= max_words or len(text.strip()) <= max_chars
     if not short:
         return False
-    keywords = set(keywords)
     if _ARITHMETIC_RE.search(text) and any(_ARITHMETIC_KEYWORD_RE.match(k) for k in keywords):
         return False
     for word in words:
@@ -498,6 +552,26 @@ def unread_script(text: str) -> bool:
     return sum(not _is_latin_letter(c) for c in letters) * 2 > len(letters)
 
 
+def foreign_language(text: str) -> bool:
+    """True for Latin-script text in a language other than English and German ("Lis le fichier
+    /etc/hosts s'il te plaît", "pon una alarma a las siete", "a klient z nazwiskiem na Mey jest?").
+
+    The bundled MiniLM reads English: on such text its cosines, and the relevance gate that reads
+    them, say nothing about fit, so the router does not let them refuse (variants of reported
+    cases route-08 and route-10). Read as: at least three words of two or more letters, none of
+    them an English function word (:data:`~eris_lab.lexicon.ENGLISH_CUES`), fewer than three in
+    four in the embedder's English vocabulary (:func:`known_words`), and not :func:`mostly_german`.
+    Measured on 20 requests: French, Spanish, Polish and Portuguese ones are caught; Italian and
+    Dutch ones whose words MiniLM's vocabulary holds ("Che tempo fa domani a Roma?") are not,
+    and no English one is, keyword-style ("check weather Berlin") and misspelt ones included.
+    """
+    words = [w.lower() for w in _WORD_RE.findall(text) if len(w) >= 2 and w.isalpha()]
+    if len(words) < 3 or any(w in ENGLISH_CUES for w in words) or unread_script(text) or mostly_german(text):
+        return False
+    known = known_words()
+    return sum(w in known for w in words) * 4 < len(words) * 3
+
+
 def mostly_german(text: str) -> bool:
     """German function words (:data:`~eris_lab.lexicon.GERMAN_CUES`) outnumber English ones
     (:data:`~eris_lab.lexicon.ENGLISH_CUES`), or the text has a German letter: the reading the
@@ -540,6 +614,24 @@ _QUESTION_BACK_RE = re.compile(
     r".*\b(?:it|that|this|them|those|these|es|das|dies\w*)\b")
 
 
+# where small talk in front of a request ends: a sentence mark or a comma, then a space
+_LEADING_BREAK_RE = re.compile(r"(?<=[.!?,;:])\s+")
+
+
+def without_small_talk(text: str) -> str:
+    """The request after small talk in front of it, or ``""`` when there is none: "hey, how are
+    you? fix the login bug please" -> "fix the login bug please" (a variant of case route-14,
+    where "how are you" pulled run_tests). A bare greeting in front ("hi, fix the bug") is left
+    to the router (its message row reads both); the front must be :func:`is_small_talk`.
+    """
+    pieces = _LEADING_BREAK_RE.split(text.strip())
+    for cut in range(len(pieces) - 1, 0, -1):
+        front, rest = " ".join(pieces[:cut]), " ".join(pieces[cut:])
+        if is_small_talk(front) and not is_small_talk(rest) and not _greeting_only(rest):
+            return rest
+    return ""
+
+
 def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     """The requests a message joins ("grab X and store it as Y" -> both halves); ``()`` for one.
 
@@ -550,6 +642,8 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     most ``max_clauses`` parts, the last holding whatever is left.
     """
     parts = [p for p in _CLAUSE_SPLIT_RE.split(text) if p and p.strip()]
+    # a greeting or small talk is no request ("hi there, set an alarm for 6" is one)
+    parts = [p for p in parts if not (is_greeting(p) or _greeting_only(p) or is_small_talk(p))]
     merged: list[str] = []
     for part in parts:
         if merged and (len(part.split()) < 2 or len(merged[-1].split()) < 2):
@@ -606,9 +700,11 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
     return tuple(found)
 
 
+# a number written with digits may touch its unit ("5min"); a number word is a word of its own
+# ("am Freitag" is no "a m(inute)")
 _DURATION_RE = re.compile(
-    r"(?i)\b(?:\d+(?:[.,]\d+)?|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|"
-    r"fifty|sixty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|ein(?:e|en)?|zwei|drei|fünf|zehn|halbe)\s*-?\s*(\w+)\b"
+    r"(?i)\b(?:\d+(?:[.,]\d+)?\s*-?\s*|(?:an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|"
+    r"fifty|sixty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|ein(?:e|en)?|zwei|drei|fünf|zehn|halbe)(?:\s+|\s*-\s*))(\w+)\b"
 )
 _COUNTDOWN_WORD_RE = re.compile(r"(?i)\b(?:timers?|countdowns?|count\s+down|stopwatch|stoppuhr|kurzzeitwecker)\b")
 

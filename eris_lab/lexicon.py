@@ -27,7 +27,7 @@ every module that shares the list:
 from __future__ import annotations
 
 __all__ = [
-    "GREETINGS", "DURATION_UNITS", "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "ENGLISH_HOMOGRAPHS", "GERMAN_CUES",
+    "GREETINGS", "CHAT_SPELLINGS", "SMALL_TALK_TAILS", "WRITTEN_BY_THE_MODEL", "DURATION_UNITS", "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "ENGLISH_HOMOGRAPHS", "GERMAN_CUES",
     "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
     "WRITE_VERBS", "ACTION_WORDS", "ALIASES", "WRITE_ALIAS_GROUPS", "STOPWORDS", "GENERIC_WORDS", "NUMBER_WORDS", "ORDINAL_WORDS", "BOUND_WORDS",
     "MONTH_WORDS", "WEEKDAY_WORDS", "RELATIVE_TIME_WORDS",
@@ -53,8 +53,9 @@ GREETINGS = frozenset(
     สวัสดี สวัสดีครับ สวัสดีค่ะ ขอบคุณ ขอบคุณครับ ขอบคุณค่ะ""".split("\n")
 )
 
-#: Whole-message small talk addressed to the assistant (compared after normalising, after any
-#: leading greeting word): conversation in any catalogue, as a greeting is. "What can you do?"
+#: Whole-message small talk addressed to the assistant (compared after normalising; a message made
+#: of greeting words and these phrases in any order, "thank you so much, you're the best", counts):
+#: conversation in any catalogue, as a greeting is. "What can you do?"
 #: is left out (a catalogue may hold a tool that answers it). Written for this project (demo
 #: none-003 "how are you doing today?", none-023 "Wie geht es dir heute?"), and the closings of a
 #: session ("thanks, that's all for now", "good night, talk tomorrow").
@@ -67,8 +68,45 @@ SMALL_TALK = frozenset(
     that's all|that's all for now|that's all for today|that's it|that's it for now|that is all|nothing else|all good
     talk tomorrow|talk to you tomorrow|talk later|talk to you later|talk soon|see you tomorrow|see you later|see you soon
     have a nice day|have a good day|have a good night|sleep well|take care
-    das wär's|das wars|das war's|das ist alles|bis morgen|bis später|bis bald|schönen tag noch|gute nacht""".replace("\n", "|").split("|")
+    das wär's|das wars|das war's|das ist alles|bis morgen|bis später|bis bald|schönen tag noch|gute nacht
+    that was really helpful|that was helpful|that was very helpful|that was great|that was perfect|that helped
+    that helps|that's helpful|that's great|that's perfect|that's very kind|very helpful|really helpful|super helpful
+    you're the best|you are the best|you're awesome|you are awesome|you're great|you rock|you're a star
+    great job|good job|well done|nice work|perfect|awesome|brilliant|excellent|amazing|much appreciated|appreciate it
+    i appreciate it|i appreciate that|i appreciate your help|appreciated|no worries|no problem|all set|got it
+    never mind|nevermind|forget it|forget about it|don't worry about it|no need|not needed|it's fine|it's okay|all fine
+    vielen dank für deine hilfe|danke für die hilfe|das war hilfreich|das war sehr hilfreich|super danke|passt schon
+    schon gut|vergiss es|egal|nicht nötig|alles klar|du bist der beste|du bist die beste|gut gemacht""".replace("\n", "|").split("|")
 )
+
+#: Words that only extend the small talk before them ("thanks so much", "thanks again", "danke
+#: nochmal"): never small talk on their own ("again" alone asks for a repeat). Written for this project.
+SMALL_TALK_TAILS = frozenset(
+    """so much|very much|a lot|a ton|again|really|for everything|for your help|for the help|for that|for this
+    nochmal|sehr|vielmals|für alles|so|denn""".replace("\n", "|").split("|")
+)
+
+#: What a model writes itself when asked ("tell me a joke", "write me a poem about autumn", "erzähl
+#: mir einen Witz"): such a request is conversation unless a tool's name or keywords hold the word
+#: (a jokes API). Reported case route-20 ("Tell me a joke") and its variants. Written for this project.
+WRITTEN_BY_THE_MODEL = frozenset({
+    "joke", "jokes", "story", "stories", "poem", "poems", "limerick", "haiku", "riddle", "riddles", "song", "songs",
+    "pun", "puns", "tale", "tales", "fairytale", "lullaby", "rhyme", "rhymes", "sonnet", "tongue twister",
+    "witz", "witze", "geschichte", "geschichten", "gedicht", "gedichte", "märchen", "rätsel", "lied", "reim",
+})
+
+#: Chat spellings read as the words they stand for ("can u get me moar?" is "can you get me
+#: more?"; a variant of reported case route-03). Only forms that are no English word and no
+#: common abbreviation of anything else (no "r", "k", "n"). Written for this project.
+CHAT_SPELLINGS = {
+    "u": "you", "ur": "your", "ya": "you", "pls": "please", "plz": "please", "plx": "please",
+    "thx": "thanks", "thnx": "thanks", "tnx": "thanks", "moar": "more", "gimme": "give me", "lemme": "let me",
+    "wanna": "want to", "gonna": "going to", "gotta": "have to", "tmrw": "tomorrow", "tmr": "tomorrow",
+    "tmw": "tomorrow", "2moro": "tomorrow", "2morrow": "tomorrow", "2day": "today", "2nite": "tonight",
+    "tonite": "tonight", "b4": "before", "cuz": "because", "coz": "because", "bc": "because", "msg": "message",
+    "msgs": "messages", "pic": "picture", "pics": "pictures", "ppl": "people", "sth": "something",
+    "smth": "something", "abt": "about", "w/": "with", "w/o": "without", "asap": "as soon as possible",
+}
 
 #: Time units (English and German) that make "<number> <unit>" a duration: a countdown tool is
 #: pulled only by a duration or by its own name (reported case route-27: "at 09:05" and "on

@@ -37,7 +37,8 @@ from typing import Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import is_conversational, mostly_german, one_edit_apart, singular, tool_keywords, unread_script
+from .guard import (countdown_tools, is_conversational, mostly_german, names_duration, one_edit_apart, singular,
+                    tool_keywords, unread_script, without_small_talk)
 from .knobs import Knobs
 from .lexicon import ACTION_WORDS, ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
 from .slots import MissingSlot, has_evidence, required_slots
@@ -56,6 +57,10 @@ __all__ = [
     "decision_keys",
     "retry_failed",
     "with_intents",
+    "requested_action",
+    "action_of",
+    "action_order",
+    "idle_countdowns",
     "with_memory",
     "with_added",
     "with_slots",
@@ -164,6 +169,8 @@ class Decision:
 _ANAPHOR = (r"\b(?:that|this|it|those|these|them|the\s+(?:last|same|previous)|das|dies\w*|den|die|es|"
             # an item of what was just listed: "read the first one", "open the second", "die erste"
             r"the\s+(?:first|second|third|fourth|fifth|next|other|top|latest|newest|oldest)|"
+            # "that one", "the second one", "the oat milk one", "the one from the bank"
+            r"(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}?one|"
             r"(?:der|die|das|den)\s+(?:erste|zweite|dritte|nächste|letzte)\w*)\b")
 
 
@@ -187,7 +194,8 @@ PAIRINGS: tuple[_Pairing, ...] = (
         _rx(r"\b(?:agenda|reminders?|to-?dos?|tasks?|items?|entry|entries|lists?|erinnerung\w*|aufgabe\w*|"
             r"eintr[aä]g\w*|liste\w*|punkt\w*)\b"),
         (
-            (_rx(r"\b(?:remove|delete|drop|cancel|clear|lösch\w*|losch\w*|entfern\w*|streich\w*)\b"), "agenda:remove"),
+            (_rx(r"\b(?:remove|delete|drop|cancel|clear|take\b.{0,40}\boff|get\s+rid|lösch\w*|losch\w*|entfern\w*|"
+                 r"streich\w*)\b"), "agenda:remove"),
             (_rx(r"\b(?:complete|done|finish\w*|tick\w*|check\s+off|erledig\w*|abhak\w*)\b"), "agenda:complete"),
             (_rx(r"\b(?:push|postpone|delay|snooze|later|verschieb\w*)\b"), "agenda:push"),
             (_rx(r"\b(?:remind|erinner\w*)\b"), "agenda:remind_at"),
@@ -211,7 +219,7 @@ PAIRINGS: tuple[_Pairing, ...] = (
             (_rx(r"\b(?:cancel|delete|remove|call\s+off|absag\w*|sag\w*\b.*\bab|lösch\w*|losch\w*)\b"),
              "calendar:delete"),
             (_rx(r"\b(?:move|reschedule|change|update|postpone|shift|verschieb\w*|änder\w*)\b"), "calendar:update"),
-            (_rx(r"\b(?:show|details?|open|zeig\w*)\b"), "calendar:get"),
+            (_rx(r"\b(?:show|details?|open|tell\s+me\s+(?:more\s+)?about|more\s+about|zeig\w*)\b"), "calendar:get"),
         ),
     ),
     _Pairing(
@@ -265,19 +273,29 @@ def _is_listing(name: str) -> bool:
     return bool(set(name_words(base_name(name))) & READ_VERBS)
 
 
+#: Longest message (words) that an anaphor and a verb pair with the last tool's domain without a
+#: domain noun: "reply to it and say yes, Thursday works for me" after ``mail:read`` is ten (six
+#: until 2026-12-03 left eleven of a helper's follow-ups on the whole roster).
+PAIRING_MAX_WORDS = 10
+_ONE_RE = _rx(r"\b(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}?one\b")
+
+
 def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
     """An anaphor and a verb without a domain noun ("please remove it") act on the last tool's domain.
 
     Right after a listing (the last recent tool's name holds a read verb,
-    :data:`~eris_lab.lexicon.READ_VERBS`), "it" is what was listed: that domain's cluster is
-    offered, the cue's verb first. A cluster, never one tool: a lone destructive verb widens and
+    :data:`~eris_lab.lexicon.READ_VERBS`), "it" is what was listed, and after any tool of the
+    domain "that one" is what it made or showed: that domain's cluster is offered, the cue's verb
+    first, for a message of at most :data:`PAIRING_MAX_WORDS` words. A cluster, never one tool: a lone destructive verb widens and
     never locks the grammar onto it (issue 16).
     """
     last = recent[-1]
     pairing = next((p for p in PAIRINGS if p.domain == domain_of(last)), None)
     cluster = catalog.cluster(pairing.domain) if pairing else ()
-    if not cluster or not _is_listing(last) or len(text.split()) > 6:
+    if not cluster or len(text.split()) > PAIRING_MAX_WORDS:
         return None
+    if not _is_listing(last) and not _ONE_RE.search(text):
+        return None  # "it" after a change may be anything; "that one" is the item just made
     verb_tool = next((tool for pattern, tool in pairing.verbs if pattern.search(text)), "")
     if not verb_tool:
         return None
@@ -662,14 +680,20 @@ _LEADING_FILLER_RE = re.compile(
 
 
 def _is_command(text: str) -> bool:
-    """Whether ``text`` opens, after a greeting and a "please" or "can you", with a word that is
-    no wh-word, pronoun, auxiliary or function word: an imperative ("hey, fix the login bug",
-    "could you refactor the payment module"), not a question or a statement ("how are you?",
-    "the build is red"). A word-list reading, no tagger: "time flies when ..." reads as a command
+    """Whether a sentence or clause of ``text`` (small talk in front left out, ``guard.without_small_talk``)
+    opens, after a greeting and a "please" or "can you", with a word that is no wh-word, pronoun,
+    auxiliary or function word: an imperative ("hey, fix the login bug", "could you refactor the
+    payment module", "why is the login failing? fix it", "hello, the login is broken, please fix
+    it"), not a question or a statement ("how are you?", "the build is red"). A word-list reading, no tagger: "time flies when ..." reads as a command
     too, which is why only :func:`uncovered`'s thin-tool exemption asks it."""
-    rest = _LEADING_FILLER_RE.sub("", text.strip())
-    match = re.match(r"[A-Za-z][A-Za-z']*", rest)
-    return bool(match) and match.group(0).lower() not in _NOT_A_COMMAND
+    for sentence in re.split(r"(?<=[.!?,;])\s+", (without_small_talk(text) or text).strip()):
+        # any sentence or clause may be the command: "why is the login failing? fix it", "hello,
+        # the login is broken, please fix it"
+        rest = _LEADING_FILLER_RE.sub("", sentence)
+        match = re.match(r"[A-Za-z][A-Za-z']*", rest)
+        if match and match.group(0).lower() not in _NOT_A_COMMAND:
+            return True
+    return False
 
 
 def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
@@ -776,22 +800,46 @@ def _full_roster(rule: Rule, catalog: Catalog, reason: str) -> Decision:
     return Decision(rule=rule, kind="full_roster", names=catalog.names, reason=reason)
 
 
-def _ranked_widening(rule: Rule, ranked: Sequence[Hit], catalog: Catalog, knobs: Knobs, note: str) -> Decision:
+def idle_countdowns(text: str, catalog: Catalog) -> frozenset[str]:
+    """Countdown tools (``guard.countdown_tools``) that ``text`` cannot need: it names no duration
+    and is in a script the duration words can read; empty otherwise.
+
+    "remind me to ring the vet on Thursday" names a day, "nudge me Friday to water the plants" no
+    time at all: a timer counts down a duration, so neither needs it (reported case route-27, whose
+    ``expected_offer_excludes`` is the timer). The router demotes these in its ranking; a widening
+    leaves them out.
+    """
+    if names_duration(text) or unread_script(text):
+        return frozenset()
+    return countdown_tools(catalog)
+
+
+def _ranked_widening(rule: Rule, ranked: Sequence[Hit], catalog: Catalog, knobs: Knobs, note: str,
+                     text: str = "") -> Decision:
     """Bounded widening: the ``widen_k`` best-scored tools with whole domains seated.
 
     A catalogue of at most ``max_whole_roster`` tools, or a widening that would seat every tool,
     is offered whole (kind ``full_roster``), so the rate of full-roster offers stays honest. With
     nothing scored (``ranked`` empty: the router could not read the message) the roster is offered
-    whole too: the first ``widen_k`` tools of the catalogue would be a lottery.
+    whole too: the first ``widen_k`` tools of the catalogue would be a lottery. Either way a
+    countdown tool ``text`` cannot need (:func:`idle_countdowns`) is left out (kind ``subset``
+    when the roster loses it).
     """
+    idle = idle_countdowns(text, catalog)
     if len(catalog) <= max(knobs.max_whole_roster, knobs.widen_k) or not ranked:
-        return _full_roster(rule, catalog, f"{note}: offering the whole roster of {len(catalog)}"
-                            + ("" if ranked else " (no tool was scored)"))
-    order = [h.name for h in sorted(ranked, key=lambda h: -h.score) if h.name in catalog]
+        whole = f"{note}: offering the whole roster of {len(catalog)}" + ("" if ranked else " (no tool was scored)")
+        names = tuple(n for n in catalog.names if n not in idle)
+        if len(names) == len(catalog) or not names:
+            return _full_roster(rule, catalog, whole)
+        return Decision(rule=rule, kind="subset", names=names,
+                        reason=f"{whole} but {', '.join(n for n in catalog.names if n in idle)} (a countdown, "
+                               "and the message names no duration)")
+    order = [h.name for h in sorted(ranked, key=lambda h: -h.score) if h.name in catalog and h.name not in idle]
     if len(order) < knobs.widen_k:  # too few scored tools: fill up in catalogue order
-        seen = set(order)
+        seen = set(order) | idle
         order += [n for n in catalog.names if n not in seen]
     names, _ = catalog.seat_domains(order, max(knobs.widen_k, 1))
+    names = tuple(n for n in names if n not in idle)  # a seated domain brings its timer along
     return Decision(rule=rule, kind="subset", names=names,
                     reason=f"{note}: offering the {len(names)} best-ranked tools (widen_k {knobs.widen_k})")
 
@@ -933,7 +981,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
                     f"{knobs.single_hit_floor:.2f}")
             domain = domain_of(demoted)
             if knobs.unsure_fallback == "ranked":
-                return _ranked_widening(Rule.UNSURE_RANKED, ranked, catalog, knobs, note)
+                return _ranked_widening(Rule.UNSURE_RANKED, ranked, catalog, knobs, note, text)
             if knobs.unsure_fallback == "domain_cluster" and len(catalog.cluster(domain)) > 1:
                 names = _rank(_with_clusters([Hit(name=demoted, score=best[demoted])], [domain], catalog), catalog)
                 return Decision(rule=Rule.UNSURE_DOMAIN_CLUSTER, kind="cluster", names=names,
@@ -986,7 +1034,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     if not names:
         if knobs.empty_fallback == "ranked":
             return _ranked_widening(Rule.UNSURE_RANKED, ranked, catalog, knobs,
-                                    f"no hit >= {knobs.threshold:.2f} and not judged irrelevant")
+                                    f"no hit >= {knobs.threshold:.2f} and not judged irrelevant", text)
         if knobs.empty_fallback == "none":
             return Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="conversational", names=(),
                             reason=f"no hit >= {knobs.threshold:.2f}: offering nothing (empty_fallback=none)")
@@ -1014,7 +1062,7 @@ def requested_action(text: str) -> str:
     return next((action for action, words in ACTION_WORDS.items() if word in words), "")
 
 
-def _action_of(name: str) -> str:
+def action_of(name: str) -> str:
     """The CRUD action a tool's name says (its first name word in an action set), or ""."""
     for word in name_words(base_name(name)):
         for action, words in ACTION_WORDS.items():
@@ -1037,7 +1085,7 @@ def action_order(names: Sequence[str], text: str, scores: Mapping[str, float]) -
     out = list(names)
     if not action or len(out) < 2:
         return tuple(out), ()
-    does = {name: _action_of(name) == action for name in out}  # once per tool: a roster may be long
+    does = {name: action_of(name) == action for name in out}  # once per tool: a roster may be long
     moved = []
     for name in names:
         if not does[name] or name not in scores:

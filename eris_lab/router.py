@@ -31,6 +31,7 @@ from .guard import (
     countdown_tools,
     fetch_tool,
     find_urls,
+    foreign_language,
     is_conversational,
     known_words,
     lexical_terms,
@@ -45,11 +46,12 @@ from .guard import (
     tool_keywords,
     unread_script,
     without_pointers,
+    without_small_talk,
 )
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
 from .offer import Offer, build, ordered
-from .policy import SIBLING_OFFSET, Decision, Hit, decide_turn
+from .policy import ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, action_of, decide_turn, requested_action
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
            "dialog_tools", "last_turn_tools", "added_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
@@ -62,7 +64,7 @@ FAILED_STATUSES = frozenset({"failed", "failure", "fail", "error", "errored", "t
 #: reported with case route-05: forward the last full turn). Scores are the max of both routings.
 REFERRING_CUE_RE = re.compile(
     r"(?i)\b(?:this|that|it|them|those|these|more|again|same|another|one more|the rest|"
-    r"das|dies\w*|nochmal|noch\s+mehr|mehr|wieder|davon)\b"
+    r"extra|others|other\s+ones|das|dies\w*|nochmal|noch\s+mehr|mehr|wieder|davon|weitere\w*)\b"
 )
 
 _WORD_RE = re.compile(r"[\wäöüß-]+", re.IGNORECASE)
@@ -579,6 +581,10 @@ class Router:
             timings["embed"] = timings["score"] = 0.0
             return (), "conversation"
         notes = [guard]
+        request = without_small_talk(text)
+        if request:  # "hey, how are you? fix the login bug": the request alone is scored
+            text = request
+            notes.append("small talk in front left out")
         queries = [text]
         fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
             self.knobs.fix_spelling) else {}
@@ -643,6 +649,7 @@ class Router:
         sentence_rows = rows[first_sentence:][requests]
         intent_rows = np.vstack([rows[first_clause:own], sentence_rows])
         clause_best = intent_rows.argmax(axis=1)
+        texts: list[str] = []
         if len(intent_rows):  # each part's words too, in the widening's order
             texts = queries[first_clause:own] + [t for t, keep in zip(queries[first_sentence:], requests) if keep]
             clause_best = widening_order(self.catalog, intent_rows, texts, self.knobs).argmax(axis=1)
@@ -670,9 +677,10 @@ class Router:
                 return (), "; ".join(filter(None, notes + ["script the embedder cannot read, no word in the catalogue"]))
             scores = np.maximum(scores, lexical)
             notes.append("lexical terms (script the embedder cannot read)")
-        if self.knobs.relevance_floor > 0 and not unread:
+        if self.knobs.relevance_floor > 0 and not unread and not foreign_language(text):
             # the gate reads raw cosines, as calibration fitted it; text the embedder cannot read
-            # is not judged by it (its cosines are noise): lexical scores and the policy decide
+            # (another script, or a language other than English and German) is not judged by it
+            # (its cosines are noise): the hits and the policy decide
             best_row = int(raw[:used].max(axis=1).argmax())
             self.last_features = self.gate().features(q[best_row:best_row + 1],
                                                       scores=raw[best_row:best_row + 1])[0]
@@ -685,14 +693,19 @@ class Router:
         # 0.551, calendar:create 0.553 in bad input row 30: which one wins is a coin flip)
         intents: list[Hit] = []
         domain_positions = self.catalog.derived("router.domain_positions", _domain_positions)
-        for i, row in zip(clause_best, intent_rows):
+        for i, row, part in zip(clause_best, intent_rows, texts):
             if int(i) in countdowns:
                 continue
             # positions of the best tool's domain, in registry order (vectorised: a domain may hold
             # thousands of tools, and a loop over them cost 3 ms per clause at 950)
             at = domain_positions.get(domain_of(names[int(i)]), np.array([int(i)]))
-            intents += [Hit(name=names[j], score=float(row[j])) for j in at[row[at] >= row[i] - self.knobs.margin]
-                        if j not in countdowns]
+            chosen = at[row[at] >= row[i] - self.knobs.margin]
+            action = requested_action(part) if len(at) > 1 else ""
+            if action:  # and the sibling doing what the part asks for ("put a dentist appointment on my
+                # calendar ...": calendar:create 0.09 below calendar:list in bad input row 30)
+                doing = [j for j in at[row[at] >= row[i] - ACTION_ORDER_SLACK] if action_of(names[j]) == action]
+                chosen = np.union1d(chosen, np.array(doing, dtype=chosen.dtype))
+            intents += [Hit(name=names[j], score=float(row[j])) for j in chosen if j not in countdowns]
         self.last_intents = tuple(sorted(intents, key=lambda h: -h.score))
         keep = np.flatnonzero(scores >= self.knobs.threshold)
         order = keep[np.argsort(-scores[keep], kind="stable")]

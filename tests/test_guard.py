@@ -360,3 +360,87 @@ def test_without_pointers_drops_phrases_that_only_point_back(text, read):
     from eris_lab.guard import without_pointers
 
     assert without_pointers(text) == read
+
+
+# -- small talk, writing requests, chat spellings, other languages (variants of route-03/08/14/20) --
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Thanks, that was really helpful!", True),
+    ("thank you so much, you're the best", True),
+    ("thanks again", True),
+    ("never mind", True),
+    ("Vielen Dank für deine Hilfe!", True),
+    ("hey, how are you?", True),
+    ("again", False),  # a tail alone asks for a repeat
+    ("ok", False),  # a bare greeting word is is_greeting's
+    ("thanks, now set an alarm", False),
+    ("that was helpful, now check my mail", False),
+])
+def test_small_talk_is_greeting_words_and_phrases_in_any_order(text, expected):
+    from eris_lab.guard import is_small_talk
+
+    assert is_small_talk(text) is expected
+
+
+@pytest.mark.parametrize("text, keywords, expected", [
+    ("tell me a bedtime story about a dragon", (), True),
+    ("Erzähl mir einen Witz", (), True),
+    ("Schreib mir ein Gedicht über den Herbst", (), True),
+    ("can you sing me a lullaby", (), True),
+    ("tell me a joke", ("joke",), False),  # a jokes API serves it
+    ("write me an email to bob", (), False),
+    ("tell me the weather", (), False),
+])
+def test_asks_for_writing(text, keywords, expected):
+    from eris_lab.guard import asks_for_writing
+
+    assert asks_for_writing(text, keywords) is expected
+    assert is_conversational(text, keywords) is expected
+
+
+def test_chat_spellings_are_written_out_outside_paths_and_urls():
+    assert clean_text("can u get me moar? pls") == "can you get me more? please"
+    assert clean_text("open /tmp/u/notes.txt and https://example.org/u") == "open /tmp/u/notes.txt and https://example.org/u"
+    assert clean_text("u-boat") == "u-boat"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Lis le fichier /etc/hosts s'il te plaît", True),
+    ("pon una alarma a las siete", True),
+    ("a klient z nazwiskiem na Mey jest?", True),
+    ("check weather Berlin", False),
+    ("chek my emial", False),
+    ("I want a refund, I was charged twice", False),
+    ("Schreibe die Datei /data/test.txt mit dem Inhalt hallo.", False),  # German: the gloss reads it
+    ("明天北京的天气怎么样", False),  # another script: unread_script's
+])
+def test_foreign_language(text, expected):
+    from eris_lab.guard import foreign_language
+
+    assert foreign_language(text) is expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Erinnere mich am Freitag daran, den Müll rauszubringen", False),  # "am" is no "a m(inute)"
+    ("wake me at 7 am", False),
+    ("set a timer for 5min", True),
+    ("eine Minute", True),
+    ("half an hour", True),
+])
+def test_number_words_stand_apart_from_their_unit(text, expected):
+    assert names_duration(text) is expected
+
+
+def test_small_talk_in_front_of_a_request_is_left_out():
+    from eris_lab.guard import without_small_talk
+
+    assert without_small_talk("hey, how are you? fix the login bug please") == "fix the login bug please"
+    assert without_small_talk("thanks, that was great. now check my mail") == "now check my mail"
+    assert without_small_talk("hi, fix the bug") == ""  # a bare greeting stays
+    assert without_small_talk("how are you?") == ""
+
+
+def test_a_greeting_is_no_clause():
+    assert clauses("hi there, set an alarm for 6") == ()
+    assert clauses("Good morning, any new emails and set an alarm") == ("any new emails", "set an alarm")
