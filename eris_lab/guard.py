@@ -29,8 +29,8 @@ from typing import Callable, Iterable, Mapping
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, GERMAN_CUES, GREETINGS, KEYWORD_STOPWORDS, SMALL_TALK,
-                      SMALL_TALK_TAILS, WRITTEN_BY_THE_MODEL)
+from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, GERMAN_CUES, GREETINGS, KEYWORD_STOPWORDS,
+                      SMALL_TALK, SMALL_TALK_TAILS, WRITTEN_BY_THE_MODEL)
 
 __all__ = [
     "clean_text",
@@ -220,7 +220,7 @@ def is_small_talk(text: str) -> bool:
 
 _ASK_TO_WRITE_RE = re.compile(
     r"^(?:(?:please|pls|can you|could you|would you|will you|bitte|kannst du|könntest du)\s+)*"
-    r"(?:tell|give|write|compose|make up|sing|recite|read|invent|erzähl\w*|erzaehl\w*|schreib\w*|sing\w*|dicht\w*)"
+    r"(?:tell|give|write|compose|make up|sing\w*|recite|read|invent|erzähl\w*|erzaehl\w*|schreib\w*|dicht\w*)"
     r"\s+(?:(?:me|us|mir|uns)\s+)?(?:a|an|another|one|some|one more|a little|a short|a funny|ein|eine|einen|noch)\b"
     r"(?P<rest>.*)$")
 
@@ -704,7 +704,8 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
 # ("am Freitag" is no "a m(inute)")
 _DURATION_RE = re.compile(
     r"(?i)\b(?:\d+(?:[.,]\d+)?\s*-?\s*|(?:an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|"
-    r"fifty|sixty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|ein(?:e|en)?|zwei|drei|fünf|zehn|halbe)(?:\s+|\s*-\s*))(\w+)\b"
+    r"fifty|sixty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|ein(?:e|en)?|zwei|drei|fünf|zehn|halbe)"
+    r"(?:\s+|\s*-\s*))(\w+)\b"
 )
 _COUNTDOWN_WORD_RE = re.compile(r"(?i)\b(?:timers?|countdowns?|count\s+down|stopwatch|stoppuhr|kurzzeitwecker)\b")
 

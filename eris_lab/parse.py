@@ -860,7 +860,8 @@ _PARAMETER_RE = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?(?:</parameter>|(?=
 #: ``<invoke name="NAME"><parameter name="KEY">VALUE</parameter>...</invoke>`` (the XML call form
 #: of Anthropic-style prompts; a helper's variant of case parse-37).
 _INVOKE_RE = re.compile(r"""<invoke\s+name=["']([^"'>]+)["']\s*>(.*?)(?:</invoke>|\Z)""", flags=re.S)
-_NAMED_PARAMETER_RE = re.compile(r"""<parameter\s+name=["']([^"'>]+)["']\s*>\n?(.*?)\n?(?:</parameter>|\Z)""", flags=re.S)
+_NAMED_PARAMETER_RE = re.compile(r"""<parameter\s+name=["']([^"'>]+)["']\s*>\n?(.*?)\n?(?:</parameter>|\Z)""",
+                                 flags=re.S)
 
 
 _FENCE_OPENER_RE = re.compile(r"\s*```[ \t]*[\w+\-]*[ \t]*\n")

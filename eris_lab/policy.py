@@ -166,11 +166,11 @@ class Decision:
 # Rule 1: dialog pairing
 # ---------------------------------------------------------------------------------------------
 
+# "that one", "the second one", "the oat milk one", "the one from the bank"
+_ONE = r"(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}?one"
 _ANAPHOR = (r"\b(?:that|this|it|those|these|them|the\s+(?:last|same|previous)|das|dies\w*|den|die|es|"
             # an item of what was just listed: "read the first one", "open the second", "die erste"
-            r"the\s+(?:first|second|third|fourth|fifth|next|other|top|latest|newest|oldest)|"
-            # "that one", "the second one", "the oat milk one", "the one from the bank"
-            r"(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}?one|"
+            r"the\s+(?:first|second|third|fourth|fifth|next|other|top|latest|newest|oldest)|" + _ONE + "|"
             r"(?:der|die|das|den)\s+(?:erste|zweite|dritte|nächste|letzte)\w*)\b")
 
 
@@ -277,7 +277,7 @@ def _is_listing(name: str) -> bool:
 #: domain noun: "reply to it and say yes, Thursday works for me" after ``mail:read`` is ten (six
 #: until 2026-12-03 left eleven of a helper's follow-ups on the whole roster).
 PAIRING_MAX_WORDS = 10
-_ONE_RE = _rx(r"\b(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}?one\b")
+_ONE_RE = _rx(r"\b" + _ONE + r"\b")
 
 
 def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
@@ -286,8 +286,8 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Deci
     Right after a listing (the last recent tool's name holds a read verb,
     :data:`~eris_lab.lexicon.READ_VERBS`), "it" is what was listed, and after any tool of the
     domain "that one" is what it made or showed: that domain's cluster is offered, the cue's verb
-    first, for a message of at most :data:`PAIRING_MAX_WORDS` words. A cluster, never one tool: a lone destructive verb widens and
-    never locks the grammar onto it (issue 16).
+    first, for a message of at most :data:`PAIRING_MAX_WORDS` words. A cluster, never one tool: a
+    lone destructive verb widens and never locks the grammar onto it (issue 16).
     """
     last = recent[-1]
     pairing = next((p for p in PAIRINGS if p.domain == domain_of(last)), None)
@@ -680,12 +680,13 @@ _LEADING_FILLER_RE = re.compile(
 
 
 def _is_command(text: str) -> bool:
-    """Whether a sentence or clause of ``text`` (small talk in front left out, ``guard.without_small_talk``)
-    opens, after a greeting and a "please" or "can you", with a word that is no wh-word, pronoun,
-    auxiliary or function word: an imperative ("hey, fix the login bug", "could you refactor the
-    payment module", "why is the login failing? fix it", "hello, the login is broken, please fix
-    it"), not a question or a statement ("how are you?", "the build is red"). A word-list reading, no tagger: "time flies when ..." reads as a command
-    too, which is why only :func:`uncovered`'s thin-tool exemption asks it."""
+    """Whether a sentence or clause of ``text`` (small talk in front left out,
+    ``guard.without_small_talk``) opens, after a greeting and a "please" or "can you", with a word
+    that is no wh-word, pronoun, auxiliary or function word: an imperative ("hey, fix the login
+    bug", "could you refactor the payment module", "why is the login failing? fix it", "hello, the
+    login is broken, please fix it"), not a question or a statement ("how are you?", "the build is
+    red"). A word-list reading, no tagger: "time flies when ..." reads as a command too, which is
+    why only :func:`uncovered`'s thin-tool exemption asks it."""
     for sentence in re.split(r"(?<=[.!?,;])\s+", (without_small_talk(text) or text).strip()):
         # any sentence or clause may be the command: "why is the login failing? fix it", "hello,
         # the login is broken, please fix it"

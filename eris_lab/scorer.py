@@ -171,7 +171,8 @@ class Int8Scorer:
         self._dots = int8_dots
         self.threads = max(1, threads if threads is not None else encoder_threads())
         # threads start on the first split product (ThreadPoolExecutor starts them on demand)
-        self._pool = ThreadPoolExecutor(max_workers=self.threads - 1, thread_name_prefix="eris-int8") if self.threads > 1 else None
+        self._pool = (ThreadPoolExecutor(max_workers=self.threads - 1, thread_name_prefix="eris-int8")
+                      if self.threads > 1 else None)
         self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         peak = np.abs(self.vectors).max(axis=1)
         scale = np.where(peak > 0, 127.0 / np.maximum(peak, 1e-12), 1.0).astype(np.float32)  # (n,)
