@@ -45,6 +45,7 @@ from .guard import (
     spelling_index,
     tool_keywords,
     unread_script,
+    without_greeting,
     without_pointers,
     without_small_talk,
 )
@@ -585,6 +586,9 @@ class Router:
         if request:  # "hey, how are you? fix the login bug": the request alone is scored
             text = request
             notes.append("small talk in front left out")
+        elif without_greeting(text):  # "morning, add milk to my shopping list": no clock:alarm for "morning"
+            text = without_greeting(text)
+            notes.append("greeting in front left out")
         queries = [text]
         fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
             self.knobs.fix_spelling) else {}
@@ -681,9 +685,16 @@ class Router:
             # the gate reads raw cosines, as calibration fitted it; text the embedder cannot read
             # (another script, or a language other than English and German) is not judged by it
             # (its cosines are noise): the hits and the policy decide
-            best_row = int(raw[:used].max(axis=1).argmax())
-            self.last_features = self.gate().features(q[best_row:best_row + 1],
-                                                      scores=raw[best_row:best_row + 1])[0]
+            # each reading of the message is judged, and the gate takes the one it finds most
+            # relevant, as the hits take each tool's best score over the readings: a reading
+            # added beside the message (a spelling fix, an address read, a clause) can then let
+            # it through, never refuse it (until 2026-12-04 the best-scoring row was judged)
+            from .calibration import RelevanceGate
+
+            judged = np.r_[0:used, first_sentence:len(q)]  # the readings and each sentence part
+            features = self.gate().features(q[judged], scores=raw[judged])
+            relevance = RelevanceGate.probability(features, self.knobs.relevance_weights)
+            self.last_features = features[int(relevance.argmax())]
         # the widening's order (the ranked Hits' scores): the score, plus the lexical share on a
         # catalogue without routing hints (widening_key)
         idx, values = top_scores(widening_order(self.catalog, scores[None, :], [text], self.knobs)[0], RANKED_HITS)

@@ -441,6 +441,26 @@ def test_small_talk_in_front_of_a_request_is_left_out():
     assert without_small_talk("how are you?") == ""
 
 
+@pytest.mark.parametrize("text, rest", [
+    ("good morning, fix the null pointer bug in auth.py", "fix the null pointer bug in auth.py"),
+    ("morning! add milk to my shopping list", "add milk to my shopping list"),
+    ("hi there. hello, set an alarm for 7", "set an alarm for 7"),  # every greeting in front goes
+    ("Hallo, lies die Datei notes.md", "lies die Datei notes.md"),
+    ("Guten Morgen, wie wird das Wetter morgen?", "wie wird das Wetter morgen?"),
+    ("hey, good morning", ""),  # nothing but greetings: is_greeting's
+    ("hi, how are you?", ""),  # small talk after it: conversation
+    ("morning alarm at 7, please", ""),  # "morning" with no break after it is the subject
+    ("fix it, hi, please", ""),  # a greeting only counts in front
+    ("good morning", ""),
+])
+def test_a_greeting_in_front_of_a_request_is_read_apart(text, rest):
+    """Variants of case route-14: the router scores the request without the greeting in front
+    ("good morning, fix the bug in auth.py" was refused by the relevance gate)."""
+    from eris_lab.guard import without_greeting
+
+    assert without_greeting(text) == rest
+
+
 def test_a_greeting_is_no_clause():
     assert clauses("hi there, set an alarm for 6") == ()
     assert clauses("Good morning, any new emails and set an alarm") == ("any new emails", "set an alarm")

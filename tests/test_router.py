@@ -67,6 +67,8 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     ("hi there, set an alarm for 6", ["clock:alarm"], ["mail:check", "mail:digest"]),
     ("hello there, what's the weather in Rome?", ["weather:current"], ["memory:stage", "memory:query"]),
     ("Wie geht es dir heute so?", [], None),
+    # a greeting in front is no subject: "morning" ranked clock:alarm first and seated the clock domain
+    ("morning, add milk to my shopping list", ["agenda:remind_self"], ["clock:alarm", "clock:timer"]),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
@@ -80,6 +82,31 @@ def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_
         assert name in routed.offer.names, routed.decision.reason
     for name in excludes:
         assert name not in routed.offer.names, routed.decision.reason
+
+
+def test_relevance_gate_judges_the_most_relevant_reading_and_sentence(real_embedder):
+    """A sentence of chit-chat in front of a request no longer sinks it: the gate takes the best
+    relevance over the message's readings and sentence parts, as the hits take each tool's best
+    score (until 2026-12-04 it judged the best-scoring row alone: on bfcl-pooled "Could you stream
+    the song by Spice from the album Captured? It was released in 2018." was refused). The floor is
+    set between the whole message's relevance (0.50) and its request's (0.97), so only the sentence
+    can pass (no word of it is a declared keyword, which would pass the gate anyway)."""
+    from eris_lab._files import repo_root
+    from eris_lab.calibration import RelevanceGate
+    from eris_lab.catalog import load
+
+    text, request = "Life is strange sometimes. I keep thinking. Turn the sound up a bit.", "Turn the sound up a bit."
+    router = Router.with_calibrated_knobs(load(repo_root() / "descriptors"), real_embedder)
+    q = real_embedder.embed([text, request])
+    q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    whole, part = RelevanceGate.probability(router.gate().features(q), router.knobs.relevance_weights)
+    assert part > whole + 0.02, (whole, part)
+    knobs = router.knobs.replace(relevance_floor=round(float(whole + part) / 2, 6))
+    routed = Router(router.catalog, real_embedder, knobs=knobs, tool_vectors=router.tool_vectors).route(text)
+    assert routed.decision.rule != Rule.NO_TOOL_FITS and "system:volume" in routed.offer.names, routed.decision.reason
+    refused = Router(router.catalog, real_embedder, knobs=knobs, tool_vectors=router.tool_vectors).route(
+        "Life is strange sometimes. I keep thinking.")
+    assert refused.offer.names == (), refused.decision.reason  # the floor does refuse the chit-chat alone
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n", "\t\r\n"])
