@@ -148,6 +148,10 @@ GERMAN_GLOSSES: dict[str, str] = {
     "lied": "song", "licht": "light", "nächste": "next", "nächsten": "next", "übersetze": "translate",
     "uhr": "clock time", "ordne": "sort", "erstelle": "create", "lege": "create", "bestelle": "order",
     "füge": "add", "hinzufügen": "add", "eintrag": "entry", "nachricht": "message", "schick": "send",
+    # weather verbs and states ("Wird es morgen in Hamburg regnen?" offered politics beside the
+    # weather, a helper's German variant of case route-01); Snowball stems carry the inflections
+    "regnen": "rain", "regnet": "rain", "schnee": "snow", "schneien": "snow", "schneit": "snow", "sonnig": "sunny", "gewitter": "thunderstorm",
+    "temperatur": "temperature", "wind": "wind", "bewölkt": "cloudy", "nebel": "fog",
 }
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he

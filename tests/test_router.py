@@ -452,6 +452,11 @@ def test_english_message_with_german_homographs_is_not_glossed(text):
     ("Lautstärke runter", "volume"),
     ("Spiel bitte das nächste Lied", "play next song"),  # inflected forms by their stem
     ("Löschen Sie die Dateien", "delete files"),
+    # weather verbs and states (a German variant of case route-01 offered politics beside the weather)
+    ("Wird es morgen in Hamburg regnen?", "tomorrow rain"),
+    ("Regnet es heute?", "rain today"),
+    ("Schneit es am Wochenende in den Alpen?", "snow"),
+    ("Wird es morgen sonnig oder bewölkt?", "tomorrow sunny cloudy"),
 ])
 def test_german_message_is_glossed(text, gloss):
     assert gloss_german(text) == gloss
