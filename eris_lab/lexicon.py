@@ -151,7 +151,7 @@ GERMAN_GLOSSES: dict[str, str] = {
     # weather verbs and states ("Wird es morgen in Hamburg regnen?" offered politics beside the
     # weather, a helper's German variant of case route-01); Snowball stems carry the inflections
     "regnen": "rain", "regnet": "rain", "schnee": "snow", "schneien": "snow", "schneit": "snow", "sonnig": "sunny", "gewitter": "thunderstorm",
-    "temperatur": "temperature", "wind": "wind", "bewölkt": "cloudy", "nebel": "fog",
+    "temperatur": "temperature", "bewölkt": "cloudy", "nebel": "fog",
 }
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he

@@ -438,6 +438,7 @@ def test_a_foreign_word_in_a_parameter_enum_finds_its_tool():
     "list the files in my folder",  # "list" stems like the key "liste": no German evidence
     "find flights to cities such as Des Moines",  # a German particle inside a name is no evidence
     "mail the report to Ursula von der Leyen", "such a nice day in Baden bei Wien",
+    "I recently caught wind of some stellar performance",  # "wind" is no gloss key: German and English alike
 ])
 def test_english_message_with_german_homographs_is_not_glossed(text):
     # an English word that is also a German gloss key ("mail", "such", "lies") is no evidence of German
