@@ -68,6 +68,18 @@ REFERRING_CUE_RE = re.compile(
     r"extra|others|other\s+ones|das|dies\w*|nochmal|noch\s+mehr|mehr|wieder|davon|weitere\w*)\b"
 )
 
+#: A message that leaves out what it asks for and names only what changes ("what about the
+#: bedroom?", "and in Hamburg?", "louder please", "und morgen?"): after an earlier turn it is read
+#: with that turn, whatever its own words score ("bedroom" alone scored a hotel booking at 0.96
+#: after "turn off the kitchen lights", a new user's trial; the kind of cases route-03 and route-05).
+ELLIPSIS_RE = re.compile(
+    r"(?i)^\W*(?:(?:and|what|how)\s+about|and\s+(?:in|for|at|on|with|by|to|the|tomorrow|today|now)|same\s+for|"
+    r"now\s+for|und\s+(?:in|für|am|um|mit|morgen|heute|jetzt)|was\s+ist\s+mit|wie\s+wäre?'?s\s+mit|"
+    r"(?:a\s+(?:bit|little)\s+|(?:etwas|ein\s+bisschen)\s+)?(?:louder|quieter|brighter|dimmer|darker|warmer|"
+    r"cooler|colder|hotter|faster|slower|higher|lower|bigger|smaller|longer|shorter|lauter|leiser|heller|"
+    r"dunkler|wärmer|kälter|schneller|langsamer|höher|tiefer|größer|kleiner|länger|kürzer)\b)"
+)
+
 _WORD_RE = re.compile(r"[\wäöüß-]+", re.IGNORECASE)
 
 RANKED_HITS = 64  # best-scored tools kept for bounded widening (more than any widen_k)
@@ -519,7 +531,7 @@ class Router:
         supply what it lacked: "I'm in Leeds"), and after a recent tool when the message points
         back at it ("please remove it" after a listing). Only a greeting is then conversation.
         """
-        return bool(previous or failed) or bool(recent and REFERRING_CUE_RE.search(text))
+        return bool(previous or failed) or bool(recent and (REFERRING_CUE_RE.search(text) or ELLIPSIS_RE.match(text)))
 
     def _lexical_scores(self, text: str) -> np.ndarray:
         """``(n_tools,)`` scores from shared index terms (:func:`lexical_shares`), 0 = none.
@@ -614,7 +626,8 @@ class Router:
             notes.append(f"{len(parts)} clauses")
         own = len(queries)
         short = len(text.split()) <= self.knobs.short_max_words or len(text) <= self.knobs.short_max_chars
-        cue = bool(REFERRING_CUE_RE.search(text))
+        elliptic = bool(ELLIPSIS_RE.match(text))
+        cue = elliptic or bool(REFERRING_CUE_RE.search(text))
         context = ""
         if previous and (short or cue):
             queries.append(f"{previous} {text}")
@@ -661,7 +674,7 @@ class Router:
             rows[:, i] = np.minimum(rows[:, i], -1.0)
         scores = rows[:own].max(axis=0)
         used = own  # rows the hits come from; the gate judges the same rows
-        if context and (not (scores >= self.knobs.single_hit_floor).any() or (short and cue)):
+        if context and (not (scores >= self.knobs.single_hit_floor).any() or (short and cue) or elliptic):
             scores = np.maximum(scores, rows[own:first_sentence].max(axis=0))
             notes.append(context)
             used = first_sentence

@@ -84,6 +84,21 @@ def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_
         assert name not in routed.offer.names, routed.decision.reason
 
 
+@pytest.mark.parametrize("text, elliptic", [
+    ("what about the bedroom?", True), ("how about tomorrow", True), ("and in Hamburg?", True),
+    ("and for two people", True), ("same for the garage", True), ("louder please", True),
+    ("a bit warmer", True), ("und morgen?", True), ("Was ist mit Berlin?", True), ("etwas leiser bitte", True),
+    ("what about a workflow for this?", True),
+    ("what is the weather in Hamburg", False), ("and", False), ("the louder the better, play metal", False),
+    ("android apps for notes", False), ("play something louder than yesterday", False),
+])
+def test_an_ellipsis_names_only_what_changes(text, elliptic):
+    """Variants of cases route-03 and route-05: after an earlier turn these are read with it."""
+    from eris_lab.router import ELLIPSIS_RE
+
+    assert bool(ELLIPSIS_RE.match(text)) is elliptic
+
+
 def test_relevance_gate_judges_the_most_relevant_reading_and_sentence(real_embedder):
     """A sentence of chit-chat in front of a request no longer sinks it: the gate takes the best
     relevance over the message's readings and sentence parts, as the hits take each tool's best
