@@ -86,7 +86,7 @@ SLOT_CHECK = "gate"
 #: there it also empties 26 more of irrelevance's 143 cases and 34 of live_irrelevance's 438. The
 #: test halves are reported (README "Calibrated offers").
 UNCOVERED_FLOOR = 0.25
-CACHE_VERSION = 15  # bump when the fit changes, so stale cached knobs are not reused
+CACHE_VERSION = 16  # bump when the fit changes, so stale cached knobs are not reused
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+")
 _MIN_STD = 0.03  # guards a z-score against a tool the negatives never move
@@ -517,6 +517,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
             f"{too_few}offer-size knobs by split conformal on labelled queries{source}; relevance gate "
             + ("of the demo catalogue" if prior else "off")),
             promised_coverage=_promised(fitted, alpha, labelled=True), target_coverage=round(1 - alpha, 4),
+            finite_sample_guarantee=_finite_sample(fitted["n"], alpha / 2),
             widen_k_needed=fitted["widen_needed"], n_labelled_queries=fitted["n"], labelled_source=labelled_source)
         return knobs.replace(**{k: round(v, 6) if isinstance(v, float) else v for k, v in fitted.items()
                                 if k in ("threshold", "single_hit_floor", "subset_margin", "widen_k")},
@@ -560,7 +561,7 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         "target_coverage": round(1 - alpha, 4), "widen_k_needed": fitted["widen_needed"],
         "n_pseudo_queries": len(pseudo), "n_negatives": len(negatives),
         **({"n_labelled_queries": n_cal, "labelled_source": labelled_source} if labelled is not None else {}),
-        "finite_sample_guarantee": n_cal >= math.ceil(1 / alpha) - 1,
+        "finite_sample_guarantee": _finite_sample(n_cal, alpha / 2 if labelled is not None else alpha),
         "pseudo_recall_at_threshold": round(fitted["pseudo_recall_at_threshold"], 4),
         # out-of-fold: each negative judged by a gate fitted without it
         "negatives_kept_empty": round(float((p_neg < relevance_floor).mean()), 4),
@@ -617,13 +618,23 @@ def _fit_labelled(catalog: Catalog, embedder: Embedder, vectors: np.ndarray,
 
 
 def _promised(fitted: dict[str, Any], alpha: float, *, labelled: bool) -> float:
-    """The coverage the fitted knobs promise: ``1 - alpha``, or less where :data:`WIDEN_BOUNDS`
-    capped ``widen_k`` below the size the target needs (:func:`covered_at`; labelled fits spend
-    ``alpha / 2`` on the gate, so that much less)."""
-    if fitted["widen_needed"] <= fitted["widen_k"]:
-        return round(1 - alpha, 4)
+    """The coverage the fitted knobs promise: ``1 - alpha`` at most, and never more than the
+    widening's seats cover of the calibration messages, ``#{seated <= widen_k} / (n + 1)``
+    (:func:`covered_at`; labelled fits spend ``alpha / 2`` on the gate, so that much less).
+
+    The second bound binds where :data:`WIDEN_BOUNDS` capped ``widen_k`` below the size the
+    target needs, and where too few messages were given for the target: ``n`` of them prove at
+    most ``n / (n + 1)`` (9 labelled messages promised 0.95 until 2026-12-04; they prove 0.9).
+    """
     covered = fitted["coverage_at_widen_k"] - (alpha / 2 if labelled else 0.0)
     return round(max(min(1 - alpha, covered), 0.0), 4)
+
+
+def _finite_sample(n: int, alpha: float) -> bool:
+    """Whether ``n`` calibration messages can carry a ``1 - alpha`` guarantee at all: the
+    split-conformal rank ``ceil((n + 1)(1 - alpha))`` must not exceed ``n``, i.e.
+    ``n >= 1 / alpha - 1`` (Angelopoulos & Bates 2021, section 1)."""
+    return n > 0 and math.ceil((n + 1) * (1 - alpha)) <= n
 
 
 def _round_down(floor: float) -> float:

@@ -262,6 +262,9 @@ def _run_calibrate(args) -> int:
             target = prov.get("target_coverage", prov["promised_coverage"])
             capped = (f" (target {target:.3f}: widen_k would need {prov.get('widen_k_needed')} seats)"
                       if prov["promised_coverage"] < target else "")
+            if prov.get("finite_sample_guarantee") is False:  # too few messages for the target at all
+                n = prov.get("n_labelled_queries") or prov.get("n_pseudo_queries")
+                capped = f" (target {target:.3f}: {n} messages are too few to promise it)"
             print(f"promised coverage: {prov['promised_coverage']:.3f} for messages like the calibration ones{capped}")
         print(_table([(k, json.dumps(v)) for k, v in record["knobs"].items()], ("knob", "value")))
         if args.out:

@@ -361,6 +361,21 @@ def test_labelled_calibration_fits_the_offer_on_real_queries_and_lowers_the_gate
     assert (p >= knobs.relevance_floor).mean() >= 0.95
 
 
+@pytest.mark.parametrize("n_tools", [30, 4])  # a catalogue that fits, and one too small to fit on its own
+def test_too_few_labelled_messages_never_promise_the_target(fake_embedder, n_tools):
+    """A new user's trial: 9 labelled messages promised 0.95. Nine messages prove at most 9/10
+    (split conformal: the new message is the tenth), less the gate's alpha/2, and the provenance
+    says no finite-sample guarantee holds."""
+    catalog = _catalog_with_params(n_tools)
+    names = catalog.names
+    labelled = [(f"{names[i % n_tools].split('_')[0]} question {i}", (names[i % n_tools],)) for i in range(9)]
+    prov = calibrate(catalog, fake_embedder, alpha=0.05, labelled=labelled).notes["calibration"]
+    assert prov["finite_sample_guarantee"] is False
+    assert prov["promised_coverage"] <= round(9 / 10 - 0.025, 4) < prov["target_coverage"]
+    many = [(f"{names[i % n_tools].split('_')[0]} question {i}", (names[i % n_tools],)) for i in range(80)]
+    assert calibrate(catalog, fake_embedder, alpha=0.05, labelled=many).notes["calibration"]["finite_sample_guarantee"]
+
+
 def test_labelled_calibration_rejects_unknown_gold_and_all_no_tool_queries(fake_embedder):
     catalog = _catalog_with_params(30)
     with pytest.raises(DataError, match="not in the catalogue"):
