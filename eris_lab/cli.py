@@ -9,6 +9,7 @@ in ``COMMANDS``.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
 import os
@@ -72,6 +73,8 @@ def _load_knobs(path: str | None, catalog=None, *, model_id: str | None = None):
 
     if not path or path == REFERENCE:
         return Knobs()
+    if not Path(path).exists() and difflib.get_close_matches(path, [REFERENCE], n=1, cutoff=0.75):
+        raise ErisLabError(f"no such file; did you mean '--knobs {REFERENCE}'?", where=f"--knobs {path}")
     return Knobs.load(path).check_against(domains=None if catalog is None else catalog.domains,
                                           model_id=model_id, where=f"--knobs {path}")
 

@@ -217,7 +217,10 @@ class Knobs:
             for domain in self.domain_floors:
                 if domain not in known:
                     shown = ", ".join(sorted(known)[:12]) + (", ..." if len(known) > 12 else "")
-                    raise KnobsError(f"unknown domain {domain!r} in this catalogue; expected one of {shown}",
+                    expected = (f"expected one of {shown}" if known else
+                                "this catalogue has no domains (no tool name has a 'domain:' prefix): "
+                                "remove domain_floors")
+                    raise KnobsError(f"unknown domain {domain!r} in this catalogue; {expected}",
                                      where=f"{where}: domain_floors")
         if model_id is not None and self.embedding_model != model_id:
             raise KnobsError(f"fitted for {self.embedding_model!r}, but the model in use is {model_id!r}; "

@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import reprlib
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Mapping, Sequence
@@ -98,6 +99,10 @@ def normalize(text: str) -> str:
     return text.strip()
 
 
+_BRIEF = reprlib.Repr()  # a value quoted in an error: two levels deep, short strings
+_BRIEF.maxlevel, _BRIEF.maxdict, _BRIEF.maxlist, _BRIEF.maxstring = 2, 3, 3, 40
+
+
 def candidates_from_json(data: Any, *, where: str = "candidates") -> tuple[Candidate, ...]:
     """Candidates from JSON: a list of strings or of ``{"value", "aliases": [...]}`` objects.
 
@@ -118,11 +123,12 @@ def candidates_from_json(data: Any, *, where: str = "candidates") -> tuple[Candi
             out.append(item)
             continue
         if not isinstance(item, dict) or not isinstance(item.get("value"), str):
-            raise ErisLabError(f"expected a string or an object with a string 'value', got {item!r}",
+            # reprlib: a whole tool definition passed by mistake stays one short line
+            raise ErisLabError(f"expected a string or an object with a string 'value', got {_BRIEF.repr(item)}",
                                where=f"{where}[{i}]")
         aliases = item.get("aliases", [])
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-            raise ErisLabError(f"expected a list of strings, got {aliases!r}", where=f"{where}[{i}].aliases")
+            raise ErisLabError(f"expected a list of strings, got {_BRIEF.repr(aliases)}", where=f"{where}[{i}].aliases")
         out.append(Candidate(value=item["value"], aliases=tuple(aliases)))
     return tuple(out)
 

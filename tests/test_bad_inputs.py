@@ -37,7 +37,8 @@ ROWS = {
     39: ["test_control_characters_in_tool_names_are_escaped_in_the_table"],
     40: ["test_bad_input_is_one_line_naming_it"], 41: ["test_bad_input_is_one_line_naming_it"],
     42: ["test_bad_input_is_one_line_naming_it"], 43: ["test_bad_input_is_one_line_naming_it"],
-    44: ["test_bad_input_is_one_line_naming_it"],
+    44: ["test_bad_input_is_one_line_naming_it"], 47: ["test_bad_input_is_one_line_naming_it"],
+    48: ["test_bad_input_is_one_line_naming_it"], 49: ["test_bad_input_is_one_line_naming_it"],
     45: ["test_tool_route_checks_its_schema_and_names_a_rule"],
     46: ["test_temporary_sessions_are_removed"],
 }
@@ -72,6 +73,7 @@ def _make(tmp: Path) -> dict[str, str]:
     """Every file the parametrised cases name, by key."""
     files: dict[str, bytes | str] = {
         "cat": json.dumps(TOOLS),
+        "cat_plain": json.dumps([{"name": "get_weather", "description": "The weather for a city."}]),
         "cat_utf8": b'[{"name":"a:b","description":"\xff"}]',
         "cat_deep100": json.dumps([{"name": "a:b", "description": "d", "parameters": _nested_schema(100)}]),
         "cat_deep40": json.dumps([{"name": "a:b", "description": "d", "parameters": _nested_schema(40)}]),
@@ -227,6 +229,11 @@ CASES_2 = [
     (43, ["tune", "--suite", "{suite}", "--catalog", "{cat}", "--out", "{cat}/k.toml"], "is a file, not a folder"),
     # 44: a TOML descriptor's domain of the wrong type
     (44, ["prompt", "--catalog", "{toml_domain}", "--offer", ""], "{toml_domain}: domain: expected a non-empty string, got 5"),
+    # 47-49 (a new user's trial, 2026-12-04): a typo of 'reference', knobs naming domains on a catalogue
+    # without any, a tool catalogue given as candidates (the whole tool was quoted, ~400 characters)
+    (47, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "referense"], "did you mean '--knobs reference'?"),
+    (48, ["route", "x y z w", "--catalog", "{cat_plain}", "--knobs", "{knobs_domain}"], "this catalogue has no domains"),
+    (49, ["resolve-arg", "--candidates", "{cat}", "--value", "x", "--no-embed"], "'properties': {{...}}, 'type': 'object'}}}}"),  # braces doubled: formatted
 ]
 
 
