@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 
 from .errors import SchemaError
 
-__all__ = ["BFCL_TYPE_ALIASES", "normalize_types", "pointer", "check", "validate", "clear_cache", "sample",
+__all__ = ["BFCL_TYPE_ALIASES", "normalize_types", "pointer", "resolve_local_ref", "check", "validate", "clear_cache", "sample",
            "described_example", "is_placeholder", "FORMAT_TEMPLATES", "FORMAT_VALUES"]
 
 #: BFCL writes Python-ish type names into its schemas; they mean these JSON Schema types.
@@ -84,6 +84,43 @@ def _validator_class(schema: Mapping[str, Any]):
     return validator_for(schema, default=jsonschema.Draft202012Validator)
 
 
+def resolve_local_ref(document: Any, ref: str) -> tuple[bool, Any]:
+    """Follow a local ``$ref`` (``"#/$defs/x"``, RFC 6901 escapes and percent-encoding) through
+    ``document``: ``(True, node)``, or ``(False, None)`` when it points at nothing."""
+    from urllib.parse import unquote
+
+    node = document
+    path = unquote(ref[1:])
+    for raw in path.split("/")[1:] if path else []:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False, None
+    return True, node
+
+
+def _check_local_refs(schema: Any, where: str) -> None:
+    """Every local ``$ref`` pointer (``#/...``) of ``schema`` points at something: a new user's
+    catalogue with ``"$ref": "#/defs/nope"`` loaded and routed, and failed only later, in the
+    grammar compiler, on a line that did not name the file. Anchors and remote references are
+    the compiler's to refuse."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#") and (ref == "#" or ref.startswith("#/")):
+                if not resolve_local_ref(schema, ref)[0]:
+                    raise SchemaError(f"$ref {ref!r} points at nothing in this schema",
+                                      where=f"{where}{pointer(path + ('$ref',))}")
+            stack.extend((value, path + (key,)) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((value, path + (i,)) for i, value in enumerate(node))
+
+
 def check(schema: Any, *, where: str = "") -> None:
     """Raise :class:`SchemaError` unless ``schema`` is a JSON Schema (a boolean or an object).
 
@@ -97,13 +134,14 @@ def check(schema: Any, *, where: str = "") -> None:
     Raises
     ------
     SchemaError
-        ``<where>#/path: not a JSON Schema: <jsonschema's message>``, or a schema that is neither
-        an object nor a boolean.
+        ``<where>#/path: not a JSON Schema: <jsonschema's message>``, a schema that is neither
+        an object nor a boolean, or a local ``$ref`` that points at nothing.
     """
     if isinstance(schema, bool):
         return
     if not isinstance(schema, dict):
         raise SchemaError(f"expected a JSON Schema object, got {type(schema).__name__}", where=where or "#")
+    _check_local_refs(schema, where)
     try:
         key = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError):

@@ -39,6 +39,7 @@ ROWS = {
     42: ["test_bad_input_is_one_line_naming_it"], 43: ["test_bad_input_is_one_line_naming_it"],
     44: ["test_bad_input_is_one_line_naming_it"], 47: ["test_bad_input_is_one_line_naming_it"],
     48: ["test_bad_input_is_one_line_naming_it"], 49: ["test_bad_input_is_one_line_naming_it"],
+    50: ["test_bad_input_is_one_line_naming_it"],
     45: ["test_tool_route_checks_its_schema_and_names_a_rule"],
     46: ["test_temporary_sessions_are_removed"],
 }
@@ -74,6 +75,8 @@ def _make(tmp: Path) -> dict[str, str]:
     files: dict[str, bytes | str] = {
         "cat": json.dumps(TOOLS),
         "cat_plain": json.dumps([{"name": "get_weather", "description": "The weather for a city."}]),
+        "cat_ref": json.dumps([{"name": "a", "description": "do a thing", "parameters": {
+            "type": "object", "properties": {"r": {"$ref": "#/defs/nope"}, "$ref": {"type": "string"}}}}]),
         "cat_utf8": b'[{"name":"a:b","description":"\xff"}]',
         "cat_deep100": json.dumps([{"name": "a:b", "description": "d", "parameters": _nested_schema(100)}]),
         "cat_deep40": json.dumps([{"name": "a:b", "description": "d", "parameters": _nested_schema(40)}]),
@@ -233,6 +236,11 @@ CASES_2 = [
     # without any, a tool catalogue given as candidates (the whole tool was quoted, ~400 characters)
     (47, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "referense"], "did you mean '--knobs reference'?"),
     (48, ["route", "x y z w", "--catalog", "{cat_plain}", "--knobs", "{knobs_domain}"], "this catalogue has no domains"),
+    # 50: a $ref that points at nothing is refused when the catalogue loads, naming file and pointer
+    # (it routed, and failed later in the compiler on a line without the file); a property named $ref is fine
+    (50, ["route", "do the thing please now", "--catalog", "{cat_ref}"],
+     "{cat_ref}: [0].parameters: #/properties/r/$ref: $ref '#/defs/nope' points at nothing"),
+    (50, ["prompt", "--catalog", "{cat_ref}", "--offer", "a"], "points at nothing"),
     (49, ["resolve-arg", "--candidates", "{cat}", "--value", "x", "--no-embed"], "'properties': {{...}}, 'type': 'object'}}}}"),  # braces doubled: formatted
 ]
 

@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import PatternError, SchemaError, Unsatisfiable
 from ..schema import check as check_schema
-from ..schema import normalize_types, pointer
+from ..schema import normalize_types, pointer, resolve_local_ref
 from . import _analysis, _pattern
 from .builtins import (
     COMPACT_SPACE_RULE,
@@ -581,18 +581,11 @@ class Compiler:
             raise self._error(path, f"only local $ref ('#...') are supported; got {ref!r}")
         from urllib.parse import unquote
 
-        node = self._doc
-        pointer = unquote(ref[1:])
-        if pointer and not pointer.startswith("/"):
+        if unquote(ref[1:]) and not unquote(ref[1:]).startswith("/"):
             raise self._error(path, f"$ref to an anchor is not supported; got {ref!r}")
-        for raw in pointer.split("/")[1:] if pointer else []:
-            part = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                raise self._error(path, f"$ref {ref!r} points at nothing in this schema")
+        found, node = resolve_local_ref(self._doc, ref)
+        if not found:
+            raise self._error(path, f"$ref {ref!r} points at nothing in this schema")
         return node
 
     def _ref(self, ref: str, path: str) -> str:
