@@ -29,8 +29,8 @@ from typing import Callable, Iterable, Mapping
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, GERMAN_CUES, GREETINGS, KEYWORD_STOPWORDS,
-                      SMALL_TALK, SMALL_TALK_TAILS, WRITTEN_BY_THE_MODEL)
+from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
+                      GREETINGS, KEYWORD_STOPWORDS, SMALL_TALK, SMALL_TALK_TAILS, WRITTEN_BY_THE_MODEL)
 
 __all__ = [
     "clean_text",
@@ -50,6 +50,7 @@ __all__ = [
     "unread_script",
     "mostly_german",
     "lexical_terms",
+    "german_stem",
     "clauses",
     "names_duration",
     "countdown_tools",
@@ -177,7 +178,25 @@ def _tool_keywords(catalog: Catalog) -> frozenset[str]:
             words.add(tool.domain.lower())
         words.update(w for w in name_words(tool.name) if len(w) >= 4 and w not in KEYWORD_STOPWORDS)
         words.update(k.lower() for k in tool.keywords)
+    # the German words glossed as one of them, and their stems ("Spiel etwas Jazz" beside play_music
+    # was conversation: three words, none of them English; a new user's trial)
+    for key, gloss in GERMAN_GLOSSES.items():
+        if key not in ENGLISH_HOMOGRAPHS and words.intersection(gloss.split()):
+            stem = german_stem(key)
+            words.update((key, stem) if len(stem) >= 5 and stem not in GERMAN_CUES else (key,))
     return frozenset(words)
+
+
+def german_stem(word: str) -> str:
+    """The Snowball stem of a lower-case German word ("spiele" -> "spiel"; snowballstemmer)."""
+    return _german_stemmer().stemWord(word)
+
+
+@functools.cache
+def _german_stemmer():
+    import snowballstemmer  # small, pure Python; imported on the first German word stemmed
+
+    return snowballstemmer.stemmer("german")
 
 
 def _normalise_for_greeting(text: str) -> str:

@@ -32,6 +32,7 @@ from .guard import (
     fetch_tool,
     find_urls,
     foreign_language,
+    german_stem,
     is_conversational,
     known_words,
     lexical_terms,
@@ -117,7 +118,7 @@ def _gloss_keys(word: str, by_stem: dict[str, str]) -> tuple[str, ...]:
     """The gloss keys of one lower-case word: itself, its Snowball stem's key, else a compound's."""
     if word in GERMAN_GLOSSES:
         return (word,)
-    stemmed = by_stem.get(_german_stem(word))
+    stemmed = by_stem.get(german_stem(word))
     return (stemmed,) if stemmed else _compound_keys_of(word)
 
 
@@ -156,17 +157,6 @@ def _compound_keys() -> tuple[str, ...]:
     return tuple(k for k in GERMAN_GLOSSES if len(k) >= 4 and k.isalpha())
 
 
-def _german_stem(word: str) -> str:
-    return _german_stemmer().stemWord(word)
-
-
-@functools.cache
-def _german_stemmer():
-    import snowballstemmer  # small, pure Python; imported on the first German gloss lookup
-
-    return snowballstemmer.stemmer("german")
-
-
 @functools.cache
 def _gloss_stems() -> dict[str, str]:
     """Snowball stem -> gloss key, for keys whose stem has 5+ letters and is no function word (a
@@ -174,7 +164,7 @@ def _gloss_stems() -> dict[str, str]:
     "nach", "after")."""
     stems: dict[str, str] = {}
     for key in GERMAN_GLOSSES:
-        stem = _german_stem(key)
+        stem = german_stem(key)
         if len(stem) >= 5 and stem not in GERMAN_CUES and key not in ENGLISH_HOMOGRAPHS:
             stems.setdefault(stem, key)
     return stems
@@ -619,7 +609,9 @@ class Router:
         unpointed = without_pointers(fixed)
         if unpointed:  # likewise: "is there a video for that?" read as "is there a video?"
             queries.append(unpointed)
-        parts = clauses(text)
+        # each clause with its own German gloss ("Schalte das Licht in der Küche an und spiel etwas
+        # Musik": the light's clause, unglossed, named no tool)
+        parts = tuple(f"{p} ({gloss_german(p)})" if gloss and gloss_german(p) else p for p in clauses(text))
         first_clause = len(queries)
         if parts:
             queries.extend(parts)

@@ -464,3 +464,18 @@ def test_a_greeting_in_front_of_a_request_is_read_apart(text, rest):
 def test_a_greeting_is_no_clause():
     assert clauses("hi there, set an alarm for 6") == ()
     assert clauses("Good morning, any new emails and set an alarm") == ("any new emails", "set an alarm")
+
+
+def test_a_german_word_glossed_as_a_tool_keyword_makes_a_short_message_a_request():
+    """'Spiel etwas Jazz' beside play_music was conversation (three words, no English keyword; a
+    new user's trial); an English homograph of a gloss key ('regen') adds nothing."""
+    from eris_lab.catalog import Catalog, tools_from_json
+    from eris_lab.guard import is_conversational, tool_keywords
+
+    catalog = Catalog(tools_from_json([{"name": "play_music", "description": "Play music on a speaker."},
+                                       {"name": "get_weather", "description": "The weather in a place."}]))
+    keywords = tool_keywords(catalog)
+    assert {"spiele", "spiel", "musik"} <= keywords and "regen" not in keywords
+    assert not is_conversational("Spiel etwas Jazz", keywords)
+    assert not is_conversational("Musik bitte", keywords)
+    assert is_conversational("Wie geht's?", keywords)

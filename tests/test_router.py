@@ -454,6 +454,7 @@ def test_a_foreign_word_in_a_parameter_enum_finds_its_tool():
     "find flights to cities such as Des Moines",  # a German particle inside a name is no evidence
     "mail the report to Ursula von der Leyen", "such a nice day in Baden bei Wien",
     "I recently caught wind of some stellar performance",  # "wind" is no gloss key: German and English alike
+    "a bad day in the garage", "grad school applications",  # English words are no German evidence
 ])
 def test_english_message_with_german_homographs_is_not_glossed(text):
     # an English word that is also a German gloss key ("mail", "such", "lies") is no evidence of German
@@ -473,6 +474,9 @@ def test_english_message_with_german_homographs_is_not_glossed(text):
     ("Regnet es heute?", "rain today"),
     ("Schneit es am Wochenende in den Alpen?", "snow"),
     ("Wird es morgen sonnig oder bewölkt?", "tomorrow sunny cloudy"),
+    # the home (a new user's smart-home catalogue): rooms, devices, their verbs
+    ("Stell die Heizung im Wohnzimmer auf 22 Grad", "set heating thermostat room degrees"),
+    ("Schließ bitte die Haustür ab", "lock close front door"),
 ])
 def test_german_message_is_glossed(text, gloss):
     assert gloss_german(text) == gloss
