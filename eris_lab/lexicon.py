@@ -150,14 +150,15 @@ GERMAN_GLOSSES: dict[str, str] = {
     "füge": "add", "hinzufügen": "add", "eintrag": "entry", "nachricht": "message", "schick": "send",
     # weather verbs and states ("Wird es morgen in Hamburg regnen?" offered politics beside the
     # weather, a helper's German variant of case route-01); Snowball stems carry the inflections
-    "regnen": "rain", "regnet": "rain", "schnee": "snow", "schneien": "snow", "schneit": "snow", "sonnig": "sunny", "gewitter": "thunderstorm",
-    "temperatur": "temperature", "bewölkt": "cloudy", "nebel": "fog",
+    "regnen": "rain", "regnet": "rain", "schnee": "snow", "schneien": "snow", "schneit": "snow",
+    "sonnig": "sunny", "gewitter": "thunderstorm", "temperatur": "temperature", "bewölkt": "cloudy", "nebel": "fog",
     # the home: rooms, devices and their verbs ("Stell die Heizung im Wohnzimmer auf 22 Grad" and
     # "Schließ bitte die Haustür ab" were refused on a smart-home catalogue, a new user's trial);
     # "aus"/"an" stay unglossed: "aus Berlin", "an Anna"
     "heizung": "heating thermostat", "grad": "degrees", "stelle": "set", "stell": "set",
     "schalte": "switch turn", "einschalten": "switch on", "ausschalten": "switch off", "lampe": "lamp light",
-    "tür": "door", "haustür": "front door", "schließe": "lock close", "schließ": "lock close", "abschließen": "lock", "aufschließen": "unlock",
+    "tür": "door", "haustür": "front door", "schließe": "lock close", "schließ": "lock close", "abschließen": "lock",
+    "aufschließen": "unlock",
     "zimmer": "room", "küche": "kitchen", "badezimmer": "bathroom", "fenster": "window",
 }
 

@@ -585,11 +585,12 @@ class Router:
             return (), "conversation"
         notes = [guard]
         request = without_small_talk(text)
+        ungreeted = "" if request else without_greeting(text)
         if request:  # "hey, how are you? fix the login bug": the request alone is scored
             text = request
             notes.append("small talk in front left out")
-        elif without_greeting(text):  # "morning, add milk to my shopping list": no clock:alarm for "morning"
-            text = without_greeting(text)
+        elif ungreeted:  # "morning, add milk to my shopping list": no clock:alarm for "morning"
+            text = ungreeted
             notes.append("greeting in front left out")
         queries = [text]
         fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
@@ -611,7 +612,7 @@ class Router:
             queries.append(unpointed)
         # each clause with its own German gloss ("Schalte das Licht in der Küche an und spiel etwas
         # Musik": the light's clause, unglossed, named no tool)
-        parts = tuple(f"{p} ({gloss_german(p)})" if gloss and gloss_german(p) else p for p in clauses(text))
+        parts = tuple(f"{p} ({g})" if (g := gloss and gloss_german(p)) else p for p in clauses(text))
         first_clause = len(queries)
         if parts:
             queries.extend(parts)

@@ -581,7 +581,8 @@ class Compiler:
             raise self._error(path, f"only local $ref ('#...') are supported; got {ref!r}")
         from urllib.parse import unquote
 
-        if unquote(ref[1:]) and not unquote(ref[1:]).startswith("/"):
+        fragment = unquote(ref[1:])
+        if fragment and not fragment.startswith("/"):
             raise self._error(path, f"$ref to an anchor is not supported; got {ref!r}")
         found, node = resolve_local_ref(self._doc, ref)
         if not found:
