@@ -1534,7 +1534,12 @@ class _Checker:
             args = parsed
         if cand.positional:
             target = _single_string_param(schema)
-            if len(cand.positional) == 1 and target is not None and target not in args:
+            if len(cand.positional) == 1 and isinstance(cand.positional[0], dict) and not args:
+                # name({"city": "Oslo"}): the one positional argument is the arguments object
+                # (a new user's trial: 'clock:now({"timezone": "Asia/Tokyo"})' was refused)
+                args = cand.positional[0]
+                self.repairs.append(f"read {name}'s one positional object as its arguments")
+            elif len(cand.positional) == 1 and target is not None and target not in args:
                 args = {**args, target: cand.positional[0]}
                 self.repairs.append(f"put the positional argument into {name}'s parameter {target!r}")
             else:
@@ -1884,6 +1889,12 @@ def _attempt(text: str, offered: Sequence[str]) -> str | None:
         hit = re.search(rf"(?<![\w.:]){re.escape(w)}\s*[({{]", text)
         if hit:
             return f"a call to {_short(w, 80)} whose arguments could not be read"
+        # "Sure! I will call clock:now with {...}": the call announced in prose, never made (a new
+        # user's trial; error was null, so the loop could not tell the model)
+        if re.search(rf"(?i)\b(?:call|calling|invoke|invoking|use|using|run|running)\s+(?:the\s+)?(?:tool\s+)?"
+                     rf"[`'\"]?{re.escape(w)}[`'\"]?(?:\s+tool)?\s+(?:with|using)\s+(?:the\s+)?"
+                     rf"(?:arguments?|parameters?)?\s*[:=]?\s*\{{", text):
+            return f"a call to {_short(w, 80)} announced in prose, not made"
     return None
 
 

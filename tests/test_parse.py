@@ -603,6 +603,39 @@ def test_calls_separators_map_back_to_the_one_offered_name(raw, offered, expecte
     assert any("the one offered tool it names" in r for r in parsed.repairs)
 
 
+@pytest.mark.parametrize("raw", [
+    'send_message({"to": "Ann", "text": "x"})',  # a new user's trial: clock:now({"timezone": ...}) was refused
+    '[send_message({"to": "Ann", "text": "x"})]',
+    "<|python_tag|>send_message({'to': 'Ann', 'text': 'x'})",
+    '```tool_code\nsend_message({"to": "Ann", "text": "x"})\n```',
+])
+def test_calls_one_positional_object_is_the_arguments(raw):
+    parsed = calls(raw, FIELD)
+    assert _pairs(parsed) == [("send_message", {"to": "Ann", "text": "x"})] and parsed.error is None
+    assert any("one positional object" in r for r in parsed.repairs)
+
+
+@pytest.mark.parametrize("raw", ['send_message({"to": "Ann"}, {"text": "x"})', 'send_message({"to": "Ann"}, text="x")'])
+def test_calls_positional_objects_beside_other_arguments_stay_refused(raw):
+    parsed = calls(raw, FIELD)
+    assert parsed.calls == () and "positional arguments" in parsed.error
+
+
+@pytest.mark.parametrize("raw", [
+    'Sure! I will call send_message with {"to": "Ann", "text": "x"}',  # a new user's trial (error was null)
+    "I am using `send_message` with the arguments {'to': 'Ann'}.",
+    'Calling the send_message tool using parameters: {"to": "Ann"}',
+])
+def test_calls_a_call_announced_in_prose_sets_the_error(raw):
+    parsed = calls(raw, FIELD)
+    assert parsed.calls == () and "announced in prose, not made" in parsed.error
+
+
+def test_calls_a_tool_named_in_an_answer_is_no_attempt():
+    parsed = calls('The send_message tool needs a recipient, for example {"to": "Ann"}.', FIELD)
+    assert parsed.calls == () and parsed.error is None
+
+
 def test_calls_separator_mapping_with_two_matches_is_refused():
     parsed = calls('{"name": "a_b_c", "arguments": {}}', ["a:b_c", "a_b:c"])
     assert parsed.calls == () and parsed.error.startswith("unknown tool 'a_b_c'")
