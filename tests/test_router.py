@@ -195,6 +195,30 @@ def test_route_json_record_has_contract_keys(fake_embedder):
     assert {"embed", "score", "policy", "total"} <= set(record["timings_ms"])
 
 
+def test_first_message_reports_the_start_up_it_waited_for(fake_embedder, tmp_path, monkeypatch):
+    """A new user's first, cold `route` took 6.5 s and reported model_load 0.0 ms: the model had
+    loaded, unseen, inside the tool vectors and the calibration. The start-up now shows in the
+    first message's timings, once."""
+    import time as _time
+
+    class Slow:
+        model_id = fake_embedder.model_id
+
+        def load(self):
+            _time.sleep(0.05)
+
+        def embed(self, texts):
+            return fake_embedder.embed(texts)
+
+    monkeypatch.setenv("ERIS_LAB_CALIBRATION_CACHE", str(tmp_path / "cal"))
+    catalog = Catalog.from_names(["weather:current", "clock:now", "mail:read"])
+    router = Router.with_calibrated_knobs(catalog, Slow(), cache=False)
+    first = router.route("weather current in Berlin please").to_json()["timings_ms"]
+    assert first["model_load"] >= 50 and {"vectors", "calibration"} <= set(first)
+    second = router.route("weather current in Paris please").to_json()["timings_ms"]
+    assert not {"model_load", "calibration"} & set(second)
+
+
 def test_tool_vectors_are_cached_on_disk(fake_embedder, tmp_path):
     catalog = Catalog.from_names(["weather:current", "clock:now", "mail:read"])
     cache = VectorCache(fake_embedder, tmp_path / "vec")
