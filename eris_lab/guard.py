@@ -30,7 +30,8 @@ from typing import Callable, Iterable, Mapping
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
 from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
-                      GREETINGS, KEYWORD_STOPWORDS, SMALL_TALK, SMALL_TALK_TAILS, WRITTEN_BY_THE_MODEL)
+                      GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, SMALL_TALK, SMALL_TALK_TAILS,
+                      WRITTEN_BY_THE_MODEL)
 
 __all__ = [
     "clean_text",
@@ -40,6 +41,7 @@ __all__ = [
     "is_small_talk",
     "one_edit_apart",
     "read_addresses",
+    "read_idioms",
     "without_pointers",
     "without_greeting",
     "tool_keywords",
@@ -474,6 +476,18 @@ def apply_spelling(text: str, fixes: Mapping[str, str]) -> str:
 
 
 _ADDRESS_RE = re.compile(r"\b([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
+
+
+_REMINDER_IDIOM_RE = re.compile(r"(?i)\b(?:" + "|".join(REMINDER_IDIOMS) + r")")
+
+
+def read_idioms(text: str) -> str:
+    """``text`` with each idiom that asks to be reminded read as "remind me"
+    (:data:`~eris_lab.lexicon.REMINDER_IDIOMS`: "don't let me forget to pay the rent" -> "remind me
+    to pay the rent"), or ``""`` when it holds none. The router scores this reading beside the
+    message, so it can raise a tool's score, never lower one."""
+    read, count = _REMINDER_IDIOM_RE.subn("remind me", text)
+    return " ".join(read.split()) if count else ""
 
 
 def read_addresses(text: str) -> str:

@@ -41,6 +41,7 @@ from .guard import (
     names_duration,
     page_phrase,
     read_addresses,
+    read_idioms,
     sentence_parts,
     spelling_fixes,
     spelling_index,
@@ -626,6 +627,10 @@ class Router:
         if addressed:  # like a spelling fix, scored beside the message as written
             queries.append(addressed)
             notes.append("email address read")
+        plain = read_idioms(fixed)
+        if plain:  # likewise: "don't let me forget to pay the rent" read as "remind me to pay the rent"
+            queries.append(plain)
+            notes.append("idiom read")
         unpointed = without_pointers(fixed)
         if unpointed:  # likewise: "is there a video for that?" read as "is there a video?"
             queries.append(unpointed)

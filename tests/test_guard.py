@@ -479,3 +479,20 @@ def test_a_german_word_glossed_as_a_tool_keyword_makes_a_short_message_a_request
     assert not is_conversational("Spiel etwas Jazz", keywords)
     assert not is_conversational("Musik bitte", keywords)
     assert is_conversational("Wie geht's?", keywords)
+
+
+@pytest.mark.parametrize("text, read", [
+    ("don't let me forget to pay the rent on the 1st", "remind me to pay the rent on the 1st"),
+    ("Do not let me forget about the bins", "remind me about the bins"),
+    ("make sure I don't forget my keys tomorrow", "remind me my keys tomorrow"),
+    ("give me a heads-up on Thursday to submit the report", "remind me on Thursday to submit the report"),
+    ("jog my memory about the tax return", "remind me about the tax return"),
+    ("Vergiss nicht, mich am Montag zu erinnern", "remind me am Montag zu erinnern"),
+    ("I'll never forget that day", ""), ("let me forget it", ""), ("set a timer", ""),
+])
+def test_reminder_idioms_are_read_as_remind_me(text, read):
+    """Variants of case route-27: "don't let me forget ..." was refused (no word of it in
+    add_reminder's text); the router scores this reading beside the message."""
+    from eris_lab.guard import read_idioms
+
+    assert read_idioms(text) == read
