@@ -346,7 +346,6 @@ class Router:
         # reported in the first routed message's timings
         self._loaded: dict[str, float] = {}
         self._reported = False
-        self._load_ms = 0.0  # the model load inside this message's wait, if it paid one
         self._vectors = None if tool_vectors is None else normalize_rows(tool_vectors)
         self._keywords = tool_keywords(catalog)
         self._fetch = fetch_tool(catalog)
@@ -389,14 +388,16 @@ class Router:
         router.score_floor = router.knobs.threshold
         return router
 
-    def _load_model(self) -> None:
-        """Load the embedding model once, timed apart from any query (``_loaded["model_load"]``)."""
+    def _load_model(self) -> float:
+        """Load the embedding model once, timed apart from any query (``_loaded["model_load"]``);
+        the milliseconds this call spent loading it (0.0 once loaded)."""
         load = getattr(self.embedder, "load", None)
-        self._load_ms = 0.0
-        if load is not None and "model_load" not in self._loaded:
-            start = time.perf_counter()
-            load()
-            self._loaded["model_load"] = self._load_ms = (time.perf_counter() - start) * 1000
+        if load is None or "model_load" in self._loaded:
+            return 0.0
+        start = time.perf_counter()
+        load()
+        self._loaded["model_load"] = (time.perf_counter() - start) * 1000
+        return self._loaded["model_load"]
 
     @property
     def calibrated(self) -> bool:
@@ -659,7 +660,7 @@ class Router:
             if sentences:
                 notes.append(f"{len(sentences)} sentence parts")
         start = time.perf_counter()
-        self._load_model()  # before the tool vectors, whose first embedding would load it unseen
+        load_ms = self._load_model()  # before the tool vectors, whose embedding would load it unseen
         _ = self.tool_vectors
         if self._loaded and not self._reported:  # the first message of a process pays these: say so
             timings.update(self._loaded)
@@ -677,7 +678,7 @@ class Router:
         names = self.catalog.names
         # each request's best tool (issue 18 item 8): the clauses' rows, then the sentences' rows,
         # which raise no score of their own (guard.sentence_parts)
-        requests = self._requests(q, raw, first_sentence)
+        requests, sentence_features = self._requests(q, raw, first_sentence)
         sentence_rows = rows[first_sentence:][requests]
         intent_rows = np.vstack([rows[first_clause:own], sentence_rows])
         clause_best = intent_rows.argmax(axis=1)
@@ -705,7 +706,7 @@ class Router:
                     idx, values = top_scores(scores, RANKED_HITS)
                     self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
                 timings["score"] = (time.perf_counter() - score_start) * 1000
-                timings.setdefault("vectors", (embed_start - start) * 1000 - self._load_ms)
+                timings.setdefault("vectors", (embed_start - start) * 1000 - load_ms)
                 return (), "; ".join(filter(None, notes + ["script the embedder cannot read, no word in the catalogue"]))
             scores = np.maximum(scores, lexical)
             notes.append("lexical terms (script the embedder cannot read)")
@@ -719,8 +720,9 @@ class Router:
             # it through, never refuse it (until 2026-12-04 the best-scoring row was judged)
             from .calibration import RelevanceGate
 
-            judged = np.r_[0:used, first_sentence:len(q)]  # the readings and each sentence part
-            features = self.gate().features(q[judged], scores=raw[judged])
+            features = self.gate().features(q[:used], scores=raw[:used])  # the readings, then the sentences
+            if sentence_features is not None:
+                features = np.vstack([features, sentence_features])
             relevance = RelevanceGate.probability(features, self.knobs.relevance_weights)
             self.last_features = features[int(relevance.argmax())]
         # the widening's order (the ranked Hits' scores): the score, plus the lexical share on a
@@ -757,19 +759,21 @@ class Router:
         if self.calibrated and self.knobs.order_by_cosine and not unread:
             self.last_order = self._order_key(raw[:used].max(axis=0), forced, countdowns, found, ranked)
         timings["score"] = (time.perf_counter() - score_start) * 1000
-        timings.setdefault("vectors", (embed_start - start) * 1000 - self._load_ms)
+        timings.setdefault("vectors", (embed_start - start) * 1000 - load_ms)
         return hits, "; ".join(filter(None, notes))
 
-    def _requests(self, q: np.ndarray, raw: np.ndarray, start: int) -> np.ndarray:
+    def _requests(self, q: np.ndarray, raw: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray | None]:
         """``(len(q) - start,) bool``: which sentence parts (rows ``start:``) the relevance gate lets
-        through; all of them when the gate is off. "Could you help me with a few things?" names no
-        tool, and its best cosine would add a stray one to the offer."""
+        through, all of them when the gate is off; and their gate features (None then), which the
+        gate's judgement of the whole message reads again. "Could you help me with a few things?"
+        names no tool, and its best cosine would add a stray one to the offer."""
         from .calibration import RelevanceGate
 
         if start == len(q) or self.knobs.relevance_floor <= 0:  # (Knobs refuses a floor without weights)
-            return np.ones(len(q) - start, dtype=bool)
+            return np.ones(len(q) - start, dtype=bool), None
         features = self.gate().features(q[start:], scores=raw[start:])
-        return RelevanceGate.probability(features, self.knobs.relevance_weights) >= self.knobs.relevance_floor
+        passed = RelevanceGate.probability(features, self.knobs.relevance_weights) >= self.knobs.relevance_floor
+        return passed, features
 
     def _order_key(self, cosines: np.ndarray, forced: Sequence[Hit], countdowns: set[int],
                    found: Mapping[str, Hit], ranked: Sequence[Hit]) -> np.ndarray:
