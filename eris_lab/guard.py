@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
@@ -522,6 +522,59 @@ def without_pointers(text: str) -> str:
 
 
 _QUOTED_RE = re.compile(r"'[^']+'|\"[^\"]+\"|“[^”]+”|„[^“]+“")
+#: A quoted span that opens after a space, a bracket, a colon or the start and closes before one
+#: (an apostrophe inside a word, "Kelly's", "don't", opens and closes nothing): straight single and
+#: double quotes, curly ones, German and French ones.
+_QUOTE_SPAN_RE = re.compile(
+    r"(?<![\w'’])(?:'[^'\n]+'|\"[^\"\n]+\"|‘[^’\n]+’|“[^”\n]+”|„[^“”\n]+[“”]|«[^»\n]+»)(?![\w])")
+#: A quoted span of this many words or more is text the user hands over (a message's body, a note's
+#: content, a title), not the request: "send a message to her saying '100 shares of GOOG purchased,
+#: thoughts?'" (multi_turn_base_141 turn 4, whose offer held 14 trading tools and no send_message).
+PAYLOAD_MIN_WORDS = 3
+
+
+def without_payload(text: str) -> str:
+    """``text`` with its quoted payloads (quoted spans of :data:`PAYLOAD_MIN_WORDS` words or more)
+    left out, or ``""`` when it holds none or too little would be left.
+
+    What a message, note or file should *say* is no request, yet its words move the vector: on
+    BFCL's multi-turn conversations "Please send a message to her saying '100 shares of GOOG
+    purchased, thoughts?'" ranked every trading tool above ``send_message``. A short quote ('AAPL',
+    'report.txt', "Bohemian Rhapsody") names an object and stays. The router scores this reading
+    beside the message, so it can raise a tool's score, never lower one.
+    """
+    if not any(q in text for q in "'\"‘“„«"):
+        return ""
+    read, count = _QUOTE_SPAN_RE.subn(
+        lambda m: "" if len(m.group(0).split()) >= PAYLOAD_MIN_WORDS and not _whole(m, text) else m.group(0), text)
+    read = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(read.split()))
+    return read if read != " ".join(text.split()) and len(read.split()) >= 2 else ""
+
+
+def _protect_quotes(text: str) -> tuple[str, list[str]]:
+    """``text`` with each quoted span replaced by a placeholder that no split pattern matches, and
+    the spans, for :func:`_restore_quotes`: a quoted message body is one piece, never split at its
+    own "and", comma or full stop into requests of its own."""
+    spans: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        if _whole(match, text):
+            return match.group(0)
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    return _QUOTE_SPAN_RE.sub(hold, text), spans
+
+
+def _whole(match: re.Match[str], text: str) -> bool:
+    """Whether a quoted span is the whole message (BFCL's parallel_multiple cases come wrapped in
+    double quotes): that is the request itself, not a quote inside it."""
+    return not text[:match.start()].strip() and not text[match.end():].strip(" \t\n.!?")
+
+
+def _restore_quotes(text: str, spans: Sequence[str]) -> str:
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text) if spans else text
+
 
 
 def fetch_tool(catalog: Catalog) -> str:
@@ -694,7 +747,8 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     score, so a second request is not drowned by the first (case route-26, bad input row 30). At
     most ``max_clauses`` parts, the last holding whatever is left.
     """
-    parts = [p for p in _CLAUSE_SPLIT_RE.split(text) if p and p.strip()]
+    held, spans = _protect_quotes(text)  # a quoted message body is one piece
+    parts = [_restore_quotes(p, spans) for p in _CLAUSE_SPLIT_RE.split(held) if p and p.strip()]
     # a greeting or small talk is no request ("hi there, set an alarm for 6" is one)
     parts = [p for p in parts if not (is_greeting(p) or _greeting_only(p) or is_small_talk(p))]
     merged: list[str] = []
@@ -740,7 +794,8 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
     top score and the calibrated ``subset_margin`` then drops the other requests' tools (measured:
     parallel_multiple-pooled 0.815 -> 0.785).
     """
-    sentences = [s.strip() for s in _SENTENCE_END_RE.split(text.strip()) if s and s.strip()]
+    held, spans = _protect_quotes(text.strip())  # a quoted message body is one piece
+    sentences = [_restore_quotes(s, spans).strip() for s in _SENTENCE_END_RE.split(held) if s and s.strip()]
     if len(sentences) < 2:
         return ()
     parts: dict[str, None] = {}  # a sentence said twice is one part; a greeting is none

@@ -48,6 +48,7 @@ from .guard import (
     tool_keywords,
     unread_script,
     without_greeting,
+    without_payload,
     without_pointers,
     without_small_talk,
 )
@@ -656,6 +657,15 @@ class Router:
         first_sentence = len(queries)
         if self.knobs.subset_margin < 2.0:  # only calibrated offers add intents (policy.with_intents)
             sentences = [p for p in sentence_parts(text) if p not in queries]
+            # the request without the text it hands over ("send her a message saying '100 shares of
+            # GOOG purchased, thoughts?'"): like a sentence part, it adds its best tool and raises no
+            # score; as a reading beside the message it did, and "add 'buy a birthday card for Tim' to
+            # my to-do list" read "add to my to-do list", whose best tool is agenda:remove
+            unquoted = without_payload(fixed)
+            unquoted = without_pointers(unquoted) or unquoted
+            if len(unquoted.split()) >= 3 and unquoted not in queries:
+                sentences.append(unquoted)
+                notes.append("quoted text left out")
             queries.extend(sentences)
             if sentences:
                 notes.append(f"{len(sentences)} sentence parts")

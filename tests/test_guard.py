@@ -25,6 +25,7 @@ from eris_lab.guard import (
     spelling_index,
     tool_keywords,
     unread_script,
+    without_payload,
     word_count,
 )
 
@@ -496,3 +497,37 @@ def test_reminder_idioms_are_read_as_remind_me(text, read):
     from eris_lab.guard import read_idioms
 
     assert read_idioms(text) == read
+
+
+# -- quoted text a user hands over (a message's body, a task's title) --------------------------------
+
+@pytest.mark.parametrize(("text", "read"), [
+    # multi_turn_base_141 turn 4: every trading tool ranked above send_message
+    ("Please send a message to her saying '100 shares of GOOG purchased, thoughts?'. I value their insights.",
+     "Please send a message to her saying. I value their insights."),
+    ('email Anna: "the meeting moved to 3pm, bring the slides"', "email Anna:"),
+    ("tick off ‘pick up the dry cleaning’ please", "tick off please"),
+    ("mark „die Steuer erklären“ als erledigt", "mark als erledigt"),
+])
+def test_without_payload_leaves_out_quoted_text_of_three_words_or_more(text, read):
+    assert without_payload(text) == read
+
+
+@pytest.mark.parametrize("text", [
+    "copy 'TeamNotes.txt' into the archive",  # a short quote names an object
+    "play 'Bohemian Rhapsody' by Queen",
+    "read Kelly's report and don't skip the students' notes",  # apostrophes inside and after words
+    '"Find the chess club in Boston and then the fastest route from New York."',  # the whole message quoted
+    "what's the weather in Oslo",
+    "'hello there my friend'",  # nothing would be left
+])
+def test_without_payload_keeps_names_apostrophes_and_a_message_quoted_whole(text):
+    assert without_payload(text) == ""
+
+
+def test_a_quoted_message_body_is_never_split_into_requests():
+    text = "send Bob the message 'lunch is ready, and bring forks' and then set a timer for 5 minutes"
+    assert clauses(text) == ("send Bob the message 'lunch is ready, and bring forks'", "set a timer for 5 minutes")
+    text = "Forward 'I just placed the order. What do you think of it?' to Jane. Then book a table for two."
+    assert sentence_parts(text) == ("Forward 'I just placed the order. What do you think of it?' to Jane.",
+                                    "Then book a table for two.")

@@ -633,6 +633,32 @@ def test_a_sentence_that_names_no_tool_adds_none(monkeypatch):
     assert router.catalog.names[int(scores.argmax())] in router.route(text).offer.names
 
 
+@pytest.fixture(scope="module")
+def demo_calibrated():
+    from eris_lab.catalog import load
+
+    return Router.with_calibrated_knobs(load("descriptors"))
+
+
+def test_the_request_without_its_quoted_text_adds_its_best_tool(demo_calibrated, monkeypatch):
+    # what a task or a message should say is no request; read without it, the request names its tool
+    # (demo plain: "mark 'renew car insurance' as done" was refused by the gate), and like a sentence
+    # part that reading adds its best tool and raises no score
+    text = "mark 'renew car insurance' as done"
+    routed = demo_calibrated.route(text)
+    assert "agenda:complete" in routed.offer.names and "quoted text left out" in routed.guard, routed.decision.reason
+    monkeypatch.setattr("eris_lab.router.without_payload", lambda text: "")
+    alone = demo_calibrated.route(text)
+    assert not alone.offer.names
+    assert [h.name for h in routed.hits] == [h.name for h in alone.hits]
+
+
+def test_a_quoted_message_body_does_not_route_the_message(demo_calibrated):
+    # the body named an alarm and a forecast, and the offer was those two, without mail:write
+    routed = demo_calibrated.route("write to alice@example.org: 'set an alarm for the 7am train, the forecast says rain'")
+    assert "mail:write" in routed.offer.names, routed.decision.reason
+
+
 class _OneVector:
     """Every text embeds to one fixed vector (the cosines are then the tool matrix's product)."""
 
