@@ -314,6 +314,8 @@ def _parse_hits(raw: str):
         if (not isinstance(name, str) or isinstance(score, bool) or not isinstance(score, (int, float))
                 or not math.isfinite(score)):
             raise ErisLabError(f"expected a string name and a numeric score, got {item!r}", where=f"--hits[{i}]")
+        if not -1.0 <= score <= 1.0:  # a cosine; a forced (lexical) hit is 1.0
+            raise ErisLabError(f"expected a score in [-1, 1] (a cosine), got {score!r}", where=f"--hits[{i}]")
         hits.append(Hit(name=name, score=float(score)))
     return hits
 
@@ -426,13 +428,16 @@ def _parse_offer(raw: str, catalog):
     return Offer.given(names, reason="--offer")
 
 
+#: The longest candidate output ``grammar-check`` reads: llguidance checks about 0.25 MiB a second
+#: here, so 1 MiB takes 4 s, while the 64 MiB any input file may hold took minutes and 5.6 GB (a
+#: helper's bad input, 2026-12-04). No model writes a megabyte in one reply.
+MAX_CANDIDATE_BYTES = 1 << 20
+
+
 def _read_text(path: str, flag: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ErisLabError(f"cannot read {path!r} ({exc.strerror})", where=flag) from None
-    except UnicodeDecodeError as exc:
-        raise ErisLabError(f"{path!r} is not UTF-8 text ({exc.reason})", where=flag) from None
+    from ._files import read_user_text
+
+    return read_user_text(path, where=f"{flag} {path}")  # capped: /dev/zero is refused, not read until memory ends
 
 
 def _add_grammar(sub) -> None:
@@ -511,7 +516,14 @@ def _run_grammar_check(args) -> int:
     message = grammar_error(gbnf)
     if message:
         raise ErisLabError(f"llama.cpp's grammar parser rejected it: {message}", where=args.grammar)
-    text = args.text if args.text is not None else _read_text(args.text_file, "--text-file")
+    if args.text is not None:
+        text = args.text
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_CANDIDATE_BYTES:
+            raise ErisLabError(f"longer than {MAX_CANDIDATE_BYTES >> 20} MiB, the most grammar-check reads", where="--text")
+    else:
+        from ._files import read_user_text
+
+        text = read_user_text(args.text_file, where=f"--text-file {args.text_file}", max_bytes=MAX_CANDIDATE_BYTES)
     judge = Oracle(args.model) if args.model else oracle()
     n_ok, accepted = judge.prefix_accepted(gbnf, text)
     n_tokens = len(judge.tokenize(text))

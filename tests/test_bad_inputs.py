@@ -39,7 +39,8 @@ ROWS = {
     42: ["test_bad_input_is_one_line_naming_it"], 43: ["test_bad_input_is_one_line_naming_it"],
     44: ["test_bad_input_is_one_line_naming_it"], 47: ["test_bad_input_is_one_line_naming_it"],
     48: ["test_bad_input_is_one_line_naming_it"], 49: ["test_bad_input_is_one_line_naming_it"],
-    50: ["test_bad_input_is_one_line_naming_it"],
+    50: ["test_bad_input_is_one_line_naming_it"], 51: ["test_bad_input_is_one_line_naming_it"],
+    52: ["test_bad_input_is_one_line_naming_it"], 53: ["test_bad_input_is_one_line_naming_it"],
     45: ["test_tool_route_checks_its_schema_and_names_a_rule"],
     46: ["test_temporary_sessions_are_removed"],
 }
@@ -106,11 +107,18 @@ def _make(tmp: Path) -> dict[str, str]:
         "bad_ipynb": "{not json",
         "cands": json.dumps(["bedside lamp", "desk lamp"]),
         "toml_domain": 'domain = 5\n[[tools]]\nname = "a:b"\nshort_description = "x"\n',
+        "schema_minlen": '{"type": "string", "minLength": 2000000000}',
+        "schema_maxlen": '{"type": "string", "maxLength": 2000000000}',
+        "schema_items": '{"type": "array", "items": {"type": "integer"}, "minItems": 100001}',
+        "schema_quant": '{"type": "string", "pattern": "^a{3,2000000000}$"}',
+        "gbnf_string": 'root ::= "\\"" [a-z]* "\\""\n',
+        "text_big": '"' + "a" * (1 << 20) + '"',
     }
     out = {}
     for key, data in files.items():
         suffix = {"cat": ".json", "suite": ".jsonl", "knobs": ".toml", "params": ".toml", "notes": ".txt",
-                  "bad": ".ipynb", "toml": ".toml", "hits": ".json", "cands": ".json"}.get(key.split("_")[0], ".json")
+                  "bad": ".ipynb", "toml": ".toml", "hits": ".json", "cands": ".json",
+                  "gbnf": ".gbnf", "text": ".txt"}.get(key.split("_")[0], ".json")
         path = tmp / f"{key}{suffix}"
         path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
         out[key] = str(path)
@@ -241,6 +249,15 @@ CASES_2 = [
     (50, ["route", "do the thing please now", "--catalog", "{cat_ref}"],
      "{cat_ref}: [0].parameters: #/properties/r/$ref: $ref '#/defs/nope' points at nothing"),
     (50, ["prompt", "--catalog", "{cat_ref}", "--offer", "a"], "points at nothing"),
+    # 51-53 (a helper's variants, 2026-12-04): counts the compiler would spell in millions of blocks
+    # (it hung), a candidate output of any size (read whole: /dev/zero hung), a score that is no cosine
+    (51, ["grammar", "--schema", "{schema_minlen}"], "#/minLength: 2000000000 is above 100,000"),
+    (51, ["grammar", "--schema", "{schema_maxlen}"], "#/maxLength: 2000000000 is above 100,000"),
+    (51, ["grammar", "--schema", "{schema_items}"], "#/minItems: 100001 is above 100,000"),
+    (51, ["grammar", "--schema", "{schema_quant}"], "quantifier {{3,2000000000}} counts above 100,000"),
+    (52, ["grammar-check", "--grammar", "{gbnf_string}", "--text-file", "/dev/zero"], "--text-file /dev/zero: larger than 1 MiB"),
+    (52, ["grammar-check", "--grammar", "{gbnf_string}", "--text-file", "{text_big}"], "larger than 1 MiB"),
+    (53, ["decide", "--text", "what time is it", "--hits", '[["clock:now", -5]]'], "--hits[0]: expected a score in [-1, 1]"),
     (49, ["resolve-arg", "--candidates", "{cat}", "--value", "x", "--no-embed"], "'properties': {{...}}, 'type': 'object'}}}}"),  # braces doubled: formatted
 ]
 

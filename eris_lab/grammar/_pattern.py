@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import PatternError
+from .builtins import MAX_COUNT
 
 __all__ = ["parse", "Node", "MAX_CODEPOINT", "complement", "normalize", "min_max_length"]
 
@@ -153,6 +154,9 @@ class _Parser:
                 hi = lo if not m.group(2) else (int(m.group(3)) if m.group(3) else None)
                 if hi is not None and hi < lo:
                     raise self.error(f"quantifier {m.group(0)} has max < min")
+                if max(lo, hi or 0) > MAX_COUNT:
+                    raise self.error(f"quantifier {m.group(0)} counts above {MAX_COUNT:,}, the largest count the "
+                                     "compiler spells out")
                 bounds = (lo, hi)
                 self.i = m.end()
         if bounds is None:

@@ -41,6 +41,13 @@ __all__ = [
 #: repeated group whose expansion exceeds 2000 rules. :func:`repetition` never emits a count above
 #: this and only repeats atoms (a rule name, a literal or a class).
 MAX_REPETITION = 2000
+#: The largest count a schema may ask the compiler to spell out (``minLength``, ``maxLength``,
+#: ``minItems``, ``maxItems``, a pattern's ``{n,m}``). A count is written in blocks of
+#: :data:`MAX_REPETITION`, so 2,000,000,000 made a grammar of a million blocks and the compiler hung
+#: (a helper's bad input, 2026-12-04); at 1,000,000 characters llama.cpp's check of the grammar
+#: took 3.6 s and 360 MB. 100,000 characters is about 25,000 tokens: more than a small model
+#: writes in one call, and more than the bundled Gemma's context.
+MAX_COUNT = 100_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from ..schema import normalize_types, pointer, resolve_local_ref
 from . import _analysis, _pattern
 from .builtins import (
     COMPACT_SPACE_RULE,
+    MAX_COUNT,
     MAX_REPETITION,
     PRIMITIVE_RULES,
     RESERVED_NAMES,
@@ -1294,6 +1295,8 @@ class Compiler:
         lo = int(schema.get("minItems", 0))
         hi = schema.get("maxItems")
         hi = None if hi is None else int(hi)
+        self._check_count(f"{path}/minItems", lo)
+        self._check_count(f"{path}/maxItems", hi)
         if hi is None and items is not False and self.style.array_items is not None:
             hi = max(lo, len(prefix), self.style.array_items)
         if items is False:
@@ -1340,9 +1343,16 @@ class Compiler:
         for key, v in (("minLength", lo), ("maxLength", hi)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
                 raise self._error(f"{path}/{key}", f"expected an integer >= 0, got {v!r}")
+            self._check_count(f"{path}/{key}", v)
         if hi is not None and lo > hi:
             raise self._unsat(path, f"minLength {lo} > maxLength {hi}: no string is valid")
         return lo, hi
+
+    def _check_count(self, where: str, count: int | None) -> None:
+        """Refuse a count above :data:`~eris_lab.grammar.builtins.MAX_COUNT` (``SchemaError``)."""
+        if count is not None and count > MAX_COUNT:
+            raise self._error(where, f"{count} is above {MAX_COUNT:,}, the largest count the compiler spells out "
+                                     "(no small model writes that much in one call): lower it or leave it out")
 
     def _implied(self, path: str, have: tuple[int, int | None], lo: int, hi: int | None, what: str) -> None:
         """Length bounds beside a pattern/format: fine when every match already satisfies them."""
