@@ -13,6 +13,11 @@ first format that yields call-shaped text wins:
                    ``<start_function_call>call:name{k:<escape>v<escape>}<end_function_call>``
                    and the bare ``call:name{k:'v, w'}`` (back-to-back repeats read once,
                    a copy cut by the token limit ignored)
+``deepseek``       DeepSeek's ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>name`` + a fenced
+                   ``{json}`` (V3, R1) or ``<｜tool▁call▁begin｜>name<｜tool▁sep｜>{json}`` (V3.1),
+                   each to ``<｜tool▁call▁end｜>``
+``harmony``        gpt-oss's ``<|channel|>commentary to=functions.name <|constrain|>json
+                   <|message|>{json}<|call|>`` (``to=`` before or after the channel)
 ``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen)
 ``function_tag``   ``<function=name>{json}</function>`` (Llama 3.1), Qwen3-Coder's
                    ``<function=name><parameter=k>v</parameter></function>``, and
@@ -117,8 +122,8 @@ NAME_KEYS: tuple[str, ...] = ("name", "function", "tool", "tool_name", "action")
 
 #: Text formats tried after the envelope, in this order (see the module docstring).
 TEXT_FORMATS: tuple[str, ...] = (
-    "gemma", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line", "react", "fenced", "bare_json",
-    "python_call",
+    "gemma", "deepseek", "harmony", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line", "react",
+    "fenced", "bare_json", "python_call",
 )
 
 #: Work bounds that keep hostile input linear-ish: start positions tried per scan, input chars read.
@@ -1242,8 +1247,115 @@ def _fmt_python_call(text: str) -> _Found | None:
     return (cands, spans, []) if cands else None
 
 
+# DeepSeek's special tokens: full-width bars and the SentencePiece space; plain "|" and "_" are
+# read too (a server that normalised them)
+_DS_BAR, _DS_SP = "[｜|]", "[▁_ ]"
+_DS_CALL_BEGIN_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}call{_DS_SP}begin{_DS_BAR}>")
+_DS_SEP_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}sep{_DS_BAR}>")
+_DS_CALL_END_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}call{_DS_SP}end{_DS_BAR}>")
+_DS_CALLS_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}(?:calls{_DS_SP}(?:begin|end)|outputs?{_DS_SP}\w+){_DS_BAR}>")
+
+
+def _arguments_at(text: str, pos: int, end: int) -> tuple[Any, list[str]]:
+    """The arguments written in ``text[pos:end]``: a JSON object (a code fence around it allowed,
+    repaired as any call's), ``{}`` when nothing is there, else the raw text (reported unreadable)."""
+    p = _after_fence_opener(text, pos)
+    while p < end and text[p] in " \t\r\n":
+        p += 1
+    if p < end and text[p] in "{[":
+        dec = _decode_at(text[:end], p)
+        if dec is not None:
+            return dec[0], list(dec[2])
+    body = _FENCE_CLOSER_RE.sub("", text[p:end]).strip()
+    return ({} if not body else body), []
+
+
+def _fmt_deepseek(text: str) -> _Found | None:
+    """DeepSeek's tool-call tokens (V3 and R1 chat templates, and V3.1's shorter form)."""
+    begins = list(_DS_CALL_BEGIN_RE.finditer(text))
+    if not begins:
+        return None
+    cands, spans, repairs = [], [], []
+    for k, m in enumerate(begins):
+        stop = begins[k + 1].start() if k + 1 < len(begins) else len(text)
+        close = _DS_CALL_END_RE.search(text, m.end(), stop)
+        end = close.start() if close else stop
+        sep = _DS_SEP_RE.search(text, m.end(), end)
+        if sep is None:
+            continue
+        head = text[m.end():sep.start()].strip()
+        if head in ("function", ""):  # V3 / R1: the type, then the name on the line after the separator
+            line_end = _line_end(text, sep.end())
+            name, args_at = text[sep.end():line_end].strip(), line_end
+        else:  # V3.1: the name, then the arguments
+            name, args_at = head, sep.end()
+        if not re.fullmatch(_NAME, name):
+            continue
+        arguments, fixed = _arguments_at(text, args_at, end)
+        cands.append(_Cand(name, arguments, cut=close is None and k == len(begins) - 1 and end == len(text)))
+        repairs.extend(fixed)
+        spans.append((m.start(), close.end() if close else end))
+    if not cands:
+        return None
+    spans += [t.span() for t in _DS_CALLS_RE.finditer(text)]  # the block's own begin and end tokens
+    return cands, sorted(spans), repairs
+
+
+#: gpt-oss's harmony format: a message's header names its recipient (``to=functions.name``)
+#: before or after its channel, and a call ends with ``<|call|>``.
+_HARMONY_MESSAGE_RE = re.compile(r"<\|message\|>")
+_HARMONY_TO_RE = re.compile(r"\bto=(?:functions\.)?(" + _NAME + r")")
+_HARMONY_END_RE = re.compile(r"<\|(?:call|end|return)\|>|(?=<\|start\|>)")
+_HARMONY_BOUNDARY_RE = re.compile(r"<\|(?:start|end|call|return)\|>")
+#: A final-channel message: its body is the answer, its tokens are not.
+_HARMONY_FINAL_RE = re.compile(r"(?:<\|start\|>\s*assistant\s*)?<\|channel\|>\s*final\s*<\|message\|>(.*?)"
+                               r"(?:<\|return\|>|<\|end\|>|(?=<\|start\|>)|\Z)", flags=re.S)
+
+
+def _fmt_harmony(text: str) -> _Found | None:
+    cands, spans, repairs = [], [], []
+    for m in _HARMONY_MESSAGE_RE.finditer(text):
+        starts = [b.end() for b in _HARMONY_BOUNDARY_RE.finditer(text, 0, m.start())]
+        head_start = starts[-1] if starts else 0
+        header = text[head_start:m.start()]
+        to = _HARMONY_TO_RE.search(header)
+        if to is None or "<|channel|>final" in header:
+            continue
+        close = _HARMONY_END_RE.search(text, m.end())
+        end = close.start() if close else len(text)
+        arguments, fixed = _arguments_at(text, m.end(), end)
+        cands.append(_Cand(to.group(1), arguments, cut=close is None))
+        repairs.extend(fixed)
+        opener = text.rfind("<|start|>", 0, head_start)
+        start = opener if opener >= 0 and not text[opener + len("<|start|>"):head_start].strip(" \t\nassistant") else head_start
+        spans.append((start, close.end() if close else end))
+    return (cands, spans, repairs) if cands else None
+
+
+def _harmony_answer(text: str) -> tuple[str, bool]:
+    """``text`` with each harmony final-channel message replaced by its body (``<|start|>assistant
+    <|channel|>final<|message|>Which file?<|return|>`` is "Which file?"), and whether any was."""
+    read, count = _HARMONY_FINAL_RE.subn(lambda m: m.group(1), text)
+    return read, bool(count)
+
+
+#: A tool's result the model wrote itself after its call (Hermes/Qwen ``<tool_response>``, and
+#: kin): the tool has not run, so the result and the answer built on it are invented.
+_INVENTED_RESULT_RE = re.compile(r"<(?:tool_response|tool_result|tool_output|function_results?|function_output)\b[^>]*>"
+                                 r"|<\|(?:tool_response|tool_result|python_output|ipython)\|>", flags=re.I)
+
+
+def _without_invented_result(content: str) -> tuple[str, bool]:
+    """``content`` up to an invented tool result, and whether one was cut (as an invented ReAct
+    ``Observation:`` is, :func:`_fmt_react`)."""
+    m = _INVENTED_RESULT_RE.search(content)
+    return (content[:m.start()].rstrip(), True) if m else (content, False)
+
+
 _FORMATS = {
     "gemma": _fmt_gemma,
+    "deepseek": _fmt_deepseek,
+    "harmony": _fmt_harmony,
     "tool_call_tag": _fmt_tool_call_tag,
     "function_tag": _fmt_function_tag,
     "xml_tag": _fmt_xml_tag,
@@ -1707,7 +1819,7 @@ def calls(raw: Any, offered: Any, *, channel: str = "text",
 
 
 #: Formats whose calls are explicit call syntax; ``fenced`` and the free-standing ones are decided below.
-_TAGGED = frozenset({"gemma", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line",
+_TAGGED = frozenset({"gemma", "deepseek", "harmony", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line",
                      "react", "text_tag"})
 
 
@@ -1764,6 +1876,9 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     text, reasoning, unclosed = _split_reasoning(text)
     if reasoning:
         checker.repairs.append("took out a reasoning block: nothing in it is a call")
+    text, final = _harmony_answer(text)
+    if final:
+        checker.repairs.append("read the answer out of its harmony final-channel tokens")
     env = (_envelope(text) if reasoning else None) or _broken_envelope(text)
     if env is not None:
         cands, message, fixed = env
@@ -1784,6 +1899,9 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         source = _source(fmt, content)
         if fmt in ("bare_json", "python_call") and source == "tagged":
             content = ""  # only separators ("; ") were left between the calls
+        content, invented = _without_invented_result(content)
+        if invented:
+            fixed = [*fixed, "dropped a tool result the model wrote itself, and what followed it (the tool has not run)"]
         return finish(cands, content, fmt, fixed, source)
     problem = _attempt(text, offered_names)
     if unclosed and (problem or _attempt(reasoning, offered_names) or _has_cands(reasoning)):

@@ -752,7 +752,7 @@ def test_calls_plain_answers_are_content_without_an_error(raw):
     ('Setting it: {"name": "clock:alarm", "arguments": {"action": "se', "cut off before its end"),
     ('<tool_call>{"name": "clock:alarm", "argu', "a tool-call marker"),
     ('<invoke name="clock:alarm"><action>set</action></invoke>', "a tool-call marker"),
-    ('<|tool▁call▁begin|>clock:alarm<|tool▁sep|>set', "a tool-call marker"),
+    ('<|tool▁calls▁begin|><|tool▁call▁begin|>', "a tool-call marker"),
     ("{'name': 'clock:alarm', 'arguments': {'action': 'set' + 'x'}}", "neither JSON nor a Python literal"),
     ('{"name": "clock:alarm", "arguments": {action: set}}', "neither JSON nor a Python literal"),
     ("clock_alarm(x=" + "9" * 5000 + ")", "a call to 'clock_alarm' whose arguments could not be read"),
@@ -972,3 +972,51 @@ def test_calls_a_fenced_object_after_a_function_tag_leaves_no_fence_in_the_conte
     parsed = calls('Checking.\n<function>run_shell</function>\n```json\n{"command": "ls"}\n```\nDone.', ["run_shell"],
                    channel="text", schemas=_VARIANT_SCHEMAS)
     assert "```" not in parsed.content and "Checking." in parsed.content
+
+
+# -- native formats of other model families, and results a model invents (a helper's variants, 2026-12-04)
+
+@pytest.mark.parametrize("raw, expected", [
+    # DeepSeek V3 / R1: the type, the separator, the name, a fenced JSON object; the output said
+    # "a tool-call marker ... with no call this parser can read" before
+    ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Oslo"}\n```'
+     '<｜tool▁call▁end｜><｜tool▁calls▁end｜>', [("get_weather", {"city": "Oslo"})]),
+    # DeepSeek V3.1: the name before the separator, two calls in one block
+    ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Oslo"}<｜tool▁call▁end｜>'
+     '<｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+     [("get_weather", {"city": "Oslo"}), ("get_time", {})]),
+    # gpt-oss harmony: the recipient after the channel, or before it; the analysis channel is reasoning
+    ('<|channel|>analysis<|message|>User wants the weather.<|end|><|start|>assistant<|channel|>commentary '
+     'to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>', [("get_weather", {"city": "Oslo"})]),
+    ('<|start|>assistant to=functions.get_time<|channel|>commentary json<|message|>{}<|call|>', [("get_time", {})]),
+])
+def test_calls_read_deepseek_and_harmony_tokens(raw, expected):
+    parsed = calls(raw, ["get_weather", "get_time", "delete_file"])
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == expected
+    assert parsed.error is None and parsed.content == "" and {c.source for c in parsed.calls} == {"tagged"}
+    assert parsed.format in ("deepseek", "harmony")
+
+
+def test_a_deepseek_call_cut_off_is_named_in_the_error():
+    parsed = calls("<|tool▁call▁begin|>clock:alarm<|tool▁sep|>set", ["clock:alarm"])
+    assert parsed.calls == () and "the call to clock:alarm was cut off before its end" in parsed.error
+
+
+def test_a_harmony_final_message_is_the_answer_without_its_tokens():
+    raw = ('<|channel|>analysis<|message|>Maybe {"name": "delete_file", "arguments": {"path": "a.txt"}}<|end|>'
+           '<|start|>assistant<|channel|>final<|message|>Which file should I delete?<|return|>')
+    parsed = calls(raw, ["delete_file"])
+    assert parsed.calls == () and parsed.error is None
+    assert parsed.content == "Which file should I delete?"
+
+
+@pytest.mark.parametrize("result", ['<tool_response>{"temp": 20}</tool_response>', "<tool_result>20 degrees</tool_result>",
+                                    '<|python_output|>{"temp": 20}'])
+def test_a_tool_result_the_model_wrote_itself_is_not_shown(result):
+    # the call is read; the invented result and the answer built on it are not content (as an invented
+    # ReAct Observation and Final Answer are not)
+    raw = f'<tool_call>{{"name": "get_weather", "arguments": {{"city": "Oslo"}}}}</tool_call>\n{result}\nIt is 20 degrees in Oslo.'
+    parsed = calls(raw, ["get_weather"])
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == [("get_weather", {"city": "Oslo"})]
+    assert parsed.content == "" and "20 degrees" not in parsed.content
+    assert any("the tool has not run" in r for r in parsed.repairs)
