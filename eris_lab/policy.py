@@ -186,6 +186,11 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+#: Verbs that delete, shared by every domain's pairing ("drop the 3pm one" after calendar:list was
+#: the whole roster until 2026-12-04: calendar knew only cancel, delete, remove and call off).
+_DELETE = (r"delete|remove|drop|scrap|ditch|trash|bin|axe|kill|scratch|get\s+rid(?:\s+of)?|lösch\w*|losch\w*|"
+           r"entfern\w*")
+
 #: Continuation cues, in priority order (agenda > mail > calendar > doc; issue #2). A cue needs
 #: an anaphor, a domain noun and a verb: a bare "remove it" never pairs.
 PAIRINGS: tuple[_Pairing, ...] = (
@@ -194,8 +199,7 @@ PAIRINGS: tuple[_Pairing, ...] = (
         _rx(r"\b(?:agenda|reminders?|to-?dos?|tasks?|items?|entry|entries|lists?|erinnerung\w*|aufgabe\w*|"
             r"eintr[aä]g\w*|liste\w*|punkt\w*)\b"),
         (
-            (_rx(r"\b(?:remove|delete|drop|cancel|clear|take\b.{0,40}\boff|get\s+rid|lösch\w*|losch\w*|entfern\w*|"
-                 r"streich\w*)\b"), "agenda:remove"),
+            (_rx(r"\b(?:" + _DELETE + r"|cancel|clear|take\b.{0,40}\boff|streich\w*)\b"), "agenda:remove"),
             (_rx(r"\b(?:complete|done|finish\w*|tick\w*|check\s+off|erledig\w*|abhak\w*)\b"), "agenda:complete"),
             (_rx(r"\b(?:push|postpone|delay|snooze|later|verschieb\w*)\b"), "agenda:push"),
             (_rx(r"\b(?:remind|erinner\w*)\b"), "agenda:remind_at"),
@@ -206,7 +210,7 @@ PAIRINGS: tuple[_Pairing, ...] = (
         Rule.MAIL_DIALOG_PAIRING, "mail",
         _rx(r"\b(?:e-?mails?|mails?|messages?|inbox|nachricht\w*)\b"),
         (
-            (_rx(r"\b(?:delete|remove|trash|bin|lösch\w*|losch\w*)\b"), "mail:delete"),
+            (_rx(r"\b(?:" + _DELETE + r")\b"), "mail:delete"),
             (_rx(r"\b(?:archive|move|file|archivier\w*|verschieb\w*)\b"), "mail:move"),
             (_rx(r"\b(?:reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*)\b"), "mail:write"),
             (_rx(r"\b(?:read|open|show|lies|zeig\w*|öffne)\b"), "mail:read"),
@@ -216,9 +220,9 @@ PAIRINGS: tuple[_Pairing, ...] = (
         Rule.CALENDAR_DIALOG_PAIRING, "calendar",
         _rx(r"\b(?:meetings?|appointments?|events?|calendar|termin\w*|besprechung\w*|kalender\w*)\b"),
         (
-            (_rx(r"\b(?:cancel|delete|remove|call\s+off|absag\w*|sag\w*\b.*\bab|lösch\w*|losch\w*)\b"),
-             "calendar:delete"),
-            (_rx(r"\b(?:move|reschedule|change|update|postpone|shift|verschieb\w*|änder\w*)\b"), "calendar:update"),
+            (_rx(r"\b(?:" + _DELETE + r"|cancel|call\s+off|absag\w*|sag\w*\b.*\bab)\b"), "calendar:delete"),
+            (_rx(r"\b(?:move|reschedule|change|update|postpone|shift|push|bump|rename|retitle|edit|modify|"
+                 r"verschieb\w*|änder\w*|umbenenn\w*|benenn\w*)\b"), "calendar:update"),
             (_rx(r"\b(?:show|details?|open|tell\s+me\s+(?:more\s+)?about|more\s+about|zeig\w*)\b"), "calendar:get"),
         ),
     ),
@@ -226,9 +230,11 @@ PAIRINGS: tuple[_Pairing, ...] = (
         Rule.DOC_DIALOG_PAIRING, "doc",
         _rx(r"\b(?:documents?|docs?|pdfs?|dokument\w*)\b"),
         (
-            (_rx(r"\b(?:delete|remove|drop|lösch\w*|losch\w*|entfern\w*)\b"), "doc:delete"),
+            (_rx(r"\b(?:" + _DELETE + r")\b"), "doc:delete"),
             (_rx(r"\b(?:read|open|show|lies|zeig\w*)\b"), "doc:read"),
-            (_rx(r"\b(?:summari[sz]e|ask|query|search|question)\b"), "doc:query"),
+            # a question about what it says ("what does the second one say about pricing")
+            (_rx(r"\b(?:summari[sz]e|ask|query|search|question|says?|said|mentions?|covers?|contains?|"
+                 r"talks?\s+about|steht|sagt)\b"), "doc:query"),
         ),
     ),
 )
