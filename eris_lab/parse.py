@@ -2006,6 +2006,11 @@ def _attempt(text: str, offered: Sequence[str]) -> str | None:
     for w in sorted(words, key=len, reverse=True)[:256]:
         hit = re.search(rf"(?<![\w.:]){re.escape(w)}\s*[({{]", text)
         if hit:
+            end = _paren_end(text, hit.end() - 1) if text[hit.end() - 1] == "(" else -1
+            if end > 0 and _call_with_name(w, text[hit.end() - 1:end]):
+                # "Sure! I will run delete_file(path="notes.txt") for you now.": readable, but a
+                # sentence is no call (a helper's variant said the arguments could not be read)
+                return f"a call to {_short(w, 80)} written inside a sentence, not on a line of its own"
             return f"a call to {_short(w, 80)} whose arguments could not be read"
         # "Sure! I will call clock:now with {...}": the call announced in prose, never made (a new
         # user's trial; error was null, so the loop could not tell the model)

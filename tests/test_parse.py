@@ -757,6 +757,9 @@ def test_calls_plain_answers_are_content_without_an_error(raw):
     ('{"name": "clock:alarm", "arguments": {action: set}}', "neither JSON nor a Python literal"),
     ("clock_alarm(x=" + "9" * 5000 + ")", "a call to 'clock_alarm' whose arguments could not be read"),
     ("clock:alarm(action=set now)", "a call to 'clock:alarm' whose arguments could not be read"),
+    # readable, inside a sentence (a helper's variant: the error said the arguments could not be read)
+    ('Sure! I will run clock:alarm(action="set", time="07:00") for you now.',
+     "a call to 'clock:alarm' written inside a sentence, not on a line of its own"),
 ])
 def test_calls_a_failed_call_attempt_is_an_error_not_an_answer(raw, why):
     parsed = calls(raw, FIELD)
