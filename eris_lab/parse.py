@@ -1313,21 +1313,29 @@ _HARMONY_FINAL_RE = re.compile(r"(?:<\|start\|>\s*assistant\s*)?<\|channel\|>\s*
 
 
 def _fmt_harmony(text: str) -> _Found | None:
+    """gpt-oss's calls: each message whose header names a function as its recipient. A message
+    from a function back to the assistant (``to=assistant``) is a result the model wrote itself:
+    it is cut from the content with what follows, as any invented result is."""
     cands, spans, repairs = [], [], []
     for m in _HARMONY_MESSAGE_RE.finditer(text):
-        starts = [b.end() for b in _HARMONY_BOUNDARY_RE.finditer(text, 0, m.start())]
-        head_start = starts[-1] if starts else 0
+        starts = [b for b in _HARMONY_BOUNDARY_RE.finditer(text, 0, m.start())]
+        head_start = starts[-1].end() if starts else 0
         header = text[head_start:m.start()]
         to = _HARMONY_TO_RE.search(header)
         if to is None or "<|channel|>final" in header:
+            continue
+        start = starts[-1].start() if starts and starts[-1].group(0) == "<|start|>" else head_start
+        if to.group(1) == "assistant":  # a function's reply: the tool has not run
+            if cands:
+                spans.append((start, len(text)))
+                repairs.append("dropped a tool result the model wrote itself, and what followed it (the tool has not run)")
+                break
             continue
         close = _HARMONY_END_RE.search(text, m.end())
         end = close.start() if close else len(text)
         arguments, fixed = _arguments_at(text, m.end(), end)
         cands.append(_Cand(to.group(1), arguments, cut=close is None))
         repairs.extend(fixed)
-        opener = text.rfind("<|start|>", 0, head_start)
-        start = opener if opener >= 0 and not text[opener + len("<|start|>"):head_start].strip(" \t\nassistant") else head_start
         spans.append((start, close.end() if close else end))
     return (cands, spans, repairs) if cands else None
 

@@ -1013,6 +1013,16 @@ def test_a_harmony_final_message_is_the_answer_without_its_tokens():
     assert parsed.content == "Which file should I delete?"
 
 
+def test_a_harmony_result_the_model_wrote_itself_is_not_a_call_nor_content():
+    # a message from the function back to the assistant (to=assistant) is the tool's reply, invented
+    raw = ('<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}'
+           '<|call|><|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{"temp": 20}<|end|>'
+           "<|start|>assistant<|channel|>final<|message|>It is 20 degrees.<|return|>")
+    parsed = calls(raw, ["get_weather"])
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == [("get_weather", {"city": "Oslo"})]
+    assert parsed.error is None and parsed.content == ""
+
+
 @pytest.mark.parametrize("result", ['<tool_response>{"temp": 20}</tool_response>', "<tool_result>20 degrees</tool_result>",
                                     '<|python_output|>{"temp": 20}'])
 def test_a_tool_result_the_model_wrote_itself_is_not_shown(result):
