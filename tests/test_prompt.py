@@ -173,9 +173,9 @@ def test_cli_grammar_schema_and_json_output(tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["grammar", "--schema", "/nonexistent/s.json"],
-     "eris-lab: error: --schema: cannot read '/nonexistent/s.json' (No such file or directory)\n"),
+     "eris-lab: error: --schema /nonexistent/s.json: no such file\n"),
     (["grammar-check", "--grammar", "/nonexistent/g.gbnf", "--text", "x"],
-     "eris-lab: error: --grammar: cannot read '/nonexistent/g.gbnf' (No such file or directory)\n"),
+     "eris-lab: error: --grammar /nonexistent/g.gbnf: no such file\n"),
 ])
 def test_cli_unreadable_files_exit_2(argv, message, capsys):
     assert cli.main(argv) == 2
