@@ -274,6 +274,14 @@ def is_greeting(text: str) -> bool:
     return not norm or (norm in _GREETING_PHRASES and not find_urls(text))
 
 
+#: A file name with a common extension ("report.txt", "notes/today.md"): like a URL, it makes a short
+#: message a request ("delete 'report.txt'" and "read report.txt" were conversation: two words, and
+#: no tool keyword; a helper's variants, 2026-12-04).
+_FILE_NAME_RE = re.compile(
+    r"(?i)(?<![\w@.])[\w\-]+(?:/[\w\-]+)*\.(?:txt|md|pdf|csv|tsv|json|jsonl|docx?|odt|rtf|xlsx?|ods|pptx?|py|js|ts|"
+    r"html?|xml|ya?ml|toml|ini|cfg|log|png|jpe?g|gif|svg|webp|zip|tar|gz|mp3|mp4|wav|epub|ipynb)\b")
+
+
 def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int = 3, max_chars: int = 15,
                       follow_up: bool = False) -> bool:
     """True when ``text`` is conversation and no tool should be offered.
@@ -295,15 +303,15 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     -----
     Whole-message greeting, small talk (:func:`is_small_talk`) or a request the model fulfils by
     writing (:func:`asks_for_writing`) first, then the short-input rule.
-    A URL, a tool keyword, or an arithmetic expression ("443 * 349") beside a calculator's
-    keyword always makes it a request. Words are counted by :func:`word_count`
+    A URL, a file name ("report.txt"), a tool keyword, or an arithmetic expression ("443 * 349")
+    beside a calculator's keyword always makes it a request. Words are counted by :func:`word_count`
     (characters for scripts without spaces), and text in a script the keyword lists cannot read
     (:func:`unread_script`) is conversation only when it is a greeting.
     """
     norm = _normalise_for_greeting(text)
     if not norm:
         return True
-    if find_urls(text):
+    if find_urls(text) or _FILE_NAME_RE.search(text):
         return False
     if not isinstance(keywords, (set, frozenset)):  # a catalogue's keywords come as a frozenset: no copy
         keywords = set(keywords)

@@ -188,8 +188,11 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 #: Verbs that delete, shared by every domain's pairing ("drop the 3pm one" after calendar:list was
 #: the whole roster until 2026-12-04: calendar knew only cancel, delete, remove and call off).
-_DELETE = (r"delete|remove|drop|scrap|ditch|trash|bin|axe|kill|scratch|get\s+rid(?:\s+of)?|lösch\w*|losch\w*|"
-           r"entfern\w*")
+_DELETE = (r"delete|remove|drop|scrap|ditch|trash|bin|axe|kill|scratch|toss|nuke|chuck|junk|wipe|zap|erase|purge|"
+           r"get\s+rid(?:\s+of)?|lösch\w*|losch\w*|entfern\w*")
+#: A question about what an item says ("what does the second one say about pricing"): the verb that
+#: reads it (a helper's variants, 2026-12-04, after doc:list, mail:check and calendar:list).
+_SAYS = r"says?|said|mentions?|covers?|contains?|talks?\s+about|steht|sagt"
 
 #: Continuation cues, in priority order (agenda > mail > calendar > doc; issue #2). A cue needs
 #: an anaphor, a domain noun and a verb: a bare "remove it" never pairs.
@@ -213,7 +216,7 @@ PAIRINGS: tuple[_Pairing, ...] = (
             (_rx(r"\b(?:" + _DELETE + r")\b"), "mail:delete"),
             (_rx(r"\b(?:archive|move|file|archivier\w*|verschieb\w*)\b"), "mail:move"),
             (_rx(r"\b(?:reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*)\b"), "mail:write"),
-            (_rx(r"\b(?:read|open|show|lies|zeig\w*|öffne)\b"), "mail:read"),
+            (_rx(r"\b(?:read|open|show|lies|zeig\w*|öffne|" + _SAYS + r")\b"), "mail:read"),
         ),
     ),
     _Pairing(
@@ -223,7 +226,8 @@ PAIRINGS: tuple[_Pairing, ...] = (
             (_rx(r"\b(?:" + _DELETE + r"|cancel|call\s+off|absag\w*|sag\w*\b.*\bab)\b"), "calendar:delete"),
             (_rx(r"\b(?:move|reschedule|change|update|postpone|shift|push|bump|rename|retitle|edit|modify|"
                  r"verschieb\w*|änder\w*|umbenenn\w*|benenn\w*)\b"), "calendar:update"),
-            (_rx(r"\b(?:show|details?|open|tell\s+me\s+(?:more\s+)?about|more\s+about|zeig\w*)\b"), "calendar:get"),
+            (_rx(r"\b(?:show|details?|open|tell\s+me\s+(?:more\s+)?about|more\s+about|zeig\w*|" + _SAYS + r")\b"),
+             "calendar:get"),
         ),
     ),
     _Pairing(
@@ -233,8 +237,7 @@ PAIRINGS: tuple[_Pairing, ...] = (
             (_rx(r"\b(?:" + _DELETE + r")\b"), "doc:delete"),
             (_rx(r"\b(?:read|open|show|lies|zeig\w*)\b"), "doc:read"),
             # a question about what it says ("what does the second one say about pricing")
-            (_rx(r"\b(?:summari[sz]e|ask|query|search|question|says?|said|mentions?|covers?|contains?|"
-                 r"talks?\s+about|steht|sagt)\b"), "doc:query"),
+            (_rx(r"\b(?:summari[sz]e|ask|query|search|question|" + _SAYS + r")\b"), "doc:query"),
         ),
     ),
 )

@@ -636,6 +636,18 @@ class Router:
         unpointed = without_pointers(fixed)
         if unpointed:  # likewise: "is there a video for that?" read as "is there a video?"
             queries.append(unpointed)
+        # the request without the text it hands over ("message Bob 'buy more Tesla shares'"); the
+        # reference rules keep every hit over the threshold, so this reading beside the message can
+        # only add; calibrated offers keep hits near the top, where raising another tool's score can
+        # push the right one out ("add 'buy a birthday card for Tim' to my to-do list" read "add to
+        # my to-do list", best agenda:remove), so there it adds its best tool like a sentence part
+        unquoted = without_payload(fixed)
+        unquoted = without_pointers(unquoted) or unquoted
+        if len(unquoted.split()) < 2 or unquoted in queries:
+            unquoted = ""
+        if unquoted and self.knobs.subset_margin >= 2.0:
+            queries.append(unquoted)
+            notes.append("quoted text left out")
         # each clause with its own German gloss ("Schalte das Licht in der Küche an und spiel etwas
         # Musik": the light's clause, unglossed, named no tool)
         parts = tuple(f"{p} ({g})" if (g := gloss and gloss_german(p)) else p for p in clauses(text))
@@ -657,13 +669,7 @@ class Router:
         first_sentence = len(queries)
         if self.knobs.subset_margin < 2.0:  # only calibrated offers add intents (policy.with_intents)
             sentences = [p for p in sentence_parts(text) if p not in queries]
-            # the request without the text it hands over ("send her a message saying '100 shares of
-            # GOOG purchased, thoughts?'"): like a sentence part, it adds its best tool and raises no
-            # score; as a reading beside the message it did, and "add 'buy a birthday card for Tim' to
-            # my to-do list" read "add to my to-do list", whose best tool is agenda:remove
-            unquoted = without_payload(fixed)
-            unquoted = without_pointers(unquoted) or unquoted
-            if len(unquoted.split()) >= 3 and unquoted not in queries:
+            if unquoted and unquoted not in sentences:  # ("send her a message saying '100 shares ...'")
                 sentences.append(unquoted)
                 notes.append("quoted text left out")
             queries.extend(sentences)

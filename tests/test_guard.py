@@ -531,3 +531,14 @@ def test_a_quoted_message_body_is_never_split_into_requests():
     text = "Forward 'I just placed the order. What do you think of it?' to Jane. Then book a table for two."
     assert sentence_parts(text) == ("Forward 'I just placed the order. What do you think of it?' to Jane.",
                                     "Then book a table for two.")
+
+
+@pytest.mark.parametrize("text", ["delete 'report.txt'", "read report.txt", "open notes/today.md", "summarise q3.pdf"])
+def test_a_file_name_makes_a_short_message_a_request(text):
+    # two words and no tool keyword were conversation (a helper's variants, 2026-12-04)
+    assert not is_conversational(text, KEYWORDS)
+
+
+@pytest.mark.parametrize("text", ["ok thanks", "version 3.5?", "e.g. yes", "see you at 5.30"])
+def test_a_dot_alone_is_no_file_name(text):
+    assert is_conversational(text, KEYWORDS)

@@ -653,6 +653,20 @@ def test_the_request_without_its_quoted_text_adds_its_best_tool(demo_calibrated,
     assert [h.name for h in routed.hits] == [h.name for h in alone.hits]
 
 
+@pytest.mark.parametrize("text", ["message Bob 'buy more Tesla shares before the earnings call'",
+                                  "tell Anna via message: 'I just sold my Nvidia stock at a loss'"])
+def test_a_quoted_body_does_not_hide_the_messaging_tool_on_a_small_catalogue(text):
+    # below the calibration minimum the reference rules keep every hit over the threshold: the request
+    # without its quoted body is a reading beside the message (a helper's variants: three stock tools)
+    catalog = Catalog([Tool(name="send_message", description="Send a text message to a contact."),
+                       Tool(name="get_stock_price", description="Current share price of a stock ticker."),
+                       Tool(name="buy_stock", description="Buy shares of a stock."),
+                       Tool(name="sell_stock", description="Sell shares of a stock."),
+                       Tool(name="get_weather", description="Current weather for a city.")])
+    routed = Router.with_calibrated_knobs(catalog).route(text)
+    assert "send_message" in routed.offer.names and "quoted text left out" in routed.guard, routed.decision.reason
+
+
 def test_a_quoted_message_body_does_not_route_the_message(demo_calibrated):
     # the body named an alarm and a forecast, and the offer was those two, without mail:write
     routed = demo_calibrated.route("write to alice@example.org: 'set an alarm for the 7am train, the forecast says rain'")
