@@ -434,12 +434,13 @@ def _scan_json(text: str, *, lists: bool = True) -> list[tuple[Any, int, int, tu
 #: before splitting off reasoning return the draft call (PrimeIntellect-ai/renderers#80).
 _REASONING_OPEN = re.compile(
     r"<(think|thinking|thought|reasoning|reflection|scratchpad)(?:\s[^<>]*)?>|<\|begin_of_thought\|>"
-    r"|<start_of_thought>|\[THINK\]|<\|channel\|>\s*analysis\s*<\|message\|>", flags=re.I)
+    r"|<start_of_thought>|\[THINK\]|(?:<\|start\|>\s*assistant\s*)?<\|channel\|>\s*analysis\s*<\|message\|>", flags=re.I)
 _REASONING_CLOSE = {"think": r"</think\s*>", "thinking": r"</thinking\s*>", "thought": r"</thought\s*>",
                     "reasoning": r"</reasoning\s*>", "reflection": r"</reflection\s*>",
                     "scratchpad": r"</scratchpad\s*>"}
 _OTHER_CLOSE = ((r"<|begin_of_thought|>", r"<\|end_of_thought\|>"), ("<start_of_thought>", r"<end_of_thought>"),
-                ("[THINK]", r"\[/THINK\]"), ("<|channel|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"))
+                ("[THINK]", r"\[/THINK\]"), ("<|channel|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"),
+                ("<|start|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"))
 #: A closing marker with no opener before it: the chat template put the opener in the prompt.
 _LEADING_CLOSE = re.compile(r"</(?:think|thinking|reasoning)\s*>|<\|end_of_thought\|>|\[/THINK\]", flags=re.I)
 
@@ -1253,7 +1254,7 @@ _DS_BAR, _DS_SP = "[｜|]", "[▁_ ]"
 _DS_CALL_BEGIN_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}call{_DS_SP}begin{_DS_BAR}>")
 _DS_SEP_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}sep{_DS_BAR}>")
 _DS_CALL_END_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}call{_DS_SP}end{_DS_BAR}>")
-_DS_CALLS_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}(?:calls{_DS_SP}(?:begin|end)|outputs?{_DS_SP}\w+){_DS_BAR}>")
+_DS_CALLS_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}(?:begin|end){_DS_BAR}>")
 
 
 def _arguments_at(text: str, pos: int, end: int) -> tuple[Any, list[str]]:
@@ -1350,7 +1351,12 @@ def _harmony_answer(text: str) -> tuple[str, bool]:
 #: A tool's result the model wrote itself after its call (Hermes/Qwen ``<tool_response>``, and
 #: kin): the tool has not run, so the result and the answer built on it are invented.
 _INVENTED_RESULT_RE = re.compile(r"<(?:tool_response|tool_result|tool_output|function_results?|function_output)\b[^>]*>"
-                                 r"|<\|(?:tool_response|tool_result|python_output|ipython)\|>", flags=re.I)
+                                 r"|<\|(?:tool_response|tool_result|python_output|ipython)\|>"
+                                 rf"|<{_DS_BAR}tool{_DS_SP}outputs?{_DS_SP}begin{_DS_BAR}>", flags=re.I)
+#: End-of-turn tokens a raw completion may end with (DeepSeek, Llama 3, ChatML, harmony, Gemma, GPT-2):
+#: never content.
+_TRAILING_END_RE = re.compile(rf"(?:\s*(?:<{_DS_BAR}end{_DS_SP}of{_DS_SP}sentence{_DS_BAR}>"
+                              r"|<\|(?:eot_id|eom_id|im_end|endoftext|end|return)\|>|<end_of_turn>|</s>))+\s*\Z")
 
 
 def _without_invented_result(content: str) -> tuple[str, bool]:
@@ -1862,6 +1868,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     if len(text) > _MAX_CHARS:
         checker.repairs.append(f"read only the first {_MAX_CHARS} of {len(text)} characters")
         text = text[:_MAX_CHARS]
+    text = _TRAILING_END_RE.sub("", text)  # "...<｜end▁of▁sentence｜>" ended the content (a helper's variant)
     reasoning = ""
 
     def finish(cands: list[_Cand], content: str, fmt: str, repairs: Iterable[str], source: str) -> Parsed:

@@ -1033,3 +1033,22 @@ def test_a_tool_result_the_model_wrote_itself_is_not_shown(result):
     assert [(c.name, dict(c.arguments)) for c in parsed.calls] == [("get_weather", {"city": "Oslo"})]
     assert parsed.content == "" and "20 degrees" not in parsed.content
     assert any("the tool has not run" in r for r in parsed.repairs)
+
+
+@pytest.mark.parametrize("raw, content", [
+    # DeepSeek: the end-of-sentence token, and the tool outputs the model wrote itself
+    ('Sure, let me check.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Lyon"}'
+     "<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>", "Sure, let me check."),
+    ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Lyon"}<｜tool▁call▁end｜>'
+     '<｜tool▁calls▁end｜><｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>{"temp_c": 12}<｜tool▁output▁end｜>'
+     "<｜tool▁outputs▁end｜>Lyon is at 12 C.<｜end▁of▁sentence｜>", ""),
+    # harmony: an analysis message opened with its <|start|>assistant header
+    ('<|start|>assistant<|channel|>analysis<|message|>User wants weather. I will call get_weather.<|end|>'
+     '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Lyon"}<|call|>', ""),
+    # other families' end-of-turn tokens after a call
+    ('<tool_call>{"name": "get_weather", "arguments": {"city": "Lyon"}}</tool_call><|im_end|>', ""),
+])
+def test_special_tokens_around_a_call_are_not_content(raw, content):
+    parsed = calls(raw, ["get_weather"])
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == [("get_weather", {"city": "Lyon"})]
+    assert parsed.error is None and parsed.content == content
