@@ -173,6 +173,32 @@ GERMAN_GLOSSES: dict[str, str] = {
     "tür": "door", "haustür": "front door", "schließe": "lock close", "schließ": "lock close", "abschließen": "lock",
     "aufschließen": "unlock",
     "zimmer": "room", "küche": "kitchen", "badezimmer": "bathroom", "fenster": "window",
+    # support, accounts and software ("Ich wurde doppelt abgebucht und will mein Geld zurück", "Mein
+    # Container stürzt ständig ab", "Existiert eine Klasse, die mit ZCL_ beginnt?": a helper's German
+    # variants of cases route-10 and route-18, refused or offered the whole roster, 2026-12-04)
+    "abgebucht": "charged", "abbuchung": "charge", "doppelt": "twice double", "geld": "money", "zurück": "back",
+    "erstattung": "refund", "rückerstattung": "refund", "erstatten": "refund", "rechnung": "invoice bill",
+    "zahlung": "payment", "bezahlen": "pay", "überweisung": "transfer", "konto": "account", "kontostand": "balance",
+    "passwort": "password", "anmelden": "log in", "abmelden": "log out", "beschwerde": "complaint",
+    "fehler": "error", "absturz": "crash", "stürzt": "crashes", "abstürzen": "crash", "neustarten": "restart",
+    "starte": "start", "starten": "start", "stoppe": "stop", "installiere": "install", "bereitstellen": "deploy",
+    "aktualisiere": "update", "aktualisieren": "update", "protokoll": "log",
+    "klasse": "class", "klassen": "classes", "beginnt": "starts begins", "existiert": "exists",
+    "programm": "program", "funktion": "function", "methode": "method", "quelltext": "source code",
+    "tabelle": "table",
+    # files, shopping and money, travel, workouts ("ändere" -> "change" was measured and left out:
+    # "Ändere columnCount zu 12" on live_multiple then cleared the floor with set_float, a verb that
+    # lifts every setter alike, where it had been unsure and offered all four)
+    "speichere": "save", "speichern": "save", "kopiere": "copy", "herunterladen": "download",
+    "hochladen": "upload", "umbenennen": "rename", "bearbeite": "edit", "drucke": "print",
+    "kaufen": "buy", "kaufe": "buy", "verkaufen": "sell", "verkaufe": "sell", "aktie": "stock share",
+    "aktien": "stocks shares", "preis": "price", "kurs": "price rate", "bestellung": "order",
+    "lieferung": "delivery", "paket": "package parcel", "warenkorb": "cart",
+    "flug": "flight", "flüge": "flights", "buche": "book", "buchen": "book", "reserviere": "reserve book",
+    "reservieren": "reserve book", "reise": "trip travel", "unterkunft": "accommodation", "tisch": "table",
+    "mietwagen": "rental car", "karte": "map ticket",
+    "aufschlüsselung": "breakdown", "radtour": "bike ride", "fahrrad": "bike", "schlaf": "sleep",
+    "gewicht": "weight", "puls": "heart rate pulse", "schritte": "steps", "runde": "lap", "runden": "laps",
 }
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he
