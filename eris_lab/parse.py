@@ -1218,6 +1218,7 @@ def _fmt_bare_json(text: str) -> _Found | None:
 
 
 _PY_CALL_LINE_RE = re.compile(r"(?m)^[ \t]*(" + _NAME + r")[ \t]*(?=\()")
+_PY_LIST_LINE_RE = re.compile(r"(?m)^[ \t]*\[[ \t]*" + _NAME + r"[ \t]*\(")
 
 
 def _fmt_python_call(text: str) -> _Found | None:
@@ -1228,12 +1229,19 @@ def _fmt_python_call(text: str) -> _Found | None:
     stripped = text.strip()
     if stripped.startswith("[") and stripped.endswith("]") and len(stripped) <= 20_000:
         listed = _python_calls(stripped)
-        if listed:
-            for cand in listed:
-                cand.offered_only = True
+        if listed:  # the reply is nothing but calls: a name not offered is an error, not prose
             start = text.index("[")
             return listed, [(start, start + len(stripped))], []
     cands, spans = [], []
+    for m in _PY_LIST_LINE_RE.finditer(text):  # a line that is a whole list of calls, after prose
+        line_end = _line_end(text, m.start())
+        line = text[m.start():line_end].strip()
+        listed = _python_calls(line) if line.endswith("]") and len(line) <= 20_000 else None
+        if listed:
+            for cand in listed:
+                cand.offered_only = True
+            cands.extend(listed)
+            spans.extend([(m.start(), line_end)] * len(listed))
     for m in _PY_CALL_LINE_RE.finditer(text):
         if len(cands) >= 32 or (spans and m.start() < spans[-1][1]):
             continue
@@ -1647,6 +1655,14 @@ class _Checker:
                     parsed = self._run_together(name, stripped)
                     if isinstance(parsed, list):
                         return [c for item in parsed for c in self.check(_Cand(name, item, source=cand.source))]
+                    if parsed is _MISSING:  # "{'path': 'tmp/cache.bin'}": a Python dict, not JSON
+                        try:
+                            literal = python_literal(stripped)
+                        except ValueError:
+                            literal = None
+                        if isinstance(literal, dict):
+                            parsed = literal
+                            self.repairs.append(f"read {name}'s arguments string as a Python literal (single quotes)")
             if parsed is None:
                 parsed = {}
             if parsed is _MISSING:
@@ -1912,8 +1928,22 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
             continue  # "API: the docs say..." is prose, not a call to a tool named 'the'
         content = _cut(text, spans)
         source = _source(fmt, content)
+        if source != "prose" and re.search(r"\w", content) and _in_inline_code(text, spans):
+            # "Small models answer with `<tool_call>{...}</tool_call>` - that's the Hermes format":
+            # a call quoted in inline code inside a sentence is shown, not made (a helper's variant)
+            source = "prose"
         if fmt in ("bare_json", "python_call") and source == "tagged":
             content = ""  # only separators ("; ") were left between the calls
+        if fmt in _MARKED:  # a second wrapper after the first ("<tool_call>...</tool_call>" then
+            # "[TOOL_CALLS]send_message[ARGS]{...}": the second call was lost, error null)
+            for other in _MARKED:
+                more = _FORMATS[other](content) if other != fmt else None
+                if more:
+                    cands = cands + more[0]
+                    fixed = [*fixed, *more[2]]
+                    content = _cut(content, more[1])
+        if not re.sub(r"[`\s]", "", content):
+            content = ""  # a call wrapped in backticks leaves them alone
         content, invented = _without_invented_result(content)
         if invented:
             fixed = [*fixed, "dropped a tool result the model wrote itself, and what followed it (the tool has not run)"]
@@ -1926,6 +1956,17 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         checker.error(f"no tool call could be read, but the output looks like one: {problem}; send the call again "
                       'as one JSON object {"name": ..., "arguments": {...}}')
     return finish([], text.strip(), "", (), "")
+
+
+#: Formats with explicit call markers, read again on what the first one left (two wrappers in one output).
+_MARKED = ("gemma", "deepseek", "harmony", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag")
+_INLINE_CODE_RE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def _in_inline_code(text: str, spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether every call span lies inside an inline code span (`` `...` ``) of running text."""
+    code = [m.span(1) for m in _INLINE_CODE_RE.finditer(text)]
+    return bool(code and spans) and all(any(a <= s and e <= b for a, b in code) for s, e in spans)
 
 
 def _as_object(arguments: Any) -> dict | None:

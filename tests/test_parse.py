@@ -914,7 +914,7 @@ def test_parse_python_from_many_threads_leaves_the_warning_filters_as_they_were(
     ('[get_weather(city="Oslo"), get_weather(city="Bergen")]',
      [("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Bergen"})]),
     (' [get_weather(city="Oslo")] ', [("get_weather", {"city": "Oslo"})]),
-    ('[1, 2, 3]', []), ('[unknown_tool(x=1)]', []),
+    ('[1, 2, 3]', []),
     # parse-39's kind in <tool_call> tags: copies up to the token limit are one call
     ('<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>' * 3 + '<tool_call>{"name": "get_wea',
      [("get_weather", {})]),
@@ -1052,3 +1052,43 @@ def test_special_tokens_around_a_call_are_not_content(raw, content):
     parsed = calls(raw, ["get_weather"])
     assert [(c.name, dict(c.arguments)) for c in parsed.calls] == [("get_weather", {"city": "Lyon"})]
     assert parsed.error is None and parsed.content == content
+
+
+@pytest.mark.parametrize("raw", ['[unknown_tool(x=1)]', '[getWeather(city="Oslo")]'])
+def test_a_reply_that_is_only_a_list_of_calls_names_an_unknown_tool_in_the_error(raw):
+    # as a bare JSON call to an unknown tool does: the loop can tell the model the valid names
+    # (a helper's variant: '[getWeather(city="Oslo")]' was no call and no error)
+    parsed = calls(raw, ["get_weather"])
+    assert parsed.calls == () and parsed.error.startswith("unknown tool ")
+
+
+def test_a_pythonic_list_on_its_own_line_after_prose_is_read():
+    raw = 'Sure, checking both cities.\n[get_weather(city="Oslo"), get_weather(city="Bergen", days=2)]'
+    parsed = calls(raw, ["get_weather"])
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == [("get_weather", {"city": "Oslo"}),
+                                                                  ("get_weather", {"city": "Bergen", "days": 2})]
+    assert parsed.content == "Sure, checking both cities." and parsed.error is None
+
+
+def test_two_wrappers_in_one_output_give_both_calls():
+    raw = ('<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>\n'
+           '[TOOL_CALLS]send_message[ARGS]{"to": "Ana", "body": "umbrella?"}')
+    parsed = calls(raw, ["get_weather", "send_message"])
+    assert [c.name for c in parsed.calls] == ["get_weather", "send_message"] and parsed.content == ""
+
+
+def test_a_call_quoted_in_inline_code_inside_a_sentence_is_prose():
+    # shown, not made: a state-changing tool never runs from it unconfirmed (execution.execute)
+    raw = ('Small models usually answer with `<tool_call>{"name": "delete_file", "arguments": {"path": "a.txt"}}'
+           "</tool_call>` - that's the Hermes format.")
+    parsed = calls(raw, ["delete_file"])
+    assert [c.source for c in parsed.calls] == ["prose"]
+    whole = calls('`<tool_call>{"name": "delete_file", "arguments": {"path": "a.txt"}}</tool_call>`', ["delete_file"])
+    assert [c.source for c in whole.calls] == ["tagged"] and whole.content == ""  # the reply is the call
+
+
+def test_a_native_arguments_string_holding_a_python_dict_is_read():
+    raw = """tool_calls=[{"function": {"name": "delete_file", "arguments": "{'path': 'tmp/cache.bin'}"}}]"""
+    schemas = {"delete_file": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}
+    parsed = calls(raw, ["delete_file"], channel="native", schemas=schemas)
+    assert [dict(c.arguments) for c in parsed.calls] == [{"path": "tmp/cache.bin"}]  # the whole string went into path
