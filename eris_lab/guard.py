@@ -30,8 +30,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
 from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
-                      GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, SMALL_TALK, SMALL_TALK_TAILS,
-                      WRITTEN_BY_THE_MODEL)
+                      GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
+                      VENTING_WORDS, WRITTEN_BY_THE_MODEL)
 
 __all__ = [
     "clean_text",
@@ -39,6 +39,7 @@ __all__ = [
     "is_conversational",
     "is_greeting",
     "is_small_talk",
+    "without_venting",
     "one_edit_apart",
     "read_addresses",
     "read_idioms",
@@ -725,6 +726,54 @@ def without_small_talk(text: str) -> str:
         if is_small_talk(front) and not is_small_talk(rest) and not _greeting_only(rest):
             return rest
     return ""
+
+
+#: Where a message's statements and requests part: a sentence mark, a comma, a semicolon or a
+#: colon before a space, or a dash between spaces.
+_PIECE_BREAK_RE = re.compile(r"(?<=[.!?,;:])\s+|\s+[-–—]+\s+")
+#: Words a statement opens with (a pronoun, a determiner, an interjection), not a command's verb.
+_STATEMENT_OPENERS = frozenset(
+    """i i'm im i've i'd my me we we're our you you're your this that these those it it's its they
+    they're their he she the a an what how so honestly seriously wow oh man god ugh argh there
+    there's everything nothing ich mein meine das die der es wir""".split())
+_VENTING_PHRASE_RE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(p) for p in VENTING_PHRASES) + r")\b")
+
+
+def _vents(piece: str) -> bool:
+    """Whether ``piece`` is a statement that vents a feeling: no question mark, opens with a pronoun,
+    a determiner or an interjection (a command opens with its verb: "delete those stupid spam mails"
+    is a request), and holds a :data:`~eris_lab.lexicon.VENTING_WORDS` word or phrase."""
+    words = [w.lower() for w in re.findall(r"[\w']+", piece)]
+    if not words or "?" in piece or words[0] not in _STATEMENT_OPENERS:
+        return False
+    return any(w in VENTING_WORDS for w in words) or bool(_VENTING_PHRASE_RE.search(piece))
+
+
+def without_venting(text: str) -> str:
+    """``text`` with the words that vent a feeling taken out of its statements, when a request
+    stands beside them; ``""`` when there is nothing to take out.
+
+    "my family will riot if dinner is ruined again, how long do I roast a 2kg chicken?" locked onto
+    a food-scandal tool ("outrage") and left the recipes out; "ugh this airline is a total disaster,
+    I'm absolutely furious - is BA283 delayed or not?" offered a travel advisory ("riots,
+    disasters") beside the flight status (a helper's variants of case route-01, whose note asks that
+    emotional overlap with a descriptor never outrank the topic). Only the venting words go: the
+    statement may hold the topic ("they're going to ruin my whole weekend with this rain, what's it
+    doing tomorrow?" keeps its rain), and a command keeps every word ("delete those stupid spam
+    mails"). The router scores what is left instead of the message, as it does with small talk.
+    """
+    pieces = [p for p in _PIECE_BREAK_RE.split(text.strip()) if p.strip()]
+    venting = [_vents(p) for p in pieces]
+    if len(pieces) < 2 or not any(venting) or all(venting):
+        return ""
+    kept = []
+    for piece, vents in zip(pieces, venting):
+        if vents:
+            piece = _VENTING_PHRASE_RE.sub(" ", piece)
+            piece = " ".join(w for w in piece.split() if re.sub(r"[^\w']", "", w.lower()) not in VENTING_WORDS)
+        kept.append(piece)
+    rest = " ".join(" ".join(kept).split())
+    return rest if rest != " ".join(text.split()) and len(rest.split()) >= 2 else ""
 
 
 def without_greeting(text: str) -> str:

@@ -201,6 +201,20 @@ GERMAN_GLOSSES: dict[str, str] = {
     "gewicht": "weight", "puls": "heart rate pulse", "schritte": "steps", "runde": "lap", "runden": "laps",
 }
 
+#: Words that vent a feeling, English and German: a statement holding one beside a request is not
+#: the request (``guard.without_venting``; reported case route-01, "they're going to ruin my whole
+#: weekend": the politics tool's "outrage" and "riots" pulled emotional messages). Words only,
+#: matched whole after lower-casing; phrases are written with single spaces.
+VENTING_WORDS = frozenset(
+    """furious angry mad livid pissed annoyed annoying irritated frustrated frustrating upset hate hates
+    hated disaster disastrous nightmare catastrophe ruin ruins ruined ruining riot idiot idiots stupid
+    ridiculous unbelievable insane awful terrible horrible worst ugh argh damn dammit hell sucks
+    wütend sauer genervt nervt katastrophe albtraum furchtbar schrecklich mist verdammt idioten""".split()
+)
+#: Phrases that vent ("freezing to death", "killing me", "fed up", "sick of").
+VENTING_PHRASES = ("freezing to death", "killing me", "fed up", "sick of", "sick and tired", "drives me crazy",
+                   "driving me crazy", "can't stand", "cannot stand", "what a mess", "geht mir auf die nerven")
+
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he
 #: lies"): glossed only when the message reads German otherwise (:data:`GERMAN_CUES`), so an
 #: English message is neither glossed nor labelled "german gloss".

@@ -49,6 +49,7 @@ from .guard import (
     unread_script,
     without_greeting,
     without_payload,
+    without_venting,
     without_pointers,
     without_small_talk,
 )
@@ -614,6 +615,10 @@ class Router:
         elif ungreeted:  # "morning, add milk to my shopping list": no clock:alarm for "morning"
             text = ungreeted
             notes.append("greeting in front left out")
+        calm = without_venting(text)
+        if calm:  # "my family will riot if dinner is ruined again, how long do I roast a chicken?"
+            text = calm
+            notes.append("venting left out")
         queries = [text]
         fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
             self.knobs.fix_spelling) else {}

@@ -26,6 +26,7 @@ from eris_lab.guard import (
     tool_keywords,
     unread_script,
     without_payload,
+    without_venting,
     word_count,
 )
 
@@ -542,3 +543,24 @@ def test_a_file_name_makes_a_short_message_a_request(text):
 @pytest.mark.parametrize("text", ["ok thanks", "version 3.5?", "e.g. yes", "see you at 5.30"])
 def test_a_dot_alone_is_no_file_name(text):
     assert is_conversational(text, KEYWORDS)
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    # only the venting words of a statement go: the statement may hold the topic (route-01's rain)
+    ("they're going to ruin my whole weekend with this rain, what's it doing tomorrow?",
+     "they're going to my whole weekend with this rain, what's it doing tomorrow?"),
+    ("ugh this airline is a total disaster, I'm absolutely furious - is BA283 delayed or not?",
+     "this airline is a total I'm absolutely is BA283 delayed or not?"),
+])
+def test_without_venting_takes_the_feeling_out_of_statements_beside_a_request(text, read):
+    assert without_venting(text) == read
+
+
+@pytest.mark.parametrize("text", [
+    "delete those stupid spam mails",  # a command keeps every word
+    "I hate mondays",  # nothing but the statement: nothing to read instead
+    "why is this so annoying?",  # a question
+    "play some angry music, then set a timer",
+])
+def test_without_venting_leaves_commands_questions_and_lone_statements(text):
+    assert without_venting(text) == ""
