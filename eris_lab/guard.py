@@ -589,7 +589,8 @@ def _restore_quotes(text: str, spans: Sequence[str]) -> str:
 def fetch_tool(catalog: Catalog) -> str:
     """The catalogue's page-fetch tool: ``web:fetch`` if present, else a tool whose name fetches,
     scrapes or crawls, or reads, gets or opens a page or URL (``scrape``, ``read_webpage``,
-    ``get_url``), one naming the web, a URL or a page first.
+    ``get_url``), one naming the web, a URL or a page first; else a tool whose description fetches
+    what a link points at ("Download and read a document or web page from a link.").
 
     Returns ``""`` when the catalogue has none (then URLs force nothing).
     """
@@ -598,12 +599,19 @@ def fetch_tool(catalog: Catalog) -> str:
     words = {t.name: set(name_words(t.name)) for t in catalog}
     candidates = [n for n, w in words.items() if _FETCH_VERBS & w or (_READ_PAGE_VERBS & w and _PAGE_WORDS & w)]
     preferred = [n for n in candidates if _PAGE_WORDS & words[n]]
+    if not candidates:  # read_document: "Download and read a document or web page from a link." (a
+        # helper's variant of case route-12: the URL's fee schedule was never fetched)
+        candidates = [t.name for t in catalog if _FETCHES_A_LINK_RE.search(t.description)]
     return (preferred or candidates or [""])[0]
 
 
 _FETCH_VERBS = frozenset({"fetch", "scrape", "scraper", "crawl", "crawler", "browse"})
 _READ_PAGE_VERBS = frozenset({"read", "get", "open", "load", "visit"})
 _PAGE_WORDS = frozenset({"web", "webpage", "website", "url", "page", "http", "html", "site", "link"})
+#: A description that fetches what a link points at: a fetch verb, then within the sentence a URL,
+#: a link or a web page.
+_FETCHES_A_LINK_RE = re.compile(r"(?i)\b(?:fetch|download|read|open|load|retriev|scrap)\w*\b[^.]{0,60}?"
+                                r"\b(?:urls?|links?|web ?pages?|websites?|https?)\b")
 
 
 def names_domain(text: str, domain: str) -> bool:

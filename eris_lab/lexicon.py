@@ -199,6 +199,8 @@ GERMAN_GLOSSES: dict[str, str] = {
     "mietwagen": "rental car", "karte": "map ticket",
     "aufschlüsselung": "breakdown", "radtour": "bike ride", "fahrrad": "bike", "schlaf": "sleep",
     "gewicht": "weight", "puls": "heart rate pulse", "schritte": "steps", "runde": "lap", "runden": "laps",
+    "urlaub": "vacation leave", "beantragen": "request apply", "beantrage": "request apply",
+    "krankmeldung": "sick leave", "gehalt": "salary", "mitarbeiter": "employee",
 }
 
 #: Words that vent a feeling, English and German: a statement holding one beside a request is not

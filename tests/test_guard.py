@@ -564,3 +564,11 @@ def test_without_venting_takes_the_feeling_out_of_statements_beside_a_request(te
 ])
 def test_without_venting_leaves_commands_questions_and_lone_statements(text):
     assert without_venting(text) == ""
+
+
+def test_a_fetch_tool_named_otherwise_is_found_by_its_description():
+    catalog = Catalog([Tool(name="get_balance", description="Current balance of an account."),
+                       Tool(name="web_search", description="Search the web for pages matching a query."),
+                       Tool(name="read_document", description="Download and read a document or web page from a link.")])
+    assert fetch_tool(catalog) == "read_document"
+    assert fetch_tool(Catalog([Tool(name="web_search", description="Search the web for pages matching a query.")])) == ""
