@@ -434,10 +434,11 @@ def _parse_offer(raw: str, catalog):
 MAX_CANDIDATE_BYTES = 1 << 20
 
 
-def _read_text(path: str, flag: str) -> str:
-    from ._files import read_user_text
+def _read_text(path: str, flag: str, max_bytes: int | None = None) -> str:
+    from ._files import MAX_INPUT_BYTES, read_user_text
 
-    return read_user_text(path, where=f"{flag} {path}")  # capped: /dev/zero is refused, not read until memory ends
+    # capped: /dev/zero is refused, not read until memory ends
+    return read_user_text(path, where=f"{flag} {path}", max_bytes=max_bytes or MAX_INPUT_BYTES)
 
 
 def _add_grammar(sub) -> None:
@@ -521,9 +522,7 @@ def _run_grammar_check(args) -> int:
         if len(text.encode("utf-8", "surrogatepass")) > MAX_CANDIDATE_BYTES:
             raise ErisLabError(f"longer than {MAX_CANDIDATE_BYTES >> 20} MiB, the most grammar-check reads", where="--text")
     else:
-        from ._files import read_user_text
-
-        text = read_user_text(args.text_file, where=f"--text-file {args.text_file}", max_bytes=MAX_CANDIDATE_BYTES)
+        text = _read_text(args.text_file, "--text-file", max_bytes=MAX_CANDIDATE_BYTES)
     judge = Oracle(args.model) if args.model else oracle()
     n_ok, accepted = judge.prefix_accepted(gbnf, text)
     n_tokens = len(judge.tokenize(text))

@@ -616,7 +616,7 @@ class Router:
             text = ungreeted
             notes.append("greeting in front left out")
         calm = without_venting(text)
-        if calm:  # "my family will riot if dinner is ruined again, how long do I roast a chicken?"
+        if calm:  # "ugh this airline is a total disaster, I'm absolutely furious - is BA283 delayed?"
             text = calm
             notes.append("venting left out")
         queries = [text]
