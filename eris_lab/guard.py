@@ -738,7 +738,7 @@ def without_small_talk(text: str) -> str:
 
 #: Where a message's statements and requests part: a sentence mark, a comma, a semicolon or a
 #: colon before a space, or a dash between spaces.
-_PIECE_BREAK_RE = re.compile(r"(?<=[.!?,;:])\s+|\s+[-–—]+\s+")
+_PIECE_BREAK_RE = re.compile(_LEADING_BREAK_RE.pattern + r"|\s+[-–—]+\s+")
 #: Words a statement opens with (a pronoun, a determiner, an interjection), not a command's verb.
 _STATEMENT_OPENERS = frozenset(
     """i i'm im i've i'd my me we we're our you you're your this that these those it it's its they

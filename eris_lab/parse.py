@@ -1337,7 +1337,7 @@ def _fmt_harmony(text: str) -> _Found | None:
         if to.group(1) == "assistant":  # a function's reply: the tool has not run
             if cands:
                 spans.append((start, len(text)))
-                repairs.append("dropped a tool result the model wrote itself, and what followed it (the tool has not run)")
+                repairs.append(_INVENTED_REPAIR)
                 break
             continue
         close = _HARMONY_END_RE.search(text, m.end())
@@ -1361,6 +1361,7 @@ def _harmony_answer(text: str) -> tuple[str, bool]:
 _INVENTED_RESULT_RE = re.compile(r"<(?:tool_response|tool_result|tool_output|function_results?|function_output)\b[^>]*>"
                                  r"|<\|(?:tool_response|tool_result|python_output|ipython)\|>"
                                  rf"|<{_DS_BAR}tool{_DS_SP}outputs?{_DS_SP}begin{_DS_BAR}>", flags=re.I)
+_INVENTED_REPAIR = "dropped a tool result the model wrote itself, and what followed it (the tool has not run)"
 #: End-of-turn tokens a raw completion may end with (DeepSeek, Llama 3, ChatML, harmony, Gemma, GPT-2):
 #: never content.
 _TRAILING_END_RE = re.compile(rf"(?:\s*(?:<{_DS_BAR}end{_DS_SP}of{_DS_SP}sentence{_DS_BAR}>"
@@ -1946,7 +1947,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
             content = ""  # a call wrapped in backticks leaves them alone
         content, invented = _without_invented_result(content)
         if invented:
-            fixed = [*fixed, "dropped a tool result the model wrote itself, and what followed it (the tool has not run)"]
+            fixed = [*fixed, _INVENTED_REPAIR]
         return finish(cands, content, fmt, fixed, source)
     problem = _attempt(text, offered_names)
     if unclosed and (problem or _attempt(reasoning, offered_names) or _has_cands(reasoning)):
@@ -1959,7 +1960,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
 
 
 #: Formats with explicit call markers, read again on what the first one left (two wrappers in one output).
-_MARKED = ("gemma", "deepseek", "harmony", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag")
+_MARKED = tuple(f for f in TEXT_FORMATS if f in _TAGGED and f not in ("api_line", "react"))  # not line-shaped ones
 _INLINE_CODE_RE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 
 
