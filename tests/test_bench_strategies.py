@@ -33,6 +33,11 @@ def test_bench_runs_every_strategy_and_reports_skipped_suites(monkeypatch, tmp_p
     printed = capsys.readouterr().out
     assert "goals (issue 4)" in printed and f"wrote {out}" in printed
     assert [p.name for p in out.parent.iterdir()] == ["bench.json"]
+    # where one name has schema variants the promise counts any of them, and so does the observed side
+    row = {**report["rows"][3], "promised_coverage": 0.9, "recall": 0.8}
+    assert "observed 0.800  (-0.100)\n" in bench.format_table({**report, "rows": [row]}) + "\n"
+    text = bench.format_table({**report, "rows": [{**row, "name_recall": 0.95}]})
+    assert "promised 0.900  observed 0.950  (+0.050)  by name; strictly 0.800" in text
 
 
 def test_bench_rejects_unknown_suite(capsys):

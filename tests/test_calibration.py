@@ -336,6 +336,36 @@ def test_fit_promises_what_the_capped_widening_covers():
     assert _promised(far, 0.1, labelled=True) == round(far["coverage_at_widen_k"] - 0.05, 4)
 
 
+def test_schema_variants_of_one_name_serve_the_same_need():
+    """BFCL's pooled catalogue keeps several schemas under one name ('f', 'f~2'): a need is covered
+    when any variant is seated, so a twin ranked just above the gold variant costs no seat and no
+    margin (counted strictly, bfcl-pooled's pseudo-queries promised 0.756 where real messages got 0.949
+    by name)."""
+    from eris_lab.calibration import name_variants
+
+    plain = Catalog([Tool(name=f"t{i}", description="x") for i in range(6)])
+    assert name_variants(plain) is None
+    names = ["f", "f~2", "g", "h", "h~2", "h~3", *(f"t{i}" for i in range(34))]
+    catalog = Catalog([Tool(name=n, description="x") for n in names])
+    variants = name_variants(catalog)
+    assert variants[0] == variants[1] == (0, 1) and variants[2] == (2,) and variants[5] == (3, 4, 5)
+    # each message needs row 1 (f~2); its twin f (row 0) scores at the top, f~2 falls further each time
+    rng = np.random.default_rng(5)
+    scores = rng.uniform(0.0, 0.5, size=(60, len(names)))
+    scores[:, 0] = 0.9
+    scores[:, 1] = 0.5 - np.linspace(0.0, 0.45, 60)
+    gold = [(1,)] * 60
+    strict = fit_offer_knobs(catalog, scores, gold, 0.1)
+    by_name = fit_offer_knobs(catalog, scores, gold, 0.1, variants=variants)
+    assert by_name["widen_needed"] == 1 < strict["widen_needed"]
+    assert abs(by_name["subset_margin"]) < 1e-9 < strict["subset_margin"]
+    assert by_name["coverage_at_widen_k"] > strict["coverage_at_widen_k"]
+    assert by_name["single_hit_floor"] <= 0.9 < strict["single_hit_floor"]  # the twin on top is right
+    # a message needing two names is covered only once a variant of each is seated
+    two = fit_offer_knobs(catalog, scores, [(1, 5)] * 60, 0.1, variants=variants)
+    assert two["widen_needed"] > 1
+
+
 def test_labelled_calibration_fits_the_offer_on_real_queries_and_lowers_the_gate(fake_embedder):
     catalog = _catalog_with_params(30)
     names = catalog.names

@@ -81,10 +81,12 @@ class Decided:
         return out
 
     def point(self, **overrides: Any) -> dict[str, float]:
-        """``{"mean_offer", "recall"}`` of the messages that need a tool (a point for ``viz.curve_figure``)."""
+        """``{"mean_offer", "recall", "name_recall"}`` of the messages that need a tool (a point for
+        ``viz.curve_figure``); ``name_recall`` counts any schema variant of a gold name (bfcl-pooled)."""
         needing = [r for r in self.results(**overrides) if r.needs_tool]
         return {"mean_offer": float(np.mean([len(r.offered) for r in needing])) if needing else 0.0,
-                "recall": float(np.mean([r.recalled for r in needing])) if needing else float("nan")}
+                "recall": float(np.mean([r.recalled for r in needing])) if needing else float("nan"),
+                "name_recall": float(np.mean([r.name_recalled for r in needing])) if needing else float("nan")}
 
 
 def relevance_rows(decided: Decided, floors: Sequence[float] = RELEVANCE_FLOORS, **overrides: Any) -> list[dict[str, float]]:
@@ -125,13 +127,15 @@ def coverage_rows(suite: Suite, embedder=None, alphas: Sequence[float] = ALPHAS)
     list of dict
         ``{"alpha", "promised", "label_free", "label_free_offer", "labelled", "labelled_offer"}``
         (coverage in [0, 1], offers in tools; the labelled pair is None without a train split).
+        On a catalogue whose names have schema variants the promise and the observed coverage
+        count any variant of a gold name (``calibration.name_variants``).
 
     Raises
     ------
     ErisLabError
         The suite has per-case catalogues (no one catalogue to calibrate).
     """
-    from ..calibration import calibrate
+    from ..calibration import calibrate, name_variants
     from ..errors import ErisLabError
 
     if suite.catalog is None:
@@ -141,15 +145,16 @@ def coverage_rows(suite: Suite, embedder=None, alphas: Sequence[float] = ALPHAS)
     train = [q for q in suite.queries if q.split == "train" and q.gold]
     test = Suite(name=f"{suite.name} (test)", queries=tuple(q for q in suite.queries if q.split == "test"),
                  catalog=suite.catalog) if train else None
+    observed = "name_recall" if name_variants(suite.catalog) is not None else "recall"
     rows = []
     for alpha in alphas:
         free = Decided([suite], memo, knobs=calibrate(suite.catalog, memo, alpha=alpha)).point()
-        row = {"alpha": alpha, "promised": round(1 - alpha, 4), "label_free": free["recall"],
+        row = {"alpha": alpha, "promised": round(1 - alpha, 4), "label_free": free[observed],
                "label_free_offer": free["mean_offer"], "labelled": None, "labelled_offer": None}
         if test is not None:
             knobs = calibrate(suite.catalog, memo, alpha=alpha, labelled=[(q.query, q.gold) for q in train],
                               labelled_source=f"{suite.name} train split")
             held = Decided([test], memo, knobs=knobs).point()
-            row.update(labelled=held["recall"], labelled_offer=held["mean_offer"])
+            row.update(labelled=held[observed], labelled_offer=held["mean_offer"])
         rows.append(row)
     return rows
