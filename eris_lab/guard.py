@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
 from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
-                      GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
+                      GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
                       VENTING_WORDS, WRITTEN_BY_THE_MODEL)
 
 __all__ = [
@@ -40,9 +40,12 @@ __all__ = [
     "is_greeting",
     "is_small_talk",
     "without_venting",
+    "without_payload",
+    "quoted_payloads",
     "one_edit_apart",
     "read_addresses",
     "read_idioms",
+    "read_weather",
     "without_pointers",
     "without_greeting",
     "tool_keywords",
@@ -499,6 +502,19 @@ def read_idioms(text: str) -> str:
     return " ".join(read.split()) if count else ""
 
 
+_WEATHER_QUESTION_RE = re.compile(r"(?i)" + "|".join(WEATHER_QUESTIONS))
+
+
+def read_weather(text: str) -> str:
+    """``text`` with "(weather forecast)" after it when it asks about the weather by a state of it
+    (:data:`~eris_lab.lexicon.WEATHER_QUESTIONS`: "how hot will it get on Saturday?", "do I need an
+    umbrella tomorrow?") and does not say "weather" or "forecast", else ``""``. The router scores
+    this reading beside the message, so it can raise a tool's score, never lower one."""
+    if not _WEATHER_QUESTION_RE.search(text) or re.search(r"(?i)\b(?:weather|forecast)", text):
+        return ""
+    return f"{text} (weather forecast)"
+
+
 def read_addresses(text: str) -> str:
     """``text`` with each email address read as its local part and the words "an email address"
     ("email alice@example.org that ..." -> "email alice (an email address) that ..."), or ``""``
@@ -554,10 +570,54 @@ def without_payload(text: str) -> str:
     """
     if not any(q in text for q in "'\"‘“„«"):
         return ""
-    read, count = _QUOTE_SPAN_RE.subn(
-        lambda m: "" if len(m.group(0).split()) >= PAYLOAD_MIN_WORDS and not _whole(m, text) else m.group(0), text)
+    text = _unwrapped(text)
+    read, count = _QUOTE_SPAN_RE.subn(lambda m: "" if _is_payload(m, text) else m.group(0), text)
     read = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(read.split()))
     return read if read != " ".join(text.split()) and len(read.split()) >= 2 else ""
+
+
+def quoted_payloads(text: str) -> list[str]:
+    """The quoted payloads of ``text`` (what :func:`without_payload` leaves out), without their
+    quote marks, in order; ``[]`` when it holds none.
+
+    >>> quoted_payloads('email Bob: "set an alarm for 7" and thank \'Kelly\'')
+    ['set an alarm for 7']
+    """
+    if not any(q in text for q in "'\"‘“„«"):
+        return []
+    text = _unwrapped(text)
+    return [m.group(0)[1:-1].strip() for m in _QUOTE_SPAN_RE.finditer(text) if _is_payload(m, text)]
+
+
+#: Words a name may hold in lower case ('King of Hearts', 'Pirates of the Caribbean').
+_NAME_JOINERS = frozenset("of the and a an in on at for to de la le du van von der und".split())
+
+
+def _is_payload(match: re.Match[str], text: str) -> bool:
+    """Whether a quoted span is text handed over: :data:`PAYLOAD_MIN_WORDS` words or more, not the
+    whole message, and not a name (every word capitalised but joiners such as 'of': 'King of
+    Hearts', 'New York, NY', 'Empire State Building' name an object; a helper's unwrapping of
+    BFCL's quoted parallel_multiple cases, 2026-12-05, read them as payloads)."""
+    span = match.group(0)
+    if len(span.split()) < PAYLOAD_MIN_WORDS or _whole(match, text):
+        return False
+    words = [w for w in re.findall(r"[^\W\d_]+", span) if w.lower() not in _NAME_JOINERS]
+    return not words or not all(w[0].isupper() for w in words)
+
+
+#: Opening quote marks and the marks that close them, for :func:`_unwrapped`.
+_CLOSING_MARKS = {'"': '"', "'": "'", "“": "”", "‘": "’", "„": "“”", "«": "»"}
+
+
+def _unwrapped(text: str) -> str:
+    """``text`` without the quote marks it is wrapped in, if it is (BFCL's parallel_multiple cases
+    are): the quotes inside it are then read as quotes ('"send Bob a message saying 'hi there my
+    friend'"'), not swallowed by the wrapper."""
+    stripped = text.strip()
+    closing = _CLOSING_MARKS.get(stripped[:1], "")
+    if len(stripped) > 2 and closing and stripped[-1] in closing:
+        return stripped[1:-1].strip()
+    return text
 
 
 def _protect_quotes(text: str) -> tuple[str, list[str]]:
@@ -576,9 +636,13 @@ def _protect_quotes(text: str) -> tuple[str, list[str]]:
 
 
 def _whole(match: re.Match[str], text: str) -> bool:
-    """Whether a quoted span is the whole message (BFCL's parallel_multiple cases come wrapped in
-    double quotes): that is the request itself, not a quote inside it."""
-    return not text[:match.start()].strip() and not text[match.end():].strip(" \t\n.!?")
+    """Whether a quoted span is the whole message, or opens a message that its closing mark also
+    ends (BFCL's parallel_multiple cases come wrapped in double quotes): that is the request itself,
+    not a quote inside it. The second: an inch mark inside the wrapper closes the span early
+    ('"... I am a 180 lbs, 5'11" tall individual ... on Monday?"', parallel_multiple_180)."""
+    if text[:match.start()].strip():
+        return False
+    return not text[match.end():].strip(" \t\n.!?") or text.rstrip().endswith(match.group(0)[-1])
 
 
 def _restore_quotes(text: str, spans: Sequence[str]) -> str:

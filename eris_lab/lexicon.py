@@ -31,7 +31,7 @@ __all__ = [
     "KEYWORD_STOPWORDS", "GERMAN_GLOSSES", "ENGLISH_HOMOGRAPHS", "GERMAN_CUES",
     "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
     "WRITE_VERBS", "ACTION_WORDS", "ALIASES", "WRITE_ALIAS_GROUPS", "STOPWORDS", "GENERIC_WORDS", "NUMBER_WORDS", "ORDINAL_WORDS", "BOUND_WORDS",
-    "MONTH_WORDS", "WEEKDAY_WORDS", "RELATIVE_TIME_WORDS", "REMINDER_IDIOMS",
+    "MONTH_WORDS", "WEEKDAY_WORDS", "RELATIVE_TIME_WORDS", "REMINDER_IDIOMS", "WEATHER_QUESTIONS",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -120,6 +120,23 @@ REMINDER_IDIOMS = (
     r"jog\s+my\s+memory",
     r"(?:vergiss|vergessen\s+Sie)\s+nicht(?:,)?(?:\s+mich)?",
     r"lass\s+mich\s+nicht\s+vergessen(?:,)?",
+)
+
+#: Questions about the weather that name a state, not the word "weather", read as "weather
+#: forecast" beside the message (``guard.read_weather``): a one-line description ("Current weather
+#: and forecast for a place: rain, temperature, wind.") shares no word with "how hot will it get on
+#: Saturday?", "is it going to be sunny on Sunday?" or "do I need an umbrella tomorrow?", which
+#: stayed unsure and offered the politics tool beside it (a helper's variants of case route-01,
+#: 2026-12-05). Regular expressions, English; "hot", "cold" and "warm" only with a time or
+#: "outside" ("it's too cold in the living room" is the thermostat's).
+WEATHER_QUESTIONS = (
+    r"\b(?:sunny|windy|snow(?:s|ing|y|fall|storm)?|raining|rainy|stormy|foggy|cloudy|overcast|humid|humidity|drizzl\w*|thunder\w*"
+    r"|heat\s*wave|umbrella|raincoat|sunscreen|hail(?:storm)?|blizzard|frost)\b",
+    r"\bhow\s+(?:hot|cold|warm|chilly|freezing)\s+(?:will|is|was|does|'s|it)\b",
+    r"\b(?:hot|cold|warm|chilly|freezing)\s+(?:outside|out\s+there|today|tomorrow|tonight|this\s+(?:morning|afternoon|"
+    r"evening|weekend|week)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    r"\b(?:will\s+it\s+be|going\s+to\s+be|gonna\s+be)\s+(?:\w+\s+)?(?:hot|cold|warm|chilly|freezing)\b",
+    r"\b(?:should|do)\s+I\s+(?:wear|bring|take|need)\s+(?:a\s+|my\s+)?(?:jacket|coat|shorts|scarf|gloves)\b",
 )
 
 #: Time units (English and German) that make "<number> <unit>" a duration: a countdown tool is

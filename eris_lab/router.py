@@ -40,8 +40,10 @@ from .guard import (
     names_domain,
     names_duration,
     page_phrase,
+    quoted_payloads,
     read_addresses,
     read_idioms,
+    read_weather,
     sentence_parts,
     spelling_fixes,
     spelling_index,
@@ -638,6 +640,10 @@ class Router:
         if plain:  # likewise: "don't let me forget to pay the rent" read as "remind me to pay the rent"
             queries.append(plain)
             notes.append("idiom read")
+        weather = read_weather(fixed)
+        if weather:  # likewise: "is it going to be sunny on Sunday?" read with "weather forecast"
+            queries.append(weather)
+            notes.append("weather question read")
         unpointed = without_pointers(fixed)
         if unpointed:  # likewise: "is there a video for that?" read as "is there a video?"
             queries.append(unpointed)
@@ -648,6 +654,9 @@ class Router:
         # my to-do list", best agenda:remove), so there it adds its best tool like a sentence part
         unquoted = without_payload(fixed)
         unquoted = without_pointers(unquoted) or unquoted
+        # the payload and the request without it, scored after the readings and cut off again: a tool
+        # the payload pulls more than the request does gets no more than the request gives it (below)
+        payload_rows = [unquoted, " ".join(quoted_payloads(fixed))] if len(unquoted.split()) >= 2 else []
         if len(unquoted.split()) < 2 or unquoted in queries:
             unquoted = ""
         if unquoted and self.knobs.subset_margin >= 2.0:
@@ -687,7 +696,7 @@ class Router:
             timings.update(self._loaded)
             self._reported = True
         embed_start = time.perf_counter()
-        q = normalize_rows(self.embedder.embed(queries))
+        q = normalize_rows(self.embedder.embed(queries + payload_rows))
         timings["embed"] = (time.perf_counter() - embed_start) * 1000
         score_start = time.perf_counter()
         # a countdown needs a duration in the message (case route-27)
@@ -695,6 +704,8 @@ class Router:
         # exact for the best RANKED_HITS (+ the countdowns demoted below) and everything >= threshold
         raw = self.score_raw(q, k=RANKED_HITS + len(countdowns), floor=min(self.knobs.threshold, self.score_floor))
         rows = self.calibrate(raw)
+        if payload_rows:
+            q, raw, rows = q[:len(queries)], without_payload_pull(raw), without_payload_pull(rows)
         unread = unread_script(text)
         names = self.catalog.names
         # each request's best tool (issue 18 item 8): the clauses' rows, then the sentences' rows,
@@ -957,6 +968,25 @@ def uses_lexical_widening(catalog: Catalog, knobs: Knobs) -> bool:
     """Whether the bounded widening of ``catalog`` ranks by :func:`widening_key` (a catalogue
     without routing hints and ``widen_lexical_weight`` above 0) rather than by score alone."""
     return knobs.widen_lexical_weight > 0 and not catalog.derived("router.has_hints", _has_hints)
+
+
+def without_payload_pull(scores: np.ndarray) -> np.ndarray:
+    """``scores`` ``(m + 2, n_tools)`` whose last two rows are the request without its quoted
+    payload and the payload alone (``guard.quoted_payloads``): the first ``m`` rows, where each tool
+    the payload pulls more than the request does scores no more than the request gives it.
+
+    What a message hands over is no request: 'email Bob: "set an alarm for 7 and cancel my
+    meetings"' put clock:alarm first and three calendar tools in the offer, mail:write fifth, and
+    "what does 'delete all my emails' mean in German?" offered mail:delete (a helper's variants of
+    the quoted-payload cases, 2026-12-05). A tool the request itself pulls keeps its score ("add
+    'buy a birthday card for Tim' to my to-do list": the list's tools), so the payload can lower
+    only the tools it alone brought.
+    """
+    request, payload = scores[-2], scores[-1]
+    pulled = payload > request
+    out = scores[:-2].copy()
+    out[:, pulled] = np.minimum(out[:, pulled], request[pulled])
+    return out
 
 
 def widening_order(catalog: Catalog, scores: np.ndarray, texts: Sequence[str], knobs: Knobs) -> np.ndarray:

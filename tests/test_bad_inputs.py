@@ -41,6 +41,7 @@ ROWS = {
     48: ["test_bad_input_is_one_line_naming_it"], 49: ["test_bad_input_is_one_line_naming_it"],
     50: ["test_bad_input_is_one_line_naming_it"], 51: ["test_bad_input_is_one_line_naming_it"],
     52: ["test_bad_input_is_one_line_naming_it"], 53: ["test_bad_input_is_one_line_naming_it"],
+    54: ["test_bad_input_is_one_line_naming_it"],
     45: ["test_tool_route_checks_its_schema_and_names_a_rule"],
     46: ["test_temporary_sessions_are_removed"],
 }
@@ -258,6 +259,9 @@ CASES_2 = [
     (52, ["grammar-check", "--grammar", "{gbnf_string}", "--text-file", "/dev/zero"], "--text-file /dev/zero: larger than 1 MiB"),
     (52, ["grammar-check", "--grammar", "{gbnf_string}", "--text-file", "{text_big}"], "larger than 1 MiB"),
     (53, ["decide", "--text", "what time is it", "--hits", '[["clock:now", -5]]'], "--hits[0]: expected a score in [-1, 1]"),
+    # 54 (a helper's variant, 2026-12-05): a count of calls spelt out in nested blocks
+    (54, ["grammar", "--catalog", "{cat}", "--offer", "clock:alarm", "--max-calls", "10000000"],
+     "max_calls: 10,000,000 is above 100, the most calls one reply may carry"),
     (49, ["resolve-arg", "--candidates", "{cat}", "--value", "x", "--no-embed"], "'properties': {{...}}, 'type': 'object'}}}}"),  # braces doubled: formatted
 ]
 

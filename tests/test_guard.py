@@ -526,6 +526,42 @@ def test_without_payload_keeps_names_apostrophes_and_a_message_quoted_whole(text
     assert without_payload(text) == ""
 
 
+@pytest.mark.parametrize(("text", "payloads"), [
+    ('email Bob: "set an alarm for 7 and cancel my meetings"', ["set an alarm for 7 and cancel my meetings"]),
+    ("what does 'delete all my emails' mean in German?", ["delete all my emails"]),
+    # a name of three words or more is an object, not text handed over
+    ("you are not sure if the 'King of Hearts' is in the deck", []),
+    ("find a concert in 'New York, NY' that plays 'Rock' music", []),
+    ("how tall is the 'Empire State Building'?", []),
+    # a message wrapped in quotes: the quotes inside it are read, the wrapper is not a payload
+    ('"send Bob a message saying \'hi there my friend\'"', ["hi there my friend"]),
+    ('"Also, I am a 180 lbs, 5\'11" tall individual, can you predict my diabetes risk?"', []),
+    ("play 'Bohemian Rhapsody' by Queen", []),
+])
+def test_quoted_payloads_are_text_handed_over_not_names(text, payloads):
+    """Variants of the quoted-payload cases by a helper (2026-12-05); parallel_multiple_180's inch
+    mark closed a span that its wrapper opened, and its first half was read as a payload."""
+    from eris_lab.guard import quoted_payloads
+
+    assert quoted_payloads(text) == payloads
+
+
+@pytest.mark.parametrize(("text", "weather"), [
+    ("how hot will it get on Saturday?", True), ("is it going to be sunny on Sunday?", True),
+    ("is it going to be windy on Sunday?", True), ("do I need an umbrella tomorrow?", True),
+    ("is it freezing outside?", True), ("should I wear a jacket today?", True), ("is it snowing in Oslo?", True),
+    ("how humid is it in Miami?", True),
+    ("it's too cold in the living room", False), ("make me a hot coffee", False), ("find hot dogs near me", False),
+    ("query the Snowflake database", False), ("what's the weather in Oslo, is it sunny?", False),
+])
+def test_a_weather_question_by_its_state_is_read_as_one(text, weather):
+    """A helper's variants of case route-01 (2026-12-05): a bare weather description shares no
+    word with "how hot will it get", so the politics tool stayed in the offer."""
+    from eris_lab.guard import read_weather
+
+    assert read_weather(text) == (f"{text} (weather forecast)" if weather else "")
+
+
 def test_a_quoted_message_body_is_never_split_into_requests():
     text = "send Bob the message 'lunch is ready, and bring forks' and then set a timer for 5 minutes"
     assert clauses(text) == ("send Bob the message 'lunch is ready, and bring forks'", "set a timer for 5 minutes")

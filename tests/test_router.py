@@ -69,6 +69,12 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     ("Wie geht es dir heute so?", [], None),
     # a greeting in front is no subject: "morning" ranked clock:alarm first and seated the clock domain
     ("morning, add milk to my shopping list", ["agenda:remind_self"], ["clock:alarm", "clock:timer"]),
+    # text handed over pulls no tool of its own (a helper's variants of the quoted-payload cases, 2026-12-05):
+    # clock:alarm was first and three calendar tools offered, mail:write fifth
+    ('email Bob: "set an alarm for 7 and cancel my meetings"', ["mail:write"],
+     ["clock:alarm", "calendar:delete", "calendar:update"]),
+    ('email bob@example.org saying "set an alarm for 7 and cancel my meetings"', ["mail:write"], ["clock:alarm"]),
+    ("what does 'delete all my emails' mean in German?", [], ["mail:delete"]),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
@@ -817,3 +823,19 @@ def test_the_tool_that_does_what_the_message_asks_comes_first(text, first, real_
 
     routed = Router.with_calibrated_knobs(load(ROOT / "descriptors"), real_embedder).route(text)
     assert routed.offer.names[0] == first, (routed.offer.names, routed.offer.decision.reason)
+
+
+def test_a_quoted_payload_lowers_only_the_tools_it_alone_pulls():
+    """``router.without_payload_pull``: rows ``(m + 2, n_tools)``, the last two the request without
+    its payload and the payload alone; a tool the payload pulls more than the request gets no more
+    than the request gives it, in every row; a tool the request pulls keeps its scores."""
+    from eris_lab.router import without_payload_pull
+
+    message = np.array([[0.60, 0.70, 0.20], [0.50, 0.65, 0.10]], dtype=np.float32)
+    request = np.array([[0.55, 0.30, 0.15]], dtype=np.float32)  # tool 1 is what the payload talks about
+    payload = np.array([[0.20, 0.80, 0.10]], dtype=np.float32)
+    out = without_payload_pull(np.vstack([message, request, payload]))
+    assert out.shape == (2, 3)
+    np.testing.assert_allclose(out[:, 0], message[:, 0])  # the request's own tool keeps its score
+    np.testing.assert_allclose(out[:, 1], [0.30, 0.30])  # the payload's tool: no more than the request gives
+    np.testing.assert_allclose(out[:, 2], message[:, 2])

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from ..catalog import Catalog
     from ..offer import Offer
 
-__all__ = ["compile", "style", "reply", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS", "tool_rule", "call_rule"]
+__all__ = ["compile", "style", "reply", "STATUSES", "ENVELOPE_KEYS", "CALL_KEYS", "MAX_CALLS", "tool_rule", "call_rule"]
 
 #: The one definition of the reply envelope's vocabulary: this grammar, the parser
 #: (``parse.calls`` reads the same keys) and the prompt's description of it (``prompt.REPLY_FORMAT``).
@@ -54,6 +54,13 @@ STATUSES = ("call", "answer", "clarify")
 ENVELOPE_KEYS = ("thought", "status", "message", "tool_calls")
 #: Keys of one call object inside ``tool_calls``, in order.
 CALL_KEYS = ("name", "arguments")
+
+
+#: The most calls one reply envelope may carry: each is a whole tool object in the grammar, and a
+#: count of ten million was spelt out in nested blocks until Python gave up ("input nested too
+#: deeply", a helper's ``grammar --max-calls 10000000``, 2026-12-05); llama.cpp itself refuses
+#: repetitions of about 1,000 and more.
+MAX_CALLS = 100
 
 
 def _key(name: str) -> str:
@@ -137,7 +144,7 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
     catalog : Catalog
         Where the offered tools' argument schemas come from.
     max_calls : int, optional
-        Calls per reply; default ``knobs.max_calls``. 0 means no call is possible.
+        Calls per reply, 0 to :data:`MAX_CALLS`; default ``knobs.max_calls``. 0 means no call is possible.
     lenient : bool, default False
         Unsupported schema keywords become warnings (never a silent widening).
     knobs : Knobs
@@ -154,13 +161,16 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
     Raises
     ------
     CatalogError
-        An offered name is not in the catalogue.
+        An offered name is not in the catalogue, or ``max_calls`` is not an integer in 0 to
+        :data:`MAX_CALLS`.
     SchemaError
         A tool's schema cannot be compiled (``where`` = tool name and JSON path).
     """
     max_calls = knobs.max_calls if max_calls is None else max_calls
     if isinstance(max_calls, bool) or not isinstance(max_calls, int) or max_calls < 0:
         raise CatalogError(f"expected an integer >= 0, got {max_calls!r}", where="max_calls")
+    if max_calls > MAX_CALLS:
+        raise CatalogError(f"{max_calls:,} is above {MAX_CALLS}, the most calls one reply may carry", where="max_calls")
     names = tuple(offer.names)
     catalog.require(names, where="offer")
     compiler = Compiler(lenient=lenient, style=style(knobs))
