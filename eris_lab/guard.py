@@ -558,9 +558,9 @@ _QUOTE_SPAN_RE = re.compile(
 PAYLOAD_MIN_WORDS = 3
 
 
-def without_payload(text: str) -> str:
+def without_payload(text: str, *, min_words: int = 2) -> str:
     """``text`` with its quoted payloads (quoted spans of :data:`PAYLOAD_MIN_WORDS` words or more)
-    left out, or ``""`` when it holds none or too little would be left.
+    left out, or ``""`` when it holds none or fewer than ``min_words`` words would be left.
 
     What a message, note or file should *say* is no request, yet its words move the vector: on
     BFCL's multi-turn conversations "Please send a message to her saying '100 shares of GOOG
@@ -573,7 +573,7 @@ def without_payload(text: str) -> str:
     text = _unwrapped(text)
     read, count = _QUOTE_SPAN_RE.subn(lambda m: "" if _is_payload(m, text) else m.group(0), text)
     read = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(read.split()))
-    return read if read != " ".join(text.split()) and len(read.split()) >= 2 else ""
+    return read if read != " ".join(text.split()) and len(read.split()) >= min_words else ""
 
 
 def quoted_payloads(text: str) -> list[str]:

@@ -30,6 +30,11 @@ ENVELOPES = ("reference", "calls-first", "minimal")
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
+#: The largest envelope string bound (``max_thought_chars``, ``max_message_chars``): the grammar
+#: compiler's count cap (``grammar.builtins.MAX_COUNT``, about 25,000 tokens); 10,000,000 said
+#: "input nested too deeply" (a helper's bad knobs, 2026-12-05).
+MAX_ENVELOPE_CHARS = 100_000
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Knobs:
     """Tunable settings of guards, router and policy (DESIGN.md "Defaults").
@@ -111,6 +116,8 @@ class Knobs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)
+        if self.widen_lexical_weight > 10:  # a share in [0, 1] beside cosines; more drowns the cosine (and 1e308 overflowed)
+            raise KnobsError(f"expected a weight in [0, 10], got {self.widen_lexical_weight!r}", where="widen_lexical_weight")
         if self.relevance_floor > 1:
             raise KnobsError(f"expected a probability in [0, 1], got {self.relevance_floor!r}", where="relevance_floor")
         if self.uncovered_floor > 1:
@@ -153,11 +160,20 @@ class Knobs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
                 raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)
+            # z-scores over chit-chat: beyond 100 the standardised cosines overflow or collapse (1e300
+            # gave NumPy overflow warnings and a full roster, a helper's bad knobs, 2026-12-05)
+            if value > 100 or (name == "background_slope" and value == 0):
+                raise KnobsError(f"expected a number in {'(0' if name == 'background_slope' else '[0'}, 100], "
+                                 f"got {value!r}", where=name)
         for name in ("widen_k", "max_whole_roster", "dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars",
                      "max_calls", "max_thought_chars", "max_message_chars"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise KnobsError(f"expected an integer >= 0, got {value!r}", where=name)
+        for name in ("max_thought_chars", "max_message_chars"):  # the grammar spells these counts out
+            if getattr(self, name) > MAX_ENVELOPE_CHARS:
+                raise KnobsError(f"{getattr(self, name):,} is above {MAX_ENVELOPE_CHARS:,}, the largest count the "
+                                 "grammar compiler spells out", where=name)
         if not isinstance(self.domain_floors, dict):
             raise KnobsError(f"expected a table of domain = cosine, got {self.domain_floors!r}", where="domain_floors")
         for domain, value in self.domain_floors.items():

@@ -656,7 +656,13 @@ class Router:
         unquoted = without_pointers(unquoted) or unquoted
         # the payload and the request without it, scored after the readings and cut off again: a tool
         # the payload pulls more than the request does gets no more than the request gives it (below)
-        payload_rows = [unquoted, " ".join(quoted_payloads(fixed))] if len(unquoted.split()) >= 2 else []
+        # (one word is enough of a request here: 'tweet: "alarm set for 6, meetings cancelled"'); the
+        # payload is glossed as the message is, or a German payload's glossed words would escape the cap
+        request_alone = unquoted if len(unquoted.split()) >= 2 else without_payload(fixed, min_words=1)
+        payload = " ".join(quoted_payloads(fixed))
+        payload_gloss = gloss and gloss_german(payload)
+        payload_rows = [request_alone, f"{payload} ({payload_gloss})" if payload_gloss else payload] if (
+            request_alone and payload) else []
         if len(unquoted.split()) < 2 or unquoted in queries:
             unquoted = ""
         if unquoted and self.knobs.subset_margin >= 2.0:

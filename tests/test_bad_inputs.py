@@ -41,7 +41,7 @@ ROWS = {
     48: ["test_bad_input_is_one_line_naming_it"], 49: ["test_bad_input_is_one_line_naming_it"],
     50: ["test_bad_input_is_one_line_naming_it"], 51: ["test_bad_input_is_one_line_naming_it"],
     52: ["test_bad_input_is_one_line_naming_it"], 53: ["test_bad_input_is_one_line_naming_it"],
-    54: ["test_bad_input_is_one_line_naming_it"],
+    54: ["test_bad_input_is_one_line_naming_it"], 55: ["test_bad_input_is_one_line_naming_it"],
     45: ["test_tool_route_checks_its_schema_and_names_a_rule"],
     46: ["test_temporary_sessions_are_removed"],
 }
@@ -114,6 +114,8 @@ def _make(tmp: Path) -> dict[str, str]:
         "schema_quant": '{"type": "string", "pattern": "^a{3,2000000000}$"}',
         "gbnf_string": 'root ::= "\\"" [a-z]* "\\""\n',
         "text_big": '"' + "a" * (1 << 20) + '"',
+        "knobs_chars": "max_message_chars = 99999999\n",
+        "knobs_slope": "background_slope = 1e308\n",
     }
     out = {}
     for key, data in files.items():
@@ -262,6 +264,11 @@ CASES_2 = [
     # 54 (a helper's variant, 2026-12-05): a count of calls spelt out in nested blocks
     (54, ["grammar", "--catalog", "{cat}", "--offer", "clock:alarm", "--max-calls", "10000000"],
      "max_calls: 10,000,000 is above 100, the most calls one reply may carry"),
+    # 55 (a helper's variants, 2026-12-05): knobs the grammar or the standardised scores cannot take
+    (55, ["grammar", "--catalog", "{cat}", "--offer", "clock:alarm", "--knobs", "{knobs_chars}"],
+     "max_message_chars: 99,999,999 is above 100,000"),
+    (55, ["route", "will it rain?", "--catalog", "{cat}", "--knobs", "{knobs_slope}"],
+     "background_slope: expected a number in (0, 100], got 1e+308"),
     (49, ["resolve-arg", "--candidates", "{cat}", "--value", "x", "--no-embed"], "'properties': {{...}}, 'type': 'object'}}}}"),  # braces doubled: formatted
 ]
 

@@ -653,7 +653,7 @@ def test_the_request_without_its_quoted_text_adds_its_best_tool(demo_calibrated,
     text = "mark 'renew car insurance' as done"
     routed = demo_calibrated.route(text)
     assert "agenda:complete" in routed.offer.names and "quoted text left out" in routed.guard, routed.decision.reason
-    monkeypatch.setattr("eris_lab.router.without_payload", lambda text: "")
+    monkeypatch.setattr("eris_lab.router.without_payload", lambda text, **_: "")
     alone = demo_calibrated.route(text)
     assert not alone.offer.names
     assert [h.name for h in routed.hits] == [h.name for h in alone.hits]
@@ -839,3 +839,18 @@ def test_a_quoted_payload_lowers_only_the_tools_it_alone_pulls():
     np.testing.assert_allclose(out[:, 0], message[:, 0])  # the request's own tool keeps its score
     np.testing.assert_allclose(out[:, 1], [0.30, 0.30])  # the payload's tool: no more than the request gives
     np.testing.assert_allclose(out[:, 2], message[:, 2])
+
+
+def test_a_one_word_command_hands_over_its_quote(real_embedder):
+    """A helper's second round on quoted text (2026-12-05): 'tweet: "..."' left one word outside the
+    quote, too little for the reading without it, so the quote's alarm, meetings and pizza were
+    offered; a German payload's glossed words escaped the cap."""
+    tools = [{"name": n, "description": d} for n, d in [
+        ("send_email", "Send an email message to a contact."), ("delete_emails", "Delete emails from the inbox."),
+        ("set_alarm", "Set an alarm clock for a given time."), ("cancel_meeting", "Cancel a meeting on the calendar."),
+        ("translate_text", "Translate text into another language."),
+        ("post_tweet", "Publish a post on the user's social media account."),
+        ("create_note", "Save a note with some text."), ("order_pizza", "Order a pizza for delivery.")]]
+    router = Router.with_calibrated_knobs(Catalog(tools_from_json(tools)), real_embedder)
+    offer = router.route('tweet: "alarm set for 6, meetings cancelled, pizza tonight"').offer.names
+    assert "post_tweet" in offer and not {"set_alarm", "cancel_meeting", "order_pizza"} & set(offer)
