@@ -41,7 +41,7 @@ _CALL_LIST = (f'"{_TOOL_CALLS}" (a list of calls, each {{"{_NAME}": one tool nam
               f'"{_ARGUMENTS}": an object of its arguments}})')
 
 
-def reply_format(envelope: str = "reference") -> str:
+def reply_format(envelope: str = "reference", *, callable_tools: bool = True) -> str:
     """The reply envelope the grammar enforces, described for the model in words.
 
     No value is shown as a placeholder (``"<short reasoning>"``, ``"<text for the user>"``): a
@@ -52,12 +52,25 @@ def reply_format(envelope: str = "reference") -> str:
     ----------
     envelope : {"reference", "calls-first", "minimal"}
         The variant (``knobs.envelope``).
+    callable_tools : bool, default True
+        False for an empty offer: the grammar then allows no call, and the words must not ask for
+        one (a new user's trial, 2026-12-05: "No tool may be called" was followed by "use status
+        \"call\" with one tool name from the list above", and there was no list).
 
     Raises
     ------
     ValueError
         An unknown variant.
     """
+    if envelope not in ("reference", "calls-first", "minimal"):
+        raise ValueError(f"unknown envelope {envelope!r}; expected reference, calls-first or minimal")
+    if not callable_tools:
+        if envelope == "minimal":
+            return f'Reply with one JSON object: "{_MESSAGE}" alone (what the user reads).'
+        keys = (f'"{_THOUGHT}" (one short sentence of reasoning), "{_STATUS}" ({_QUIET_STATUSES}), '
+                f'"{_MESSAGE}" (what the user reads) and "{_TOOL_CALLS}" (an empty list)'
+                if envelope == "reference" else f'"{_TOOL_CALLS}" (an empty list) and then "{_MESSAGE}" (what the user reads)')
+        return f"Reply with one JSON object with the keys {keys}, in that order."
     if envelope == "reference":
         return (f'Reply with one JSON object with the keys "{_THOUGHT}" (one short sentence of reasoning), '
                 f'"{_STATUS}" ({_ANY_STATUS}), "{_MESSAGE}" (what the user reads, or null) and {_CALL_LIST}, '
@@ -264,7 +277,7 @@ def slim(offer: "Offer", catalog: Catalog, *, envelope: str | None = None, knobs
     """
     knobs = _knobs(knobs, envelope)
     tools = _tools(offer, catalog)
-    reply = reply_format(knobs.envelope)
+    reply = reply_format(knobs.envelope, callable_tools=bool(tools))
     if not tools:
         return no_tools_line(offer) + "\n\n" + reply + "\n"
     lines = ["## Tools you may call", "", "| tool | what it does | typical phrasing |", "|---|---|---|"]

@@ -207,7 +207,8 @@ def test_reply_format_shows_no_placeholder_the_model_could_copy(envelope):
     for text in (prompt.slim(offer, catalog, envelope=envelope), prompt.slim(Offer.given((), reason="t"), catalog,
                                                                                envelope=envelope)):
         assert not re.search(r"<[^>|]*>|\.\.\.", text), text
-        assert '"tool_calls"' in text and '"message"' in text
+        # an empty offer under the minimal envelope: the grammar allows the message alone
+        assert ('"tool_calls"' in text or (envelope == "minimal" and "No tool may be called" in text)) and '"message"' in text
         assert ('"thought"' in text) == (envelope == "reference")
 
 
@@ -329,3 +330,12 @@ def test_cli_prompt_with_few_shot_prints_the_examples_and_their_token_cost(capsy
     out, err = capsys.readouterr()
     assert out.count("Assistant: {\"tool_calls\": [{\"name\": ") == 2
     assert re.search(r"of which 2 worked example\(s\) \d+\n$", err)
+
+
+@pytest.mark.parametrize("envelope", ["reference", "calls-first", "minimal"])
+def test_an_empty_offer_asks_for_no_call(envelope):
+    """A new user's trial (2026-12-05): "No tool may be called" was followed by "Use status "call"
+    with ... one tool name from the list above", where the grammar allows no call and there is no list."""
+    text = prompt.reply_format(envelope, callable_tools=False)
+    assert '"call"' not in text and "list above" not in text and "to call a tool" not in text
+    assert '"message"' in text
