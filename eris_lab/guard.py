@@ -503,6 +503,7 @@ def read_idioms(text: str) -> str:
 
 
 _WEATHER_QUESTION_RE = re.compile(r"(?i)" + "|".join(WEATHER_QUESTIONS))
+_SAYS_WEATHER_RE = re.compile(r"(?i)\b(?:weather|forecast)")
 
 
 def read_weather(text: str) -> str:
@@ -510,7 +511,7 @@ def read_weather(text: str) -> str:
     (:data:`~eris_lab.lexicon.WEATHER_QUESTIONS`: "how hot will it get on Saturday?", "do I need an
     umbrella tomorrow?") and does not say "weather" or "forecast", else ``""``. The router scores
     this reading beside the message, so it can raise a tool's score, never lower one."""
-    if not _WEATHER_QUESTION_RE.search(text) or re.search(r"(?i)\b(?:weather|forecast)", text):
+    if not _WEATHER_QUESTION_RE.search(text) or _SAYS_WEATHER_RE.search(text):
         return ""
     return f"{text} (weather forecast)"
 
@@ -568,11 +569,14 @@ def without_payload(text: str, *, min_words: int = 2) -> str:
     'report.txt', "Bohemian Rhapsody") names an object and stays. The router scores this reading
     beside the message, so it can raise a tool's score, never lower one.
     """
-    if not any(q in text for q in "'\"‘“„«"):
+    text, spans = _payload_spans(text)
+    if not spans:
         return ""
-    text = _unwrapped(text)
-    read, count = _QUOTE_SPAN_RE.subn(lambda m: "" if _is_payload(m, text) else m.group(0), text)
-    read = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(read.split()))
+    pieces, start = [], 0
+    for m in spans:
+        pieces.append(text[start:m.start()])
+        start = m.end()
+    read = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(("".join(pieces) + text[start:]).split()))
     return read if read != " ".join(text.split()) and len(read.split()) >= min_words else ""
 
 
@@ -583,10 +587,17 @@ def quoted_payloads(text: str) -> list[str]:
     >>> quoted_payloads('email Bob: "set an alarm for 7" and thank \'Kelly\'')
     ['set an alarm for 7']
     """
+    return [m.group(0)[1:-1].strip() for m in _payload_spans(text)[1]]
+
+
+def _payload_spans(text: str) -> tuple[str, list[re.Match[str]]]:
+    """``text`` read inside its wrapping quotes (:func:`_unwrapped`) and its quoted payloads
+    (:func:`_is_payload`) in order: what :func:`without_payload` leaves out and
+    :func:`quoted_payloads` returns."""
     if not any(q in text for q in "'\"‘“„«"):
-        return []
+        return text, []
     text = _unwrapped(text)
-    return [m.group(0)[1:-1].strip() for m in _QUOTE_SPAN_RE.finditer(text) if _is_payload(m, text)]
+    return text, [m for m in _QUOTE_SPAN_RE.finditer(text) if _is_payload(m, text)]
 
 
 #: Words a name may hold in lower case ('King of Hearts', 'Pirates of the Caribbean').

@@ -33,7 +33,8 @@ DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 #: The largest envelope string bound (``max_thought_chars``, ``max_message_chars``): the grammar
 #: compiler's count cap (``grammar.builtins.MAX_COUNT``, about 25,000 tokens); 10,000,000 said
 #: "input nested too deeply" (a helper's bad knobs, 2026-12-05).
-MAX_ENVELOPE_CHARS = 100_000
+MAX_ENVELOPE_CHARS = 100_000  # not imported from the grammar: routing loads no grammar compiler
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Knobs:
@@ -162,9 +163,9 @@ class Knobs:
                 raise KnobsError(f"expected a number >= 0, got {value!r}", where=name)
             # z-scores over chit-chat: beyond 100 the standardised cosines overflow or collapse (1e300
             # gave NumPy overflow warnings and a full roster, a helper's bad knobs, 2026-12-05)
-            if value > 100 or (name == "background_slope" and value == 0):
-                raise KnobsError(f"expected a number in {'(0' if name == 'background_slope' else '[0'}, 100], "
-                                 f"got {value!r}", where=name)
+            low_open = name == "background_slope"  # a zero slope maps every z-score to one cosine
+            if value > 100 or (low_open and value == 0):
+                raise KnobsError(f"expected a number in {'(0' if low_open else '[0'}, 100], got {value!r}", where=name)
         for name in ("widen_k", "max_whole_roster", "dialog_memory", "offer_cap", "short_max_words", "short_max_chars", "max_query_chars",
                      "max_calls", "max_thought_chars", "max_message_chars"):
             value = getattr(self, name)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from .catalog import Catalog, Tool, name_words
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS, STATUSES
 from .grammar.envelope import reply as envelope_reply
-from .knobs import Knobs
+from .knobs import ENVELOPES, Knobs
 from .lexicon import FALLBACK_PHRASES
 from .llm.runner import PLAIN_ROLES
 from .schema import normalize_types, pointer, sample, validate
@@ -62,7 +62,7 @@ def reply_format(envelope: str = "reference", *, callable_tools: bool = True) ->
     ValueError
         An unknown variant.
     """
-    if envelope not in ("reference", "calls-first", "minimal"):
+    if envelope not in ENVELOPES:
         raise ValueError(f"unknown envelope {envelope!r}; expected reference, calls-first or minimal")
     if not callable_tools:
         if envelope == "minimal":
@@ -80,10 +80,8 @@ def reply_format(envelope: str = "reference", *, callable_tools: bool = True) ->
         return (f'Reply with one JSON object with the keys {_CALL_LIST} and then "{_MESSAGE}" (what the user '
                 f'reads, or null). To call a tool, put the call in {_TOOL_CALLS}; to answer without a tool, '
                 f'leave {_TOOL_CALLS} empty and write the answer in {_MESSAGE}.')
-    if envelope == "minimal":
-        return (f'Reply with one JSON object: either {_CALL_LIST} alone, to call a tool, or "{_MESSAGE}" '
-                f'alone (what the user reads), to answer without a tool.')
-    raise ValueError(f"unknown envelope {envelope!r}; expected reference, calls-first or minimal")
+    return (f'Reply with one JSON object: either {_CALL_LIST} alone, to call a tool, or "{_MESSAGE}" '
+            f'alone (what the user reads), to answer without a tool.')
 
 
 #: The reference envelope's description (kept for callers of the reference prompt).

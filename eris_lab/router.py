@@ -652,13 +652,14 @@ class Router:
         # only add; calibrated offers keep hits near the top, where raising another tool's score can
         # push the right one out ("add 'buy a birthday card for Tim' to my to-do list" read "add to
         # my to-do list", best agenda:remove), so there it adds its best tool like a sentence part
-        unquoted = without_payload(fixed)
+        bare = without_payload(fixed, min_words=1)
+        unquoted = bare if len(bare.split()) >= 2 else ""
         unquoted = without_pointers(unquoted) or unquoted
         # the payload and the request without it, scored after the readings and cut off again: a tool
         # the payload pulls more than the request does gets no more than the request gives it (below)
         # (one word is enough of a request here: 'tweet: "alarm set for 6, meetings cancelled"'); the
         # payload is glossed as the message is, or a German payload's glossed words would escape the cap
-        request_alone = unquoted if len(unquoted.split()) >= 2 else without_payload(fixed, min_words=1)
+        request_alone = unquoted if len(unquoted.split()) >= 2 else bare
         payload = " ".join(quoted_payloads(fixed))
         payload_gloss = gloss and gloss_german(payload)
         payload_rows = [request_alone, f"{payload} ({payload_gloss})" if payload_gloss else payload] if (

@@ -77,3 +77,11 @@ def test_generation_knobs_out_of_range_are_refused(key, value):
 def test_a_widening_lexical_weight_that_is_not_a_number_at_least_zero_is_refused(value):
     with pytest.raises(KnobsError, match="widen_lexical_weight"):
         Knobs.from_dict({"widen_lexical_weight": value})
+
+
+def test_envelope_string_bound_is_the_grammar_compilers_count_cap():
+    """knobs.MAX_ENVELOPE_CHARS is a copy (routing loads no grammar compiler): the two must agree."""
+    from eris_lab.grammar.builtins import MAX_COUNT
+    from eris_lab.knobs import MAX_ENVELOPE_CHARS
+
+    assert MAX_ENVELOPE_CHARS == MAX_COUNT
