@@ -31,17 +31,21 @@ from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
 from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
                       GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
-                      VENTING_WORDS, WRITTEN_BY_THE_MODEL)
+                      VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS)
 
 __all__ = [
     "clean_text",
     "find_urls",
     "is_conversational",
+    "names_code",
+    "asks_about_language",
     "is_greeting",
     "is_small_talk",
     "without_venting",
+    "venting_apart",
     "without_payload",
     "quoted_payloads",
+    "read_existence",
     "one_edit_apart",
     "read_addresses",
     "read_idioms",
@@ -61,6 +65,7 @@ __all__ = [
     "names_duration",
     "countdown_tools",
     "catch_all_tools",
+    "asking_tools",
     "SpellingIndex",
     "spelling_index",
     "spelling_fixes",
@@ -266,6 +271,60 @@ def asks_for_writing(text: str, keywords: Iterable[str] = ()) -> bool:
     return bool(things) and not any(t in keywords or singular(t) in keywords for t in things)
 
 
+_LANGUAGE = "(?:" + "|".join(sorted(LANGUAGE_NAMES, key=len, reverse=True)) + ")"
+#: The words a language question is about: a quoted span (an apostrophe may stand inside single
+#: quotes: 'it's raining cats and dogs'), or one to three plain words.
+_ABOUT = r"""(?:(?:the\s+)?(?:word|phrase|term|expression|sentence|wort|ausdruck|satz)\s+)?(?:'[^\n]+?'|"[^"]+"|‘[^’]+’|“[^”]+”|„[^“”]+[“”]|«[^»]+»|[^\s'"]+(?:\s+[^\s'"]+){0,2})"""
+_LANGUAGE_OPENERS = r"(?:(?:hey|hi|hello|ok|okay|so|please|pls|bitte|quick question)\W+)*(?:(?:can|could|would) (?:you|u) (?:please )?(?:tell me )?|do you know |kannst du (?:mir )?(?:sagen )?)?"
+#: A question about words that the model answers itself: a translation, a meaning, a spelling
+#: (a helper's variants of quoted payloads, 2026-12-05: "how do you say 'delete all my emails'
+#: in Italian?" offered calendar:delete). Each pattern reads the whole message.
+_LANGUAGE_QUESTION_RES = tuple(re.compile(r"(?is)^\W*" + _LANGUAGE_OPENERS + p + r"(?:\W+(?:please|pls|bitte|thanks|thank you|danke))?\W*$")
+                               for p in (
+    # translate X (into French) / übersetze X ins Englische
+    r"(?:translate|übersetze?n?|uebersetze?n?)\b(?:\s+(?:this|that|it|me|for me|mir|das|dies))?\s*:?\s*" + _ABOUT
+    + r"(?:\s+(?:from\s+" + _LANGUAGE + r"\s+)?(?:in|into|to|ins|auf|in das|nach)\s+" + _LANGUAGE + r")?",
+    r"(?:translate|übersetze?n?|uebersetze?n?)\s+(?:from\s+" + _LANGUAGE + r"\s+)?(?:in|into|to|ins|auf|nach)\s+" + _LANGUAGE
+    + r"(?:\s*:\s*.+|\s+" + _ABOUT + ")",  # after a colon, any text is what to translate
+    # how do you say X in Italian / how do I spell X / how is X pronounced
+    r"how (?:do|would|can|could|should) (?:you|i|we|one|u|people) (?:say|write|translate)\s+" + _ABOUT
+    + r"\s+(?:in|into)\s+" + _LANGUAGE,
+    r"how (?:do|would|can|could|should) (?:you|i|we|one|u|people) (?:spell|pronounce)\s+" + _ABOUT
+    + r"(?:\s+(?:in|into)\s+" + _LANGUAGE + r")?",
+    # what does X mean (in German) / what is the meaning of X / what's X in French
+    r"what (?:does|do) " + _ABOUT + r" mean(?:\s+(?:in|auf)\s+" + _LANGUAGE + r")?",
+    r"what(?:'s|’s| is| are) (?:the )?(?:meaning|definition|translation) of " + _ABOUT
+    + r"(?:\s+(?:in|into)\s+" + _LANGUAGE + r")?",
+    r"what(?:'s|’s| is| are) (?:the )?(?:" + _LANGUAGE + r" )?(?:word|term|phrase|expression|translation)s? for "
+    + _ABOUT + r"(?:\s+in\s+" + _LANGUAGE + r")?",
+    r"what(?:'s|’s| is) " + _ABOUT + r" in " + _LANGUAGE,
+    # Was bedeutet X (auf Englisch)? / Was heißt X auf Englisch? / Wie sagt man X auf Französisch?
+    r"was (?:bedeutet|bedeuten|heißt|heisst) " + _ABOUT + r"(?:\s+(?:auf|in|im)\s+" + _LANGUAGE + r")?",
+    r"wie (?:sagt|schreibt|spricht) man " + _ABOUT + r"(?:\s+(?:auf|in|im)\s+" + _LANGUAGE + r")?(?:\s+aus)?",
+))
+
+
+def asks_about_language(text: str, keywords: Iterable[str] = ()) -> bool:
+    """True for a question about words that the model answers itself: a translation, a meaning, a
+    spelling ("how do you say 'delete all my emails' in Italian?", "translate 'set an alarm' to
+    French", "what does 'carpe diem' mean?", "Was bedeutet „Wecker stellen“ auf Englisch?").
+
+    The words asked about are quoted or one to three plain words, and the whole message is the
+    question ("translate this email and send it to Bob" is not). False when a tool's name word or
+    keyword serves language (:data:`~eris_lab.lexicon.LANGUAGE_TOOL_STEMS`: ``translate_text``,
+    ``dictionary_lookup``): then a tool can answer it.
+
+    Notes
+    -----
+    The quoted words are no request: without this rule their tools were offered, or the rest of
+    the message ("how do you say ... in Italian?") was scored alone and pulled the calendar.
+    """
+    text = " ".join(text.replace("’", "'").split())
+    if not any(p.match(text) for p in _LANGUAGE_QUESTION_RES):
+        return False
+    return not any(k.startswith(LANGUAGE_TOOL_STEMS) for k in keywords)
+
+
 def _greeting_only(text: str) -> bool:
     """Every word of ``text`` is a greeting word ("Hey, good morning.")."""
     words = _normalise_for_greeting(text).split()
@@ -284,6 +343,18 @@ def is_greeting(text: str) -> bool:
 _FILE_NAME_RE = re.compile(
     r"(?i)(?<![\w@.])[\w\-]+(?:/[\w\-]+)*\.(?:txt|md|pdf|csv|tsv|json|jsonl|docx?|odt|rtf|xlsx?|ods|pptx?|py|js|ts|"
     r"html?|xml|ya?ml|toml|ini|cfg|log|png|jpe?g|gif|svg|webp|zip|tar|gz|mp3|mp4|wav|epub|ipynb)\b")
+
+
+#: A name from code: snake_case, camelCase or a call ("parse_config", "getUserById", "main()").
+_CODE_NAME_RE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Za-z_]\w*\(\)")
+
+
+def names_code(text: str) -> bool:
+    """Whether ``text`` names something from code (snake_case, camelCase, ``name()``): like a file
+    name, it makes a short message a request ("who calls getUserById?"), and a thin tool ("Search
+    the code base.") may cover it ("where is the function parse_config defined?" was refused by
+    ``policy.uncovered``; a helper's variants of case route-14, 2026-12-05)."""
+    return _CODE_NAME_RE.search(text) is not None
 
 
 def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int = 3, max_chars: int = 15,
@@ -307,7 +378,8 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     -----
     Whole-message greeting, small talk (:func:`is_small_talk`) or a request the model fulfils by
     writing (:func:`asks_for_writing`) first, then the short-input rule.
-    A URL, a file name ("report.txt"), a tool keyword, or an arithmetic expression ("443 * 349")
+    A URL, a file name ("report.txt"), a name from code (:func:`names_code`), a tool keyword, or an
+    arithmetic expression ("443 * 349")
     beside a calculator's keyword always makes it a request. Words are counted by :func:`word_count`
     (characters for scripts without spaces), and text in a script the keyword lists cannot read
     (:func:`unread_script`) is conversation only when it is a greeting.
@@ -319,8 +391,11 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return False
     if not isinstance(keywords, (set, frozenset)):  # a catalogue's keywords come as a frozenset: no copy
         keywords = set(keywords)
-    if norm in _GREETING_PHRASES or is_small_talk(norm) or asks_for_writing(norm, keywords):
+    if norm in _GREETING_PHRASES or is_small_talk(norm) or asks_for_writing(norm, keywords) or asks_about_language(
+            text, keywords):
         return True
+    if names_code(text) and len(text.split()) > 1 and not _greeting_only(text):
+        return False  # "who calls getUserById?"; a lone name ("fn_responses") and "hi_there" stay chat
     if follow_up:
         return False
     if unread_script(norm):
@@ -485,6 +560,25 @@ def apply_spelling(text: str, fixes: Mapping[str, str]) -> str:
     if not fixes:
         return text
     return _WORD_RE.sub(lambda m: fixes.get(m.group(0), m.group(0)), text)
+
+
+#: A question whether something exists ("is there a program starting ZOK?", "do we have a
+#: customer called Mey?", "gibt es ein Programm namens ZOK?"): a search, whatever the object's
+#: noun pulls (reported case route-10: the noun pulled its create/get/delete tools).
+_EXISTENCE_RE = re.compile(
+    r"(?i)^\W*(?:(?:hey|hi|hello|ok|okay|so|quick question)\W+)*(?:(?:can|could) you (?:check|tell me|see) )?(?:(?:if|whether) )?"
+    r"(?:is there|are there|is there any|are there any|have we got|do (?:we|you|i) (?:have|got)|gibt es|haben wir|existiert)"
+    r"\s+(?P<rest>\S.*)$")
+
+
+def read_existence(text: str) -> str:
+    """``text`` read as a search when it asks whether something exists ("is there a program
+    starting ZOK?" -> "search for a program starting ZOK?"), or ``""``. The router scores this
+    reading beside the message, so it can raise a search tool's score, never lower one."""
+    match = _EXISTENCE_RE.match(text)
+    if match is None or len(match.group("rest").split()) < 2:
+        return ""
+    return f"search for {match.group('rest')}"
 
 
 _ADDRESS_RE = re.compile(r"\b([\w.+-]+)@[\w-]+(?:\.[\w-]+)+")
@@ -785,6 +879,15 @@ _CLAUSE_SPLIT_RE = re.compile(r"\s*;\s*|\s*,?\s+(?:and\s+then|and\s+also|then|an
                               r"|\s*,\s+(?=\w+(?:['’]\w+)?\s+\w+)", re.IGNORECASE)
 
 
+#: A URL and then the local file it should land in ("pull down https://x.org/rock.png into
+#: Content/Textures/rock.png", "download https://x.org/a.json to data/a.json"): two requests, a
+#: download and a write, though no "and" joins them (a helper's variant of reported case route-26).
+_DOWNLOAD_TO_FILE_RE = re.compile(
+    r"(?i)(https?://\S+?)[,.]?\s+(?:into|to|as|under|onto|in|nach|als|unter)\s+(?:(?:the|a|my|die|der|das)\s+)?"
+    r"(?:(?:local\s+)?(?:file|path|folder|directory|datei|ordner)\s+)?"
+    r"((?:\.{1,2}/|~/|/)?[\w.\-]+(?:[/\\][\w.\-]+)+|[\w\-]+\.[A-Za-z]\w{0,4})(?=[\s,;!?]|\.?$)")
+
+
 #: A question about what came before ("..., what's it doing tomorrow?", "wie wird es morgen?"): read
 #: alone it is about nothing ("what's it doing" scores news), so its part carries the part before it
 #: too (reported case route-01).
@@ -816,8 +919,9 @@ def without_small_talk(text: str) -> str:
 _PIECE_BREAK_RE = re.compile(_LEADING_BREAK_RE.pattern + r"|\s+[-–—]+\s+")
 #: Words a statement opens with (a pronoun, a determiner, an interjection), not a command's verb.
 _STATEMENT_OPENERS = frozenset(
-    """i i'm im i've i'd my me we we're our you you're your this that these those it it's its they
-    they're their he she the a an what how so honestly seriously wow oh man god ugh argh there
+    """i i'm im i've i'd my me we we're we've our you you're you've your this that these those it it's
+    its they they're they've their he he's she she's the a an what how so honestly seriously
+    absolutely totally wow oh man god ugh argh there
     there's everything nothing ich mein meine das die der es wir""".split())
 _VENTING_PHRASE_RE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(p) for p in VENTING_PHRASES) + r")\b")
 
@@ -859,6 +963,31 @@ def without_venting(text: str) -> str:
     return rest if rest != " ".join(text.split()) and len(rest.split()) >= 2 else ""
 
 
+def venting_apart(text: str) -> tuple[str, str]:
+    """``(request, venting)``: the pieces of ``text`` that vent a feeling (:func:`_vents`) and the
+    rest, each joined; ``("", "")`` unless both are there.
+
+    The router scores both and lets no tool score more than the request alone gives it where the
+    venting pulls it more (``router.without_pull``), once the request alone names a tool: "my boss is
+    a tyrant and ruined my day; how long till the storm hits Boston?" ranked the politics tool
+    first, by "tyrant", though :func:`without_venting` had taken "ruined" out (a helper's variants
+    of case route-01, 2026-12-05). A question that points back at the statement ("they're going to
+    ruin my whole weekend with this rain, what's it doing tomorrow?", route-01 itself) needs it:
+    then ``("", "")``, as for a request that names no tool alone (the router's check).
+    """
+    pieces = [p for p in _PIECE_BREAK_RE.split(text.strip()) if p.strip()]
+    if len(pieces) < 2:
+        return "", ""
+    venting = [_vents(p) for p in pieces]
+    if not any(venting) or all(venting):
+        return "", ""
+    asks = [p for p, v in zip(pieces, venting) if not v]
+    if any(_QUESTION_BACK_RE.match(p.strip()) for p in asks):  # "what's it doing tomorrow?" needs the rain
+        return "", ""
+    request, vented = " ".join(asks), " ".join(p for p, v in zip(pieces, venting) if v)
+    return (request, vented) if len(request.split()) >= 2 else ("", "")
+
+
 def without_greeting(text: str) -> str:
     """The request after greeting words in front of it, or ``""`` when there are none or nothing
     but greetings is left: "good morning, fix the null pointer bug in auth.py" -> "fix the null
@@ -881,13 +1010,16 @@ def without_greeting(text: str) -> str:
 def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     """The requests a message joins ("grab X and store it as Y" -> both halves); ``()`` for one.
 
-    Split at ``;``, ``and``/``then``/``und``/``dann`` and commas; parts of fewer than two words
+    Split at ``;``, ``and``/``then``/``und``/``dann`` and commas, and between a URL and the file it
+    should be saved to ("pull down URL into a/b.png": a download, then "save it to the file a/b.png");
+    parts of fewer than two words
     join their neighbour ("salt and pepper" stays whole), and a question that points back
     ("..., what's it doing tomorrow?") is prefixed with the part before it. The router scores each part too and keeps each tool's best
     score, so a second request is not drowned by the first (case route-26, bad input row 30). At
     most ``max_clauses`` parts, the last holding whatever is left.
     """
     held, spans = _protect_quotes(text)  # a quoted message body is one piece
+    held = _DOWNLOAD_TO_FILE_RE.sub(r"\1 and save it to the file \2", held)
     parts = [_restore_quotes(p, spans) for p in _CLAUSE_SPLIT_RE.split(held) if p and p.strip()]
     # a greeting or small talk is no request ("hi there, set an alarm for 6" is one)
     parts = [p for p in parts if not (is_greeting(p) or _greeting_only(p) or is_small_talk(p))]
@@ -981,6 +1113,29 @@ def _countdown_tools(catalog: Catalog) -> frozenset[str]:
         if words & {"timer", "countdown"} or re.search(r"(?i)\bcount\s*-?down\b", tool.description or ""):
             out.add(tool.name)
     return frozenset(out)
+
+
+#: Name words of a tool that asks the user something back (``ask_user``, ``ask_clarification``,
+#: ``request_clarification``, ``clarify``; reported cases route-05 and route-08's catalogues).
+_ASKING_NAME_WORDS = frozenset({"ask", "clarify", "clarification", "clarifying", "clarifications"})
+_ASKS_THE_USER_RE = re.compile(r"(?i)\b(?:user|human|clarif\w*|question|unclear|ambiguous)\b")
+
+
+def asking_tools(catalog: Catalog) -> frozenset[str]:
+    """Tools that ask the user something back: a name word of :data:`_ASKING_NAME_WORDS` and a
+    description (or name) that speaks of the user, a question or clarifying ("Ask the user what
+    they mean when the request is unclear.").
+
+    The envelope's ``clarify`` status already lets the model ask; beside a strong hit such a tool
+    only gives a small model a way out of the request (:func:`~eris_lab.router.without_asking`).
+    """
+    return catalog.derived("guard.asking_tools", _asking_tools)
+
+
+def _asking_tools(catalog: Catalog) -> frozenset[str]:
+    found = frozenset(t.name for t in catalog if set(name_words(t.name)) & _ASKING_NAME_WORDS
+                      and _ASKS_THE_USER_RE.search(f"{t.name.replace('_', ' ')} {t.description or ''}"))
+    return found if len(found) < len(catalog) else frozenset()
 
 
 _CATCH_ALL_RE = re.compile(

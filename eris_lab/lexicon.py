@@ -7,6 +7,7 @@ every module that shares the list:
 
 =======================  ============================================================
 :data:`GREETINGS`        whole-message greetings and thanks (``guard``: conversation)
+:data:`LANGUAGE_NAMES`   languages a question about words names (``guard``: conversation)
 :data:`DURATION_UNITS`   time units that make a phrase a duration (``guard``: countdown tools)
 :data:`KEYWORD_STOPWORDS`  tool-name words that never make a short message a request (``guard``)
 :data:`GERMAN_GLOSSES`   German words glossed in English before embedding (``router``, meta-tools)
@@ -32,6 +33,7 @@ __all__ = [
     "BACKGROUND_QUERIES", "FALLBACK_PHRASES", "READ_VERBS",
     "WRITE_VERBS", "ACTION_WORDS", "ALIASES", "WRITE_ALIAS_GROUPS", "STOPWORDS", "GENERIC_WORDS", "NUMBER_WORDS", "ORDINAL_WORDS", "BOUND_WORDS",
     "MONTH_WORDS", "WEEKDAY_WORDS", "RELATIVE_TIME_WORDS", "REMINDER_IDIOMS", "WEATHER_QUESTIONS",
+    "LANGUAGE_NAMES", "LANGUAGE_TOOL_STEMS",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -96,6 +98,27 @@ WRITTEN_BY_THE_MODEL = frozenset({
     "witz", "witze", "geschichte", "geschichten", "gedicht", "gedichte", "märchen", "rätsel", "lied", "reim",
 })
 
+#: Language names, English and German (the language a message asks to translate into: "how do
+#: you say 'good night' in Italian?", "Was heißt Wecker auf Englisch?"). The most spoken languages
+#: and the EU's official ones; written for this project.
+LANGUAGE_NAMES = frozenset("""
+    english german french spanish italian portuguese dutch danish swedish norwegian finnish icelandic
+    polish czech slovak slovenian croatian serbian bosnian hungarian romanian bulgarian greek turkish
+    russian ukrainian belarusian lithuanian latvian estonian irish welsh maltese catalan basque galician
+    latin esperanto arabic hebrew persian farsi urdu hindi bengali punjabi tamil telugu marathi gujarati
+    chinese mandarin cantonese japanese korean vietnamese thai indonesian malay tagalog filipino swahili
+    amharic yoruba zulu afrikaans
+    englisch deutsch französisch franzoesisch spanisch italienisch portugiesisch niederländisch holländisch
+    dänisch schwedisch norwegisch finnisch polnisch tschechisch ungarisch rumänisch griechisch türkisch
+    russisch ukrainisch lateinisch arabisch hebräisch chinesisch japanisch koreanisch
+    englische deutsche französische spanische italienische russische chinesische japanische
+    """.split())
+#: Stems of tool-name words and keywords that serve a language question ("translate_text",
+#: "dictionary_lookup", "define_word"): beside such a tool the question is a request.
+LANGUAGE_TOOL_STEMS = ("translat", "dictionar", "defin", "language", "langu", "pronunc", "spell", "vocab",
+                       "glossar", "thesaur", "synonym", "meaning", "wörterbuch", "woerterbuch", "übersetz",
+                       "uebersetz", "deepl", "lingu")
+
 #: Chat spellings read as the words they stand for ("can u get me moar?" is "can you get me
 #: more?"; a variant of reported case route-03). Only forms that are no English word and no
 #: common abbreviation of anything else (no "r", "k", "n"). Written for this project.
@@ -131,7 +154,7 @@ REMINDER_IDIOMS = (
 #: "outside" ("it's too cold in the living room" is the thermostat's).
 WEATHER_QUESTIONS = (
     r"\b(?:sunny|windy|snow(?:s|ing|y|fall|storm)?|raining|rainy|stormy|foggy|cloudy|overcast|humid|humidity|drizzl\w*|thunder\w*"
-    r"|heat\s*wave|umbrella|raincoat|sunscreen|hail(?:storm)?|blizzard|frost)\b",
+    r"|heat\s*wave|umbrella|raincoat|sunscreen|hail(?:storm)?|blizzard|frost|storms?|tornado(?:es)?|hurricanes?)\b",
     r"\bhow\s+(?:hot|cold|warm|chilly|freezing)\s+(?:will|is|was|does|'s|it)\b",
     r"\b(?:hot|cold|warm|chilly|freezing)\s+(?:outside|out\s+there|today|tomorrow|tonight|this\s+(?:morning|afternoon|"
     r"evening|weekend|week)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
@@ -218,6 +241,11 @@ GERMAN_GLOSSES: dict[str, str] = {
     "gewicht": "weight", "puls": "heart rate pulse", "schritte": "steps", "runde": "lap", "runden": "laps",
     "urlaub": "vacation leave", "beantragen": "request apply", "beantrage": "request apply",
     "krankmeldung": "sick leave", "gehalt": "salary", "mitarbeiter": "employee",
+    # code and its tools ("bitte führe die Tests aus" beside run_tests offered edit_file, a
+    # helper's German variant of case route-14, 2026-12-05)
+    "führe": "run execute", "führ": "run execute", "ausführen": "run execute", "teste": "test",
+    "behebe": "fix", "beheb": "fix", "repariere": "fix repair", "definiert": "defined",
+    "verlauf": "history", "änderungen": "changes", "versionsgeschichte": "commit history",
 }
 
 #: Words that vent a feeling, English and German: a statement holding one beside a request is not
@@ -228,11 +256,14 @@ VENTING_WORDS = frozenset(
     """furious angry mad livid pissed annoyed annoying irritated frustrated frustrating upset hate hates
     hated disaster disastrous nightmare catastrophe ruin ruins ruined ruining riot idiot idiots stupid
     ridiculous unbelievable insane awful terrible horrible worst ugh argh damn dammit hell sucks
+    disgraceful disgrace disgusting outrageous shameful pathetic useless incompetent tyrant destroyed
+    destroying fuming
     wütend sauer genervt nervt katastrophe albtraum furchtbar schrecklich mist verdammt idioten""".split()
 )
 #: Phrases that vent ("freezing to death", "killing me", "fed up", "sick of").
 VENTING_PHRASES = ("freezing to death", "killing me", "fed up", "sick of", "sick and tired", "drives me crazy",
-                   "driving me crazy", "can't stand", "cannot stand", "what a mess", "geht mir auf die nerven")
+                   "driving me crazy", "can't stand", "cannot stand", "what a mess", "falling apart",
+                   "going to hell", "geht mir auf die nerven")
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he
 #: lies"): glossed only when the message reads German otherwise (:data:`GERMAN_CUES`), so an

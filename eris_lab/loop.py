@@ -457,8 +457,12 @@ def print_turn(turn: Turn) -> None:
         print(f"--- round {i}: {len(r.offered)} tool{'' if len(r.offered) == 1 else 's'} offered, prompt {r.prompt_tokens} tokens, grammar "
               f"{r.grammar_chars} chars, {r.tokens_per_s:.1f} tokens/s")
         print(f"raw:     {r.raw}")
+        shown: dict[str, int] = {}  # identical calls once, with their count (the loop runs them once)
         for c in r.parsed.calls:
-            print(f"call:    {c.name} {dict(c.arguments)}")
+            line = f"{c.name} {dict(c.arguments)}"
+            shown[line] = shown.get(line, 0) + 1
+        for line, n in shown.items():
+            print(f"call:    {line}{f' (written {n} times, run once)' if n > 1 else ''}")
         for x in r.repairs:
             if x["status"] == "auto":
                 print(f"repair:  {x['tool']} {x['argument']}: {x['before']!r} -> {x['after']!r} ({x['rule']}: {x['why']})")

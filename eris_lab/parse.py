@@ -18,7 +18,8 @@ first format that yields call-shaped text wins:
                    each to ``<｜tool▁call▁end｜>``
 ``harmony``        gpt-oss's ``<|channel|>commentary to=functions.name <|constrain|>json
                    <|message|>{json}<|call|>`` (``to=`` before or after the channel)
-``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen)
+``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen) and
+                   ``<|tool_call|>[{json}]<|/tool_call|>`` (Phi-4-mini, Granite)
 ``function_tag``   ``<function=name>{json}</function>`` (Llama 3.1), Qwen3-Coder's
                    ``<function=name><parameter=k>v</parameter></function>``, and
                    ``<function>name</function>`` followed by bare JSON arguments
@@ -808,17 +809,31 @@ def _json_cands_in(segment: str, offset: int, *, skip_code_values: bool = False
     return cands, spans, repairs
 
 
+#: Hermes/Qwen's ``<tool_call>`` and Phi-4-mini's (and Granite's) ``<|tool_call|>``, each with its
+#: closing tag (``</tool_call>``, ``<|/tool_call|>``); Gemma's ``<|tool_call>`` is the ``gemma`` format.
+_TOOL_CALL_OPEN_RE = re.compile(r"<tool_call>|<\|tool_call\|>")
+_TOOL_CALL_CLOSE_RE = re.compile(r"</tool_call>|<\|/tool_call\|>")
+
+
 def _fmt_tool_call_tag(text: str) -> _Found | None:
-    opens = [m for m in re.finditer(r"<tool_call>", text)]
+    opens = [m.span() for m in _TOOL_CALL_OPEN_RE.finditer(text)]
     if not opens:
-        return None
+        # closing tags alone: the opening tag was the prompt's last token, so each closing tag ends
+        # a call (a helper's variant of parse-05: the calls were read as prose, the tags left in the
+        # content)
+        closes = [m.end() for m in _TOOL_CALL_CLOSE_RE.finditer(text)]
+        if not closes:
+            return None
+        opens = [(at, at) for at in [0, *closes[:-1]]]
     cands, cand_spans, spans, repairs = [], [], [], []
-    for k, m in enumerate(opens):
-        stop = opens[k + 1].start() if k + 1 < len(opens) else len(text)
-        close = text.find("</tool_call>", m.end(), stop)
+    previous = ""
+    for k, (start, end) in enumerate(opens):
+        stop = opens[k + 1][0] if k + 1 < len(opens) else len(text)
+        closing = _TOOL_CALL_CLOSE_RE.search(text, end, stop)
+        close = closing.start() if closing else -1
         seg_end = close if close >= 0 else stop
-        segment = text[m.end():seg_end]
-        c, _, r = _json_cands_in(segment, m.end())
+        segment = text[end:seg_end]
+        c, _, r = _json_cands_in(segment, end)
         if not c and "<function" in segment:
             got = _fmt_function_tag(segment)
             c, r = (got[0], got[2]) if got else ([], [])
@@ -828,20 +843,32 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
             c, r = _inner_tag_call(segment)
         if not c:
             c = _python_calls(segment) or []
-        span = (m.start(), close + len("</tool_call>") if close >= 0 else seg_end)
-        if not c and close < 0 and cands and k == len(opens) - 1:
+        span = (start, closing.end() if closing else seg_end)
+        if not c and close < 0 and cands and k == len(opens) - 1 and _starts_like(segment, previous):
             cand_spans[-1] = (cand_spans[-1][0], len(text))  # the token limit cut a last copy before its name
             repairs.append("ignored a call cut off at the end of the output")
             continue
+        # another call cut off is left in the content, where calls() reports it (a helper's variant of
+        # parse-05: '<tool_call>{"name": "add_step", "argu' after a whole create_plan was dropped)
+        previous = segment
         cands.extend(c)
         repairs.extend(r)
         cand_spans.extend([span] * len(c))  # one span per call, for the copies read once
-        if not c:
+        if not c and close < 0 and _cut_off_tail(segment) is not None:
+            spans.append((start, end))  # the tag goes, the cut call stays for calls() to report
+        elif not c:
             spans.append(span)  # a tag with no call is cut from the content all the same
     if not cands:
         return None
     kept, kept_spans, repairs = _once_back_to_back(cands, cand_spans, repairs)
     return kept, sorted(kept_spans + spans), repairs
+
+
+def _starts_like(cut: str, whole: str) -> bool:
+    """Whether ``cut`` (a segment the token limit cut) is the start of ``whole`` (the call before
+    it), spaces aside: a copy the model began again, not another call."""
+    cut, whole = re.sub(r"\s+", "", cut), re.sub(r"\s+", "", whole)
+    return whole.startswith(cut)
 
 
 _FUNCTION_RE = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|\Z)", flags=re.S)
@@ -1081,6 +1108,9 @@ def _inline_args(text: str, pos: int, line_end: int, name: str) -> tuple[Any, in
         got = _decode_at(text, lead)
         if got is not None and isinstance(got[0], list) and len(got[0]) == 1 and isinstance(got[0][0], dict):
             return got[0][0], got[1], [*got[2], "one object in brackets read as the arguments"]
+        if rest.endswith("]") and "[" not in rest[1:-1] and not rest[1:-1].lstrip().startswith(("{", '"')):
+            # "Action: search_docs[vacation policy]" (LangChain's MRKL style): the input is inside
+            return rest[1:-1].strip(), line_end, []
     pairs = []
     p = lead
     while p < line_end:
@@ -1152,7 +1182,9 @@ def _fmt_api_line(text: str) -> _Found | None:
 
 # the labels may be set in bold or italics ("**Action:** search", "__Action Input__:")
 _MARK = r"(?:\*\*|__|\*|_)?"
-_ACTION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action" + _MARK + r"[ \t]*:" + _MARK + r"[ \t]*(" + _NAME + r")")
+# the name may stand in backticks or quotes ("Action: `search_docs`": a helper's variant of parse-19)
+_ACTION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action" + _MARK + r"[ \t]*:" + _MARK + r"[ \t]*[`'\"]?(" + _NAME
+                        + r")[`'\"]?")
 _ACTION_INPUT_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action[ \t]+Input" + _MARK + r"[ \t]*:" + _MARK + r"[ \t]*")
 _OBSERVATION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Observation" + _MARK + r"[ \t]*:")
 
@@ -1190,6 +1222,8 @@ def _fmt_react(text: str) -> _Found | None:
                 value_text = json.loads(value_text)
             except ValueError:
                 value_text = value_text.strip('"')
+        elif len(value_text) >= 2 and value_text[0] == value_text[-1] == "'":
+            value_text = value_text[1:-1]  # 'who won the 2018 world cup': quoted as a Python string
         cands.append(_Cand(name, value_text))
     # content: the Thought before the first Action; an invented Observation / Final Answer is dropped
     return cands, [(first.start(), len(text))], repairs
@@ -1232,6 +1266,13 @@ def _fmt_python_call(text: str) -> _Found | None:
         if listed:  # the reply is nothing but calls: a name not offered is an error, not prose
             start = text.index("[")
             return listed, [(start, start + len(stripped))], []
+    if ";" in stripped and len(stripped) <= 20_000:  # 'get_weather(city="Oslo"); get_weather(city="Bergen")'
+        joined = _python_calls(stripped)  # (a helper's variant of parse-43: no call, and a wrong error)
+        if joined:
+            for cand in joined:
+                cand.offered_only = True
+            start = text.index(stripped[0])
+            return joined, [(start, start + len(stripped))], []
     cands, spans = [], []
     for m in _PY_LIST_LINE_RE.finditer(text):  # a line that is a whole list of calls, after prose
         line_end = _line_end(text, m.start())
@@ -1667,7 +1708,10 @@ class _Checker:
             if parsed is None:
                 parsed = {}
             if parsed is _MISSING:
-                target = _single_string_param(schema)
+                # a string that opens like an object or a list is broken JSON, not a value: put into
+                # the one string parameter, '{"path": "a.md", "content": "b"' became the path (a
+                # helper's variant of parse-27, 2026-12-05)
+                target = None if stripped.startswith(("{", "[")) else _single_string_param(schema)
                 if target is None or not stripped:
                     self.error(f"arguments for {name} are not a JSON object (got {_short(args)}); "
                                "send the arguments as a JSON object")
@@ -1711,6 +1755,14 @@ class _Checker:
                 if args[key] is None and not _allows_null(props.get(key)):
                     self.error(f"required argument {key!r} for {name} is null; send a value (return as a "
                                "recoverable tool error so the model can retry)")
+                    return []
+            if schema.get("additionalProperties") is False and props:
+                unknown = [k for k in args if k not in props]
+                if unknown:  # the schema forbids them: an error the model can act on, not a call the
+                    # tool refuses later (a helper's variant of parse-35, 2026-12-05)
+                    self.error(f"unknown argument{'s' if len(unknown) > 1 else ''} "
+                               f"{', '.join(repr(k) for k in unknown[:5])} for {name}; its parameters are "
+                               f"{', '.join(list(props)[:20])} (return as a recoverable tool error so the model can retry)")
                     return []
             if not self._scalars_fit(name, args, props):
                 return []
@@ -1862,6 +1914,8 @@ def _source(fmt: str, content: str) -> str:
         return "tagged"
     if fmt == "fenced":
         return "fenced"
+    # list markers ("1.", "-") between the calls are separators too: a numbered list of calls is the reply
+    content = re.sub(r"(?m)^[ \t]*(?:\d{1,2}[.)]|[-*•])(?=\s|$)", "", content)
     return "tagged" if not re.sub(r"[\s;,\[\]]", "", content) else "prose"
 
 
@@ -1928,8 +1982,15 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         if not cands or all(c.weak and checker.resolve(c.name) is None for c in cands):
             continue  # "API: the docs say..." is prose, not a call to a tool named 'the'
         content = _cut(text, spans)
+        tail = _cut_off_tail(content)
+        if tail is not None:  # a call the token limit cut after those read: say so (a helper's
+            # variants of parse-05 and parse-43: the second call was dropped, error null)
+            content = content[:tail].rstrip(" \t\n;,")
+            checker.error(f"a call after the {len(cands)} read was cut off before its end (the output hit the "
+                          "token limit?); send it again")
         source = _source(fmt, content)
-        if source != "prose" and re.search(r"\w", content) and _in_inline_code(text, spans):
+        if source != "prose" and re.search(r"\w", content) and (_in_inline_code(text, spans)
+                                                             or _inside_a_sentence(text, spans)):
             # "Small models answer with `<tool_call>{...}</tool_call>` - that's the Hermes format":
             # a call quoted in inline code inside a sentence is shown, not made (a helper's variant)
             source = "prose"
@@ -1943,6 +2004,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
                     cands = cands + more[0]
                     fixed = [*fixed, *more[2]]
                     content = _cut(content, more[1])
+        content = _EMPTY_WRAPPER_RE.sub("", content)  # "<function_calls></function_calls>" once the calls are out
         if not re.sub(r"[`\s]", "", content):
             content = ""  # a call wrapped in backticks leaves them alone
         content, invented = _without_invented_result(content)
@@ -1959,9 +2021,25 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     return finish([], text.strip(), "", (), "")
 
 
+#: A wrapper around calls left empty once they are read (``<function_calls><invoke name=...>``, a
+#: helper's variant of parse-37: the markup reached the user as the reply's text).
+_EMPTY_WRAPPER_RE = re.compile(r"<(function_calls|tool_calls|toolcalls|calls|tools)>\s*</\1>\s*")
+
 #: Formats with explicit call markers, read again on what the first one left (two wrappers in one output).
 _MARKED = tuple(f for f in TEXT_FORMATS if f in _TAGGED and f not in ("api_line", "react"))  # not line-shaped ones
 _INLINE_CODE_RE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def _inside_a_sentence(text: str, spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether every call span has words before and after it on its own line: "Example output
+    format: <tool_call>{...}</tool_call> - that is how I call tools." shows a call, it makes none
+    (a helper's variant of parse-07; a reply that opens or closes with the call still makes it)."""
+    def words_around(start: int, end: int) -> bool:
+        before = text[text.rfind("\n", 0, start) + 1:start]
+        after_end = text.find("\n", end)
+        after = text[end:after_end if after_end >= 0 else len(text)]
+        return all(re.search(r"\w", re.sub(r"<[^<>]*>", "", side)) for side in (before, after))  # markup is no word
+    return bool(spans) and all(words_around(s, e) for s, e in spans)
 
 
 def _in_inline_code(text: str, spans: Sequence[tuple[int, int]]) -> bool:
@@ -2032,14 +2110,29 @@ _MARKER_RE = re.compile(r"<\|?/?([^<>\s|=/]*(?:tool|call|function|invoke)[^<>\s|
 _NAME_KEY_RE = re.compile(r"""["']?(?:name|function|tool)["']?\s*[:=]""")
 
 
+def _cut_off_tail(content: str) -> int | None:
+    """Where a call-shaped object that never closes starts, when it runs to the end of ``content``
+    (what is left after the calls read); None when there is none."""
+    for m in list(re.finditer(r"\{", content))[:64]:
+        body = content[m.start():m.start() + 400]
+        if _NAME_KEY_RE.search(body) and _match_end(content, m.start()) < 0 \
+                and _match_end(content, m.start(), quotes="\"'") < 0:
+            return m.start()
+    return None
+
+
 def _attempt(text: str, offered: Sequence[str]) -> str | None:
     """Why ``text`` looks like a tool call attempt that yielded no call, or None when it reads as
     an answer. Called only when no call and no error came out, so a hit here means the model
     tried and failed (cut off, an unknown tag, arguments neither JSON nor a Python literal)."""
     if not text.strip():
         return None
-    marker = _MARKER_RE.search(text)
-    if marker:
+    for marker in _MARKER_RE.finditer(text):
+        line_end = text.find("\n", marker.end())
+        after = text[marker.end():line_end if line_end >= 0 else len(text)]
+        if re.search(r"\w", text[text.rfind("\n", 0, marker.start()) + 1:marker.start()]) and \
+                re.match(r"\s+[A-Za-z]", after) and not re.search(r"[{(]", after):
+            continue  # "The <tool_call> tag is how Hermes models mark a call.": named in a sentence
         return f"a tool-call marker {_short(marker.group(0), 40)} with no call this parser can read after it"
     words = {w.lower() for n in offered for w in re.split(r"[^A-Za-z0-9]+", n) if len(w) > 2}
     for m in _TEXT_TAG_RE.finditer(text):

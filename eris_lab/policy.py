@@ -37,7 +37,7 @@ from typing import Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import (countdown_tools, is_conversational, mostly_german, names_duration, one_edit_apart, singular,
+from .guard import (countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, singular,
                     tool_keywords, unread_script, without_small_talk)
 from .knobs import Knobs
 from .lexicon import ACTION_WORDS, ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
@@ -730,7 +730,8 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
         return False
     own = catalog.derived("policy.tool_subject_words", _tool_subject_words)
     tools = [own[catalog.position(n)] for n in names if n in catalog]
-    thin_covers = _is_command(text)
+    # a command, or a name from code ("where is parse_config defined?"), may be what a thin tool does
+    thin_covers = _is_command(text) or names_code(text)
     return bool(tools) and not any(t is None or words & t or (thin_covers and len(t) < THIN_TOOL_WORDS)
                                    for t in tools)
 

@@ -25,6 +25,7 @@ from .errors import CatalogError, ErisLabError
 from .guard import (
     FORCED_SCORE,
     apply_spelling,
+    asking_tools,
     catch_all_tools,
     clauses,
     clean_text,
@@ -42,6 +43,7 @@ from .guard import (
     page_phrase,
     quoted_payloads,
     read_addresses,
+    read_existence,
     read_idioms,
     read_weather,
     sentence_parts,
@@ -51,6 +53,7 @@ from .guard import (
     unread_script,
     without_greeting,
     without_payload,
+    venting_apart,
     without_venting,
     without_pointers,
     without_small_talk,
@@ -61,7 +64,7 @@ from .offer import Offer, build, ordered
 from .policy import ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, action_of, decide_turn, requested_action
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
-           "dialog_tools", "last_turn_tools", "added_tools", "rank_catch_all_last", "REFERRING_CUE_RE", "FAILED_STATUSES"]
+           "dialog_tools", "last_turn_tools", "added_tools", "rank_catch_all_last", "without_asking", "without_pull", "REFERRING_CUE_RE", "FAILED_STATUSES"]
 
 #: ``status`` values of a ``tool_used`` history turn that mean the call failed.
 FAILED_STATUSES = frozenset({"failed", "failure", "fail", "error", "errored", "timeout"})
@@ -79,8 +82,9 @@ REFERRING_CUE_RE = re.compile(
 #: with that turn, whatever its own words score ("bedroom" alone scored a hotel booking at 0.96
 #: after "turn off the kitchen lights", a new user's trial; the kind of cases route-03 and route-05).
 ELLIPSIS_RE = re.compile(
-    r"(?i)^\W*(?:(?:and|what|how)\s+about|and\s+(?:in|for|at|on|with|by|to|the|tomorrow|today|now)|same\s+for|"
-    r"now\s+for|und\s+(?:in|für|am|um|mit|morgen|heute|jetzt)|was\s+ist\s+mit|wie\s+wäre?'?s\s+mit|"
+    r"(?i)^\W*(?:(?:and|what|how)\s+about|and\s+(?:in|for|at|on|with|by|to|the|tomorrow|today|now|from|of|"
+    r"into|near|over|under|after|before|without|during|per)\b|same\s+(?:for|thing|again)|"
+    r"now\s+for|und\s+(?:in|für|am|um|mit|morgen|heute|jetzt|von|aus|nach|über|ohne)|was\s+ist\s+mit|wie\s+wäre?'?s\s+mit|"
     r"(?:a\s+(?:bit|little)\s+|(?:etwas|ein\s+bisschen)\s+)?(?:louder|quieter|brighter|dimmer|darker|warmer|"
     r"cooler|colder|hotter|faster|slower|higher|lower|bigger|smaller|longer|shorter|lauter|leiser|heller|"
     r"dunkler|wärmer|kälter|schneller|langsamer|höher|tiefer|größer|kleiner|länger|kürzer)\b)"
@@ -617,6 +621,10 @@ class Router:
         elif ungreeted:  # "morning, add milk to my shopping list": no clock:alarm for "morning"
             text = ungreeted
             notes.append("greeting in front left out")
+        # the request beside venting statements and the venting, scored below (the request read as
+        # the message is: "how long till the storm hits Boston?" with "weather forecast")
+        vent_request, vented = venting_apart(text)
+        vent_request = read_weather(vent_request) or vent_request
         calm = without_venting(text)
         if calm:  # "ugh this airline is a total disaster, I'm absolutely furious - is BA283 delayed?"
             text = calm
@@ -644,6 +652,10 @@ class Router:
         if weather:  # likewise: "is it going to be sunny on Sunday?" read with "weather forecast"
             queries.append(weather)
             notes.append("weather question read")
+        existence = read_existence(fixed)
+        if existence:  # likewise: "is there a program starting ZOK?" read as a search for one
+            queries.append(existence)
+            notes.append("existence question read as a search")
         unpointed = without_pointers(fixed)
         if unpointed:  # likewise: "is there a video for that?" read as "is there a video?"
             queries.append(unpointed)
@@ -703,7 +715,8 @@ class Router:
             timings.update(self._loaded)
             self._reported = True
         embed_start = time.perf_counter()
-        q = normalize_rows(self.embedder.embed(queries + payload_rows))
+        vent_rows = [vent_request, vented] if vent_request else []
+        q = normalize_rows(self.embedder.embed(queries + payload_rows + vent_rows))
         timings["embed"] = (time.perf_counter() - embed_start) * 1000
         score_start = time.perf_counter()
         # a countdown needs a duration in the message (case route-27)
@@ -711,8 +724,17 @@ class Router:
         # exact for the best RANKED_HITS (+ the countdowns demoted below) and everything >= threshold
         raw = self.score_raw(q, k=RANKED_HITS + len(countdowns), floor=min(self.knobs.threshold, self.score_floor))
         rows = self.calibrate(raw)
-        if payload_rows:
-            q, raw, rows = q[:len(queries)], without_payload_pull(raw), without_payload_pull(rows)
+        n = len(queries)
+        if payload_rows:  # what the quoted text alone pulls is held to what the request gives
+            raw[:n], rows[:n] = without_pull(raw[:n], raw[n], raw[n + 1]), without_pull(rows[:n], rows[n], rows[n + 1])
+        if vent_rows and rows[-2].max() >= self.knobs.threshold:
+            # once the request alone names a tool, it is a reading of the message, and the venting
+            # may pull no tool in; a request that needs the statement names none alone ("what's it
+            # doing tomorrow?" beside "they're going to ruin my whole weekend with this rain", route-01)
+            raw[:n], rows[:n] = without_pull(raw[:n], raw[-2], raw[-1]), without_pull(rows[:n], rows[-2], rows[-1])
+            raw[0], rows[0] = np.maximum(raw[0], raw[-2]), np.maximum(rows[0], rows[-2])
+            notes.append("venting held to the request")
+        q, raw, rows = q[:n], raw[:n], rows[:n]
         unread = unread_script(text)
         names = self.catalog.names
         # each request's best tool (issue 18 item 8): the clauses' rows, then the sentences' rows,
@@ -794,6 +816,8 @@ class Router:
             found.setdefault(names[i], Hit(name=names[i], score=float(scores[i])))
         ranked = rank_catch_all_last(sorted(found.values(), key=lambda h: -h.score), self.catalog,
                                      threshold=self.score_floor, forced_floor=self.knobs.forced_floor)
+        ranked = without_asking(ranked, self.catalog, strong=self.knobs.single_hit_floor,
+                                forced_floor=self.knobs.forced_floor)
         hits = kept_hits(ranked, text, self.knobs)
         if self.calibrated and self.knobs.order_by_cosine and not unread:
             self.last_order = self._order_key(raw[:used].max(axis=0), forced, countdowns, found, ranked)
@@ -966,6 +990,21 @@ def rank_catch_all_last(hits: Sequence[Hit], catalog: Catalog, *, threshold: flo
     return sorted(out, key=lambda h: -h.score)
 
 
+def without_asking(hits: Sequence[Hit], catalog: Catalog, *, strong: float, forced_floor: float) -> list[Hit]:
+    """``hits`` without the tools that ask the user back (:func:`~eris_lab.guard.asking_tools`)
+    when another tool scores at or above ``strong`` (the ``single_hit_floor``): the request is
+    clear, and the envelope's ``clarify`` status still lets the model ask. Unsure, they stay.
+
+    "same thing but as a workflow please" after a tutorial search offered ``ask_clarification``
+    (0.51) beside ``find_workflow`` (0.93) (a helper's variant of reported case route-05, whose
+    expectation excludes it). A forced hit is never dropped.
+    """
+    asking = asking_tools(catalog)
+    if not asking or not any(h.name not in asking and h.score >= strong for h in hits):
+        return list(hits)
+    return [h for h in hits if h.name not in asking or h.score >= forced_floor]
+
+
 def _domain_positions(catalog: Catalog) -> dict[str, np.ndarray]:
     """Per domain, the registry positions of its tools (``Catalog.cluster`` order), ``(n_domain,) int64``."""
     return {d: np.array([catalog.position(n) for n in catalog.cluster(d)], dtype=np.int64) for d in catalog.domains}
@@ -975,6 +1014,16 @@ def uses_lexical_widening(catalog: Catalog, knobs: Knobs) -> bool:
     """Whether the bounded widening of ``catalog`` ranks by :func:`widening_key` (a catalogue
     without routing hints and ``widen_lexical_weight`` above 0) rather than by score alone."""
     return knobs.widen_lexical_weight > 0 and not catalog.derived("router.has_hints", _has_hints)
+
+
+def without_pull(scores: np.ndarray, request: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``scores`` ``(m, n_tools)`` where each tool that ``other`` (a text beside the request: a
+    quoted payload, a venting statement) pulls more than ``request`` (the message without it,
+    ``(n_tools,)``) scores no more than ``request`` gives it; a new array."""
+    pulled = other > request
+    out = scores.copy()
+    out[:, pulled] = np.minimum(out[:, pulled], request[pulled])
+    return out
 
 
 def without_payload_pull(scores: np.ndarray) -> np.ndarray:
@@ -989,11 +1038,7 @@ def without_payload_pull(scores: np.ndarray) -> np.ndarray:
     'buy a birthday card for Tim' to my to-do list": the list's tools), so the payload can lower
     only the tools it alone brought.
     """
-    request, payload = scores[-2], scores[-1]
-    pulled = payload > request
-    out = scores[:-2].copy()
-    out[:, pulled] = np.minimum(out[:, pulled], request[pulled])
-    return out
+    return without_pull(scores[:-2], scores[-2], scores[-1])
 
 
 def widening_order(catalog: Catalog, scores: np.ndarray, texts: Sequence[str], knobs: Knobs) -> np.ndarray:

@@ -39,6 +39,18 @@ def test_split_and_limit_filter_in_that_order():
     assert [q.id for q in suite.queries] == ["q4", "q6"]
 
 
+def test_a_split_of_a_file_without_splits_says_how_to_give_one(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"query": "check my mail", "gold": ["mail:check"]}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r'no queries with split .train.: its lines carry no "split"; give each line '
+                                        r'"split": "train" or "test", or pass --test-suite'):
+        load_suite(str(path), catalog=MINI_CATALOG, split="train")
+    # a file that has splits, just not this one, gets no such hint
+    path.write_text('{"query": "check my mail", "gold": ["mail:check"], "split": "test"}\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"no queries with split 'train'$"):
+        load_suite(str(path), catalog=MINI_CATALOG, split="train")
+
+
 @pytest.mark.parametrize("line,message", [
     ('{"gold": []}', "expected a non-empty string 'query', got None"),
     ('{"query": "x"}', "missing required field 'gold' (a list of tool names, empty = no tool)"),

@@ -401,6 +401,45 @@ def test_asks_for_writing(text, keywords, expected):
     assert is_conversational(text, keywords) is expected
 
 
+@pytest.mark.parametrize("text, keywords, expected", [
+    # a question about words: the model answers it (a helper's variants of quoted payloads, 2026-12-05)
+    ("how do you say 'delete all my emails' in Italian?", (), True),
+    ("translate 'set an alarm' to French", (), True),
+    ("can you translate 'where is the station' into Spanish please", (), True),
+    ("translate into German: the meeting is cancelled", (), True),
+    ("what does 'carpe diem' mean?", (), True),
+    ("what does ubiquitous mean", (), True),
+    ("what's the French word for umbrella?", (), True),
+    ("what is 'good night' in Japanese?", (), True),
+    ("hey, how do you pronounce 'quinoa'?", (), True),
+    ("What is the meaning of 'Hello' in French?", (), True),  # BFCL irrelevance_61
+    ("Was bedeutet „Wecker stellen“ auf Englisch?", (), True),
+    ("Wie sagt man Regenschirm auf Französisch?", (), True),
+    ("Übersetze 'Guten Morgen' ins Englische", (), True),
+    # a tool serves language questions: a request
+    ("translate 'hello' to French", {"translate"}, False),
+    ("what does 'ubiquitous' mean?", {"dictionary"}, False),
+    # not (only) a question about words
+    ("translate this email and send it to Bob", (), False),
+    ("send 'how do you say hello in Italian' to Anna", (), False),
+    ("what's the weather in French Polynesia?", (), False),
+    ("what does my schedule look like tomorrow", (), False),
+    ("what's the time in Japan?", (), False),
+])
+def test_asks_about_language(text, keywords, expected):
+    from eris_lab.guard import asks_about_language
+
+    assert asks_about_language(text, keywords) is expected
+    assert is_conversational(text, keywords) is expected
+
+
+def test_language_question_check_is_linear_on_long_input():
+    from eris_lab.guard import asks_about_language
+
+    assert not asks_about_language("translate " + "word " * 30000)
+    assert not asks_about_language("how do you say " + "a " * 30000 + " in")
+
+
 def test_chat_spellings_are_written_out_outside_paths_and_urls():
     assert clean_text("can u get me moar? pls") == "can you get me more? please"
     assert clean_text("open /tmp/u/notes.txt and https://example.org/u") == "open /tmp/u/notes.txt and https://example.org/u"

@@ -342,17 +342,16 @@ def test_cli_generate_refuses_an_unknown_lever_before_building_the_router(monkey
     assert "unknown lever 'bogus'" in capsys.readouterr().err
 
 
-def test_a_failed_resolve_and_retry_keeps_the_schema_recovery_round(router):
-    # "Tokyo" resolves to Asia/Tokyo, but the retry is still invalid (an unknown argument): the first
-    # error's recovery round must survive the retry
+def test_an_unknown_argument_is_refused_by_the_parser_and_the_next_round_recovers(router):
+    # an argument the schema forbids (additionalProperties false) is an error the model reads at
+    # once (parse, since 2026-12-05), not a call that runs into the executor; the round after recovers
     bad = envelope("call", None, ("clock:now", {"timezone": "Tokyo", "bogus": 1}))
     good = envelope("call", None, ("clock:now", {"timezone": "Asia/Tokyo"}))
     runner = ScriptedRunner(bad, good, envelope("answer", "It is noon."))
     turn = run_turn("what time is it in Tokyo right now", router=router, runner=runner, session=Session(),
                     check_claims=False)
-    first = turn.rounds[0].results[0]
-    assert first.status == "invalid" and first.recoverable
-    assert any("retried: invalid" in n for n in turn.notes)
+    first = turn.rounds[0]
+    assert not first.parsed.calls and "unknown argument 'bogus' for clock:now" in first.parsed.error
     assert turn.rounds[1].offered == ("clock:now",) and turn.rounds[1].results[0].status == "ok"
 
 
@@ -474,3 +473,24 @@ def test_turn_router_picks_lever_hands_the_model_the_best_tool_alone(router):
     wide = run_turn(text, router=router, runner=ScriptedRunner(envelope("answer", "ok")), session=Session(),
                     check_claims=False)
     assert wide.rounds[0].offered == turn.routed.offer.names and not any("router-picks" in n for n in wide.notes)
+
+
+def test_print_turn_shows_identical_calls_once_with_their_count(capsys):
+    """`generate` printed a call written three times three times, beside a note that two were
+    dropped (the loop runs it once; a new user's trial, 2026-12-05)."""
+    from types import SimpleNamespace as NS
+
+    from eris_lab.loop import print_turn
+    from eris_lab.parse import calls
+
+    raw = '[{"name": "clock:now", "arguments": {"timezone": "UTC"}}] ' * 3 + '[{"name": "clock:now", "arguments": {}}]'
+    parsed = calls(raw, ["clock:now"])
+    assert len(parsed.calls) == 4
+    turn = NS(routed=NS(offer=NS(names=("clock:now",)), decision=NS(rule="SINGLE_STRONG_HIT", kind="subset", reason="r")),
+              rounds=(NS(offered=("clock:now",), prompt_tokens=1, grammar_chars=1, tokens_per_s=1.0, raw=raw,
+                         parsed=parsed, repairs=(), resolutions=(), results=()),),
+              notes=(), answer="", follow_through=None, seconds=0.0)
+    print_turn(turn)
+    out = capsys.readouterr().out
+    assert out.count("call:    clock:now {'timezone': 'UTC'} (written 3 times, run once)") == 1
+    assert out.count("call:    clock:now {}\n") == 1

@@ -205,6 +205,12 @@ def test_calls_envelope_arguments_as_json_string():
         ('Action: web_search(query="x")', "react", [("web_search", {"query": "x"})], ""),
         ('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>\nDone.', "tool_call_tag",
          [("get_weather", {"city": "Rome"})], "Done."),
+        # Phi-4-mini and Granite: a list inside <|tool_call|> ... <|/tool_call|> (closing tag optional)
+        ('<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Rome"}}]<|/tool_call|>', "tool_call_tag",
+         [("get_weather", {"city": "Rome"})], ""),
+        ('Sure.<|tool_call|>[{"name": "get_weather", "arguments": {"city": "x"}}, {"name": "web_search", '
+         '"arguments": {"query": "y"}}]', "tool_call_tag", [("get_weather", {"city": "x"}), ("web_search", {"query": "y"})],
+         "Sure."),
         ("<tool_call>\n<function=get_weather>\n<parameter=city>\nSan Francisco\n</parameter>\n<parameter=days>\n3\n"
          "</parameter>\n</function>\n</tool_call>", "tool_call_tag", [("get_weather", {"city": "San Francisco", "days": 3})],
          ""),
@@ -1092,3 +1098,65 @@ def test_a_native_arguments_string_holding_a_python_dict_is_read():
     schemas = {"delete_file": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}
     parsed = calls(raw, ["delete_file"], channel="native", schemas=schemas)
     assert [dict(c.arguments) for c in parsed.calls] == [{"path": "tmp/cache.bin"}]  # the whole string went into path
+
+
+# -- a helper's variants of the handed parsing kinds (2026-12-05); each failed before its fix ----------
+
+_STR = {"type": "string"}
+
+
+@pytest.mark.parametrize("raw, offered, schemas, expected, error, content", [
+    # parse-05: the opening tag was in the prompt; each closing tag ends a call (read as prose before)
+    ('{"name": "create_plan", "arguments": {"id": "p"}}\n</tool_call>\n{"name": "add_step", "arguments": {"id": "1"}}\n'
+     "</tool_call>", ["create_plan", "add_step"], None, [("create_plan", {"id": "p"}), ("add_step", {"id": "1"})], None, ""),
+    # parse-05: a second, different call cut off after a whole one is reported, not dropped
+    ('<tool_call>\n{"name": "create_plan", "arguments": {"id": "p"}}\n</tool_call>\n<tool_call>\n{"name": "add_step", "argu',
+     ["create_plan", "add_step"], None, [("create_plan", {"id": "p"})], "cut off", ""),
+    # parse-43: likewise after a semicolon
+    ('{"name": "get_weather", "parameters": {"city": "Oslo"}}; {"name": "get_weather", "parameters": {"city": "Ber',
+     ["get_weather"], None, [("get_weather", {"city": "Oslo"})], "cut off", ""),
+    # parse-43: a numbered list of call objects is the reply, not prose around them
+    ('1. {"name": "get_weather", "parameters": {"city": "Oslo"}}\n2. {"name": "get_weather", "parameters": {"city": "Bergen"}}',
+     ["get_weather"], None, [("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Bergen"})], None, ""),
+    # parse-43: Python-style calls joined by a semicolon
+    ('get_weather(city="Oslo"); get_weather(city="Bergen")', ["get_weather", "web_search"], None,
+     [("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Bergen"})], None, ""),
+    # parse-19: the input in brackets, the name in backticks
+    ("Thought: check.\nAction: search_docs[vacation policy]", ["search_docs"],
+     {"search_docs": {"type": "object", "properties": {"input": _STR}, "required": ["input"]}},
+     [("search_docs", {"input": "vacation policy"})], None, "Thought: check."),
+    ('Thought: check.\nAction: `search_docs`\nAction Input: {"input": "vacation policy"}', ["search_docs"], None,
+     [("search_docs", {"input": "vacation policy"})], None, "Thought: check."),
+    # parse-21: a single-quoted Action Input
+    ("Thought: t\nAction: search\nAction Input: 'who won the 2018 world cup'\nObservation: France", ["search"],
+     {"search": {"type": "object", "properties": {"query": _STR}, "required": ["query"]}},
+     [("search", {"query": "who won the 2018 world cup"})], None, "Thought: t"),
+    # parse-37: the emptied wrapper is no reply text
+    ('<function_calls><invoke name="shell"><parameter name="command">ls -la</parameter></invoke></function_calls>',
+     ["shell"], None, [("shell", {"command": "ls -la"})], None, ""),
+    # parse-35: an argument the schema forbids is an error the model can act on
+    ('[TOOL_CALLS]book[ARGS]{"room": "A", "time": "9", "extra": 1}', ["book"],
+     {"book": {"type": "object", "properties": {"room": _STR, "time": _STR}, "required": ["room", "time"],
+               "additionalProperties": False}}, [], "unknown argument 'extra' for book", None),
+    # parse-27: a broken object is no value for the one string parameter
+    ('tool_calls=[{"function": {"name": "write_file", "arguments": "{\\"path\\": \\"a.md\\", \\"content\\": \\"b\\""}}]',
+     ["write_file"], {"write_file": {"type": "object", "properties": {"path": _STR, "content": _STR}, "required": ["path"]}},
+     [], "not a JSON object", None),
+    # parse-07: a tag named in a sentence is no failed call
+    ("The <tool_call> tag is how Hermes models mark a call.", ["get_weather"], None, [], None,
+     "The <tool_call> tag is how Hermes models mark a call."),
+])
+def test_variants_of_the_handed_parsing_kinds(raw, offered, schemas, expected, error, content):
+    channel = "native" if raw.startswith("tool_calls=") else "text"
+    parsed = calls(raw, offered, channel=channel, schemas=schemas)
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == expected
+    assert (parsed.error is None) if error is None else (error in parsed.error)
+    if content is not None:
+        assert parsed.content == content
+    assert all(c.source != "prose" for c in parsed.calls)
+
+
+def test_a_call_shown_inside_a_sentence_is_prose():
+    parsed = calls('Example output format: <tool_call>{"name": "get_weather", "arguments": {"city": "X"}}</tool_call>'
+                   " - that is how I call tools.", ["get_weather"])
+    assert [c.source for c in parsed.calls] == ["prose"]

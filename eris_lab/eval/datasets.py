@@ -560,7 +560,11 @@ def load_suite(name: str, *, catalog: str | os.PathLike[str] | Catalog | None = 
     if split:
         queries = tuple(q for q in queries if q.split == split)
         if not queries:
-            raise DataError(f"no queries with split {split!r}", where=f"{suite.source}")
+            # a file without splits (tune --suite FILE.jsonl): say how to give it one (a new user's trial)
+            hint = ("" if any(q.split for q in suite.queries) else
+                    ': its lines carry no "split"; give each line "split": "train" or "test", or pass '
+                    "--test-suite with a second file")
+            raise DataError(f"no queries with split {split!r}{hint}", where=f"{suite.source}")
     if limit is not None:
         queries = queries[:limit]
     return replace(suite, queries=queries)
