@@ -647,3 +647,60 @@ def test_a_fetch_tool_named_otherwise_is_found_by_its_description():
                        Tool(name="read_document", description="Download and read a document or web page from a link.")])
     assert fetch_tool(catalog) == "read_document"
     assert fetch_tool(Catalog([Tool(name="web_search", description="Search the web for pages matching a query.")])) == ""
+
+
+def test_venting_apart_splits_venting_from_the_request():
+    from eris_lab.guard import venting_apart
+
+    assert venting_apart("my boss is a tyrant and ruined my day; how long till the storm hits Boston?") == (
+        "how long till the storm hits Boston?", "my boss is a tyrant and ruined my day;")
+    assert venting_apart("I swear the whole country is falling apart. set a timer for 10 minutes")[0] == (
+        "set a timer for 10 minutes")
+    # a question that points back needs the statement (handed case route-01 itself)
+    assert venting_apart("they're going to ruin my whole weekend with this rain, what's it doing tomorrow?") == ("", "")
+    assert venting_apart("set a timer for 10 minutes") == ("", "")
+    # a command keeps its own words, venting or not
+    assert venting_apart("delete those stupid spam mails, they are ruining my inbox") == (
+        "delete those stupid spam mails,", "they are ruining my inbox")
+
+
+def test_read_existence_reads_a_search():
+    from eris_lab.guard import read_existence
+
+    assert read_existence("is there a program starting ZOK?") == "search for a program starting ZOK?"
+    assert read_existence("do we have a customer called Mey?") == "search for a customer called Mey?"
+    assert read_existence("Gibt es ein Programm namens ZOK?") == "search for ein Programm namens ZOK?"
+    assert read_existence("there is a program starting ZOK") == ""
+    assert read_existence("is there?") == ""
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("where is parse_config defined?", True), ("who calls getUserById?", True), ("run main() again", True),
+    ("set an alarm for 7", False), ("New York", False), ("e-mail Bob", False),
+])
+def test_names_code(text, expected):
+    from eris_lab.guard import names_code
+
+    assert names_code(text) is expected
+
+
+def test_a_url_then_a_local_file_is_a_download_and_a_write():
+    from eris_lab.guard import clauses
+
+    assert clauses("pull down https://cdn.example.org/tex/rock.png into Content/Textures/rock.png") == (
+        "pull down https://cdn.example.org/tex/rock.png", "save it to the file Content/Textures/rock.png")
+    assert clauses("download https://x.org/a.json to data/a.json") == (
+        "download https://x.org/a.json", "save it to the file data/a.json")
+    assert clauses("send https://x.org to Bob") == ()
+    assert clauses("open https://x.org/page in a new tab") == ()
+
+
+def test_asking_tools_are_those_that_ask_the_user():
+    from eris_lab.catalog import Catalog, Tool
+    from eris_lab.guard import asking_tools
+
+    catalog = Catalog([Tool(name="find_workflow", description="Find ready-made analysis workflows."),
+                       Tool(name="ask_clarification", description="Ask the user what they mean when the request is unclear."),
+                       Tool(name="ask_user", description="Ask the user a question."),
+                       Tool(name="ask_price", description="Quote a price for a product.")])
+    assert asking_tools(catalog) == frozenset({"ask_clarification", "ask_user"})
