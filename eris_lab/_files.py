@@ -205,10 +205,11 @@ def loads_json(text: str, *, where: str, error: type[ErisLabError] = ErisLabErro
     Raises
     ------
     ErisLabError (of class ``error``)
-        ``not valid JSON (line L column C: reason)``, or nested deeper than ``max_nesting``.
+        ``not valid JSON (line L column C: reason)`` (a key given twice in one object too), or nested
+        deeper than ``max_nesting``.
     """
     try:
-        data = json.loads(text, parse_constant=_no_constant)
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise error(f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})", where=where) from None
     except ValueError as exc:  # parse_constant's refusal
@@ -218,6 +219,17 @@ def loads_json(text: str, *, where: str, error: type[ErisLabError] = ErisLabErro
     if nesting_depth(data) > max_nesting:
         raise _too_deep(where, error, max_nesting)
     return data
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict; a key given twice is refused, as TOML refuses it
+    (``{"name": "a:b", "name": "c:d"}`` kept the last without a word: a helper's bad input)."""
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"key {twice!r} given twice in one object")
+    return out
 
 
 def load_json_file(path: str | os.PathLike[str], *, error: type[ErisLabError] = ErisLabError,
@@ -239,6 +251,8 @@ def loads_toml(text: str, *, where: str, error: type[ErisLabError] = ErisLabErro
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        raise error(f"not valid TOML ({exc})", where=where) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits (Python's int limit)
         raise error(f"not valid TOML ({exc})", where=where) from None
     except RecursionError:
         raise _too_deep(where, error, max_nesting) from None

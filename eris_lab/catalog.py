@@ -485,6 +485,8 @@ def _get_str(entry: Mapping[str, Any], key: str, where: str, *, required: bool) 
         raise CatalogError(f"expected a string, got {type(value).__name__}", where=f"{where}.{key}")
     if required and not value.strip():
         raise CatalogError("must not be empty", where=f"{where}.{key}")
+    if key == "name" and "," in value:  # commas separate names in --offer / --offered
+        raise CatalogError(f"a tool name may not hold a comma, got {value.strip()!r}", where=f"{where}.{key}")
     return value.strip()
 
 

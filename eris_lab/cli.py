@@ -52,8 +52,15 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+def _print_json(data: Any, **options: Any) -> None:
+    """``data`` as indented JSON on stdout; a string no encoding can write (a lone surrogate that a
+    ``\\ud800`` escape in the input decoded to) is written as its JSON escape instead."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a helper's bad input, 2026-12-05: the parse output crashed print()
+        text = json.dumps(data, ensure_ascii=True, indent=2, **options)
+    print(text)
 
 
 def _load_catalog(path: str | None):
@@ -316,6 +323,8 @@ def _parse_hits(raw: str):
             raise ErisLabError(f"expected a string name and a numeric score, got {item!r}", where=f"--hits[{i}]")
         if not -1.0 <= score <= 1.0:  # a cosine; a forced (lexical) hit is 1.0
             raise ErisLabError(f"expected a score in [-1, 1] (a cosine), got {score!r}", where=f"--hits[{i}]")
+        if any(h.name == name for h in hits):  # two scores for one tool: which would the policy read?
+            raise ErisLabError(f"{name!r} is scored twice; give each tool one score", where=f"--hits[{i}]")
         hits.append(Hit(name=name, score=float(score)))
     return hits
 
@@ -369,15 +378,20 @@ def _run_parse(args) -> int:
         schemas = {n: catalog.tool(n).parameters for n in offered}
     # Bytes, decoded strictly: under a UTF-8 locale Python reads text stdin with surrogateescape,
     # so invalid bytes would pass through into the JSON instead of being refused.
+    from ._files import MAX_INPUT_BYTES
+
     buffer = getattr(sys.stdin, "buffer", None)
     try:
-        data = buffer.read() if buffer is not None else sys.stdin.read()
+        # at most the cap of any input file, then refused ("< /dev/zero" read forever: a helper's bad input)
+        data = buffer.read(MAX_INPUT_BYTES + 1) if buffer is not None else sys.stdin.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise ErisLabError(f"more than {MAX_INPUT_BYTES >> 20} MiB; no model writes that much", where="stdin")
         raw = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
         raise ErisLabError(f"not UTF-8 text ({exc.reason})", where="stdin") from None
     record = calls(raw.removeprefix("\ufeff"), offered, channel=args.channel, schemas=schemas).to_json()
     # strict JSON: the parser drops non-finite numbers; allow_nan=False makes a slip fail loudly
-    print(json.dumps(record, ensure_ascii=False, indent=2, allow_nan=False))
+    _print_json(record, allow_nan=False)
     return 0
 
 
@@ -470,6 +484,8 @@ def _run_grammar(args) -> int:
                 schema = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SchemaError(f"not valid JSON (line {exc.lineno}: {exc.msg})", where=args.schema) from None
+        except ValueError as exc:  # an integer of more than 4,300 digits (Python's int limit)
+            raise SchemaError(f"not valid JSON ({exc})", where=args.schema) from None
         except SchemaError:  # [[[... 100,000 deep: json's scanner recursed past any sane limit
             raise SchemaError(f"JSON nested too deeply to read; a schema may nest at most {MAX_SCHEMA_DEPTH} "
                               "levels", where=args.schema) from None
@@ -480,7 +496,11 @@ def _run_grammar(args) -> int:
     else:
         catalog = _load_catalog(args.catalog)
         offer = _parse_offer(args.offer, catalog)
-        grammar = compile_grammar(offer, catalog, max_calls=args.max_calls, lenient=args.lenient, knobs=knobs)
+        try:
+            grammar = compile_grammar(offer, catalog, max_calls=args.max_calls, lenient=args.lenient, knobs=knobs)
+        except SchemaError as exc:  # name the catalogue too ("a:b: #/if: unsupported keyword 'if'" named
+            # no file: a helper's bad input, 2026-12-05)
+            raise (exc.within(args.catalog) if args.catalog else exc) from None
     if args.json:
         _print_json({"grammar": grammar.text, "names": list(grammar.names),
                      "warnings": [list(w) for w in grammar.warnings],
@@ -905,13 +925,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = main_parser()
+    for arg in sys.argv[1:] if argv is None else argv:
+        if not _utf8(arg):  # bytes the shell passed that are no UTF-8 (decoded with surrogateescape)
+            return _fail(f"argument {printable(arg.encode('utf-8', 'surrogateescape').decode('utf-8', 'replace'))!r}: "
+                         "not UTF-8 text")
     try:
         args, extra = parser.parse_known_args(argv)
         if extra and args.command in _FLAGS_OF_THEIR_OWN:
             args.args = [*extra, *args.args]  # argparse leaves flags before a REMAINDER unclaimed
         elif extra:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
-        return COMMANDS[args.command][1](args)
+        for flag in _PATH_FLAGS:  # "--knobs ''" used the default knobs without a word (a helper's bad input)
+            if getattr(args, flag, None) == "" or (isinstance(getattr(args, flag, None), str)
+                                                    and not getattr(args, flag).strip()):
+                return _fail(f"--{flag.replace('_', '-')}: expected a path, got an empty string")
+        status = COMMANDS[args.command][1](args)
+        sys.stdout.flush()  # a full disk or a closed pipe is met here, not at exit
+        return status
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else _fail(exc.code)
     except ErisLabError as exc:
@@ -922,6 +952,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("interrupted")
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # "> /dev/full": one line, not a traceback (a helper's bad input, 2026-12-05)
+        where = exc.filename if exc.filename is not None else "output"
+        return _fail(f"{where}: {exc.strerror or exc}")
+
+
+#: Flags that name a file or folder: an empty value is refused, never read as "not given".
+_PATH_FLAGS = ("knobs", "catalog", "out", "model", "grammar", "schema", "candidates", "text_file", "suite_file")
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 if __name__ == "__main__":  # pragma: no cover

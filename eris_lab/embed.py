@@ -505,11 +505,12 @@ def make_encoder(name: str | None = None, model: str | os.PathLike[str] | None =
     """The bundled model (or ``model``) under encoder ``name`` (:data:`ENCODERS`).
 
     ``None`` reads ``$ERIS_LAB_ENCODER``, else :data:`DEFAULT_ENCODER`. Raises :class:`EmbedError`
-    (``where="--encoder"``) for an unknown name.
+    (``where="--encoder"``, or ``"$ERIS_LAB_ENCODER"`` when the variable named it) for an unknown name.
     """
+    where = "--encoder" if name else "$ERIS_LAB_ENCODER"  # name what the user set (a helper's bad input)
     name = name or os.environ.get("ERIS_LAB_ENCODER") or DEFAULT_ENCODER
     if name not in ENCODERS:
-        raise EmbedError(f"expected one of {', '.join(ENCODERS)}, got {name!r}", where="--encoder")
+        raise EmbedError(f"expected one of {', '.join(ENCODERS)}, got {name!r}", where=where)
     if name == "torch":
         return SentenceTransformerEmbedder(model)
     return OnnxEmbedder(model, quantize=name == "onnx-int8")

@@ -34,6 +34,14 @@ DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 #: compiler's count cap (``grammar.builtins.MAX_COUNT``, about 25,000 tokens); 10,000,000 said
 #: "input nested too deeply" (a helper's bad knobs, 2026-12-05).
 MAX_ENVELOPE_CHARS = 100_000  # not imported from the grammar: routing loads no grammar compiler
+#: The most calls one envelope may carry (``grammar.envelope.MAX_CALLS``, a copy for the same reason);
+#: refused when knobs load, not first when a grammar is compiled (a helper's bad knobs, 2026-12-05).
+MAX_CALLS = 100
+#: ``relevance_weights``: an intercept and one weight per gate feature (``calibration.GATE_FEATURES``:
+#: top cosine, its z-score, the chit-chat cosine); 2 numbers failed inside a matrix product.
+GATE_WEIGHTS = 4
+#: Largest gate weight by size: fitted ones are tens at most; 1e308 overflowed to NaN.
+MAX_GATE_WEIGHT = 1e4
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -128,6 +136,12 @@ class Knobs:
         if not isinstance(self.relevance_weights, tuple) or not all(
                 isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) for w in self.relevance_weights):
             raise KnobsError(f"expected a list of numbers, got {self.relevance_weights!r}", where="relevance_weights")
+        if self.relevance_weights and len(self.relevance_weights) != GATE_WEIGHTS:
+            raise KnobsError(f"expected {GATE_WEIGHTS} numbers (an intercept and one weight per gate feature), got "
+                             f"{len(self.relevance_weights)}", where="relevance_weights")
+        if any(abs(w) > MAX_GATE_WEIGHT for w in self.relevance_weights):
+            raise KnobsError(f"expected weights in [-{MAX_GATE_WEIGHT:g}, {MAX_GATE_WEIGHT:g}], got "
+                             f"{list(self.relevance_weights)!r}", where="relevance_weights")
         if self.relevance_floor > 0 and not self.relevance_weights:
             raise KnobsError("a relevance_floor > 0 needs relevance_weights (run eris-lab calibrate)",
                              where="relevance_floor")
@@ -145,7 +159,8 @@ class Knobs:
             raise KnobsError(f"expected one of {', '.join(SLOT_CHECKS)}, got {self.slot_check!r}", where="slot_check")
         if self.envelope not in ENVELOPES:
             raise KnobsError(f"expected one of {', '.join(ENVELOPES)}, got {self.envelope!r}", where="envelope")
-        for name in ("compact_json", "repair_arguments", "retry_cut_calls", "router_picks"):
+        for name in ("compact_json", "repair_arguments", "retry_cut_calls", "router_picks", "fix_spelling",
+                     "order_by_cosine"):
             if not isinstance(getattr(self, name), bool):
                 raise KnobsError(f"expected true or false, got {getattr(self, name)!r}", where=name)
         for name, lo, hi in (("max_integer_digits", 1, 19), ("max_fraction_digits", 1, 24),
@@ -171,6 +186,9 @@ class Knobs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise KnobsError(f"expected an integer >= 0, got {value!r}", where=name)
+        if self.max_calls > MAX_CALLS:
+            raise KnobsError(f"{self.max_calls:,} is above {MAX_CALLS}, the most calls one reply may carry",
+                             where="max_calls")
         for name in ("max_thought_chars", "max_message_chars"):  # the grammar spells these counts out
             if getattr(self, name) > MAX_ENVELOPE_CHARS:
                 raise KnobsError(f"{getattr(self, name):,} is above {MAX_ENVELOPE_CHARS:,}, the largest count the "
@@ -276,8 +294,15 @@ class Knobs:
         """
         path = Path(path)
         data = load_toml_file(path, error=KnobsError)  # a folder, /dev/zero, bad UTF-8: one line
-        table = data.get("knobs", data)
-        return cls.from_dict(table, where=str(path))
+        if "knobs" in data:
+            # beside the [knobs] table nothing else is read: a knob left outside it was dropped
+            # without a word (a helper's bad knobs, 2026-12-05)
+            outside = sorted(k for k in data if k != "knobs")
+            if outside:
+                raise KnobsError(f"{outside[0]!r} stands outside the [knobs] table; put every knob inside it",
+                                 where=str(path))
+            return cls.from_dict(data["knobs"], where=str(path))
+        return cls.from_dict(data, where=str(path))
 
     def replace(self, **changes: Any) -> "Knobs":
         """Return a copy with some knobs changed (validated like construction)."""

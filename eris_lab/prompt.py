@@ -89,7 +89,13 @@ REPLY_FORMAT = reply_format("reference")
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+    """One Markdown table cell: whitespace runs as one space, ``|`` escaped, and control or format
+    characters written as their escapes (an ESC from an untrusted catalogue drove the terminal of
+    ``eris-lab prompt``, and means nothing to a model: a helper's bad input, 2026-12-05)."""
+    text = " ".join(text.split())
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    return text.replace("|", "\\|")
 
 
 def _short(tool: Tool) -> str:

@@ -105,13 +105,17 @@ def resolve_local_ref(document: Any, ref: str) -> tuple[bool, Any]:
 def _check_local_refs(schema: Any, where: str) -> None:
     """Every local ``$ref`` pointer (``#/...``) of ``schema`` points at something: a new user's
     catalogue with ``"$ref": "#/defs/nope"`` loaded and routed, and failed only later, in the
-    grammar compiler, on a line that did not name the file. Anchors and remote references are
-    the compiler's to refuse."""
+    grammar compiler, on a line that did not name the file. A remote reference (``http://...``,
+    ``other.json#/x``) is refused here too: nothing here fetches it, so no grammar could ever be
+    compiled (a helper's bad input, 2026-12-05). Anchors (``#name``) are the compiler's to refuse."""
     stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
     while stack:
         node, path = stack.pop()
         if isinstance(node, dict):
             ref = node.get("$ref")
+            if isinstance(ref, str) and not ref.startswith("#"):
+                raise SchemaError(f"only local $ref ('#...') are supported; got {ref!r}",
+                                  where=f"{where}{pointer(path + ('$ref',))}")
             if isinstance(ref, str) and ref.startswith("#") and (ref == "#" or ref.startswith("#/")):
                 if not resolve_local_ref(schema, ref)[0]:
                     raise SchemaError(f"$ref {ref!r} points at nothing in this schema",

@@ -43,6 +43,11 @@ ROWS = {
     52: ["test_bad_input_is_one_line_naming_it"], 53: ["test_bad_input_is_one_line_naming_it"],
     54: ["test_bad_input_is_one_line_naming_it"], 55: ["test_bad_input_is_one_line_naming_it"],
     45: ["test_tool_route_checks_its_schema_and_names_a_rule"],
+    56: ["test_bad_input_is_one_line_naming_it"], 57: ["test_stdin_is_capped_and_odd_strings_are_written_escaped"],
+    58: ["test_a_full_disk_is_one_line"], 59: ["test_bad_input_is_one_line_naming_it"],
+    60: ["test_bad_input_is_one_line_naming_it", "test_an_integer_bound_past_int64_is_an_open_side"],
+    61: ["test_bad_input_is_one_line_naming_it"], 62: ["test_bad_input_is_one_line_naming_it"],
+    63: ["test_control_characters_in_the_prompt_table_are_escaped"],
     46: ["test_temporary_sessions_are_removed"],
 }
 
@@ -116,6 +121,19 @@ def _make(tmp: Path) -> dict[str, str]:
         "text_big": '"' + "a" * (1 << 20) + '"',
         "knobs_chars": "max_message_chars = 99999999\n",
         "knobs_slope": "background_slope = 1e308\n",
+        "knobs_weights": "relevance_floor = 0.5\nrelevance_weights = [1.0, 2.0]\n",
+        "knobs_spelling": 'fix_spelling = "yes"\n',
+        "knobs_calls": "max_calls = 10000000\n",
+        "knobs_digits": "threshold = 1" + "0" * 5000 + "\n",
+        "knobs_outside": "threshold = 0.99\n[knobs]\nsingle_hit_floor = 0.99\n",
+        "schema_bigconst": '{"const": 1' + "0" * 5000 + "}",
+        "cat_dupkey": '[{"name": "a:b", "name": "c:d", "description": "x"}]',
+        "cat_comma": json.dumps([{"name": "a,b", "description": "a tool"}]),
+        "cat_remote": json.dumps([{"name": "a:b", "description": "x", "parameters": {
+            "type": "object", "properties": {"k": {"$ref": "http://example.org/s.json"}}}}]),
+        "cat_if": json.dumps([{"name": "a:b", "description": "x", "parameters": {
+            "type": "object", "properties": {"k": {"type": "string"}}, "if": {"required": ["k"]}}}]),
+        "hits_twice": '[["clock:now", 0.9], ["clock:now", 0.1]]',
     }
     out = {}
     for key, data in files.items():
@@ -270,6 +288,24 @@ CASES_2 = [
     (55, ["route", "will it rain?", "--catalog", "{cat}", "--knobs", "{knobs_slope}"],
      "background_slope: expected a number in (0, 100], got 1e+308"),
     (49, ["resolve-arg", "--candidates", "{cat}", "--value", "x", "--no-embed"], "'properties': {{...}}, 'type': 'object'}}}}"),  # braces doubled: formatted
+    # 56-63 (a helper's variants, 2026-12-05)
+    (56, ["route", "set an alarm \udcff\udcfe"], "not UTF-8 text"),
+    (56, ["resolve-arg", "--candidates", "{cands}", "--value", "lamp\udcff"], "not UTF-8 text"),
+    (56, ["grammar-check", "--grammar", "{gbnf_string}", "--text", "yes\udcff"], "not UTF-8 text"),
+    (59, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_weights}"], "relevance_weights: expected 4 numbers"),
+    (59, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_spelling}"], "fix_spelling: expected true or false"),
+    (59, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_calls}"], "max_calls: 10,000,000 is above 100"),
+    (59, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_digits}"], "{knobs_digits}: not valid TOML"),
+    (59, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_outside}"], "'threshold' stands outside the [knobs]"),
+    (59, ["route", "x y z w", "--catalog", "{cat}", "--knobs", ""], "--knobs: expected a path, got an empty string"),
+    (60, ["grammar", "--schema", "{schema_bigconst}"], "{schema_bigconst}: not valid JSON"),
+    (61, ["route", "x y z w", "--catalog", "{cat_dupkey}"], "{cat_dupkey}: not valid JSON (key 'name' given twice"),
+    (61, ["prompt", "--catalog", "{cat_comma}", "--offer", ""], "a tool name may not hold a comma"),
+    (61, ["route", "x y z w", "--catalog", "{cat_remote}"], "only local $ref ('#...') are supported"),
+    (62, ["decide", "--text", "what time is it", "--hits", "@{hits_twice}", "--catalog", "{cat}"],
+     "'clock:now' is scored twice"),
+    (62, ["grammar-check", "--grammar", "{gbnf_string}", "--text", "x", "--model", "{missing}"], "{missing}: no such file"),
+    (62, ["grammar", "--catalog", "{cat_if}", "--offer", "a:b"], "{cat_if}: a:b: #/if: unsupported keyword 'if'"),
 ]
 
 
@@ -517,3 +553,50 @@ def test_mcp_server_answers_while_a_tool_runs(tmp_path):
     assert not results["calc"].is_error and '"result": 0' in "".join(b.text for b in results["calc"].content)
     assert times["calc"] < 5 and times["route"] < 5
     assert not list(tmp_path.glob("eris_lab_session_*"))  # the server's temporary session went with it
+
+
+# ---------------------------------------------------------------------------------------------
+# Rows 57, 58, 60, 63 (a helper's variants, 2026-12-05)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_stdin_is_capped_and_odd_strings_are_written_escaped(tmp_path):
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    run = [sys.executable, "-m", "eris_lab", "parse", "--offered", "clock:now"]
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run(run, stdin=zero, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and done.stderr.strip() == "eris-lab: error: stdin: more than 64 MiB; no model writes that much"
+    surrogate = '{"name": "clock:now", "arguments": {"timezone": "\\ud800"}}'
+    done = subprocess.run(run, input=surrogate, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert json.loads(done.stdout)["calls"][0]["arguments"]["timezone"] == "\ud800"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_is_one_line():
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "eris_lab", "grammar", "--offer", "clock:now"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 2 and done.stderr == "eris-lab: error: output: No space left on device\n"
+
+
+def test_an_integer_bound_past_int64_is_an_open_side():
+    from eris_lab.grammar import compile_schema
+
+    huge = compile_schema({"type": "integer", "minimum": 0, "maximum": 10 ** 400})
+    assert huge.text == compile_schema({"type": "integer", "minimum": 0}).text and len(huge.text) < 200
+
+
+def test_control_characters_in_the_prompt_table_are_escaped(capsys, tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps([{"name": "ctl\x1b[31m:x", "description": "evil \x1b]0;title\x07 desc\x00"}]),
+                    encoding="utf-8")
+    assert main(["prompt", "--catalog", str(path), "--offer", "ctl\x1b[31m:x"]) == 0
+    out = capsys.readouterr().out
+    assert "| ctl\\x1b[31m:x | evil \\x1b]0;title\\x07 desc\\x00 |" in out
+    assert not any(ch in out for ch in "\x1b\x07\x00")

@@ -162,7 +162,8 @@ def test_make_encoder_unknown_name_is_a_clear_error(name, monkeypatch):
         monkeypatch.setenv("ERIS_LAB_ENCODER", "bogus")
     with pytest.raises(EmbedError) as info:
         make_encoder(name or None)
-    assert str(info.value) == f"--encoder: expected one of onnx, onnx-int8, torch, got {name or 'bogus'!r}"
+    where = "--encoder" if name else "$ERIS_LAB_ENCODER"  # the variable is named when it set the value
+    assert str(info.value) == f"{where}: expected one of onnx, onnx-int8, torch, got {name or 'bogus'!r}"
 
 
 def test_make_encoder_names_and_default(monkeypatch):

@@ -819,3 +819,21 @@ def test_a_union_with_no_satisfiable_branch_is_still_refused():
 
     with pytest.raises(Unsatisfiable):
         compile_schema({"type": "integer", "anyOf": [{"type": "string"}, {"type": "boolean"}]})
+
+
+def test_pattern_strings_take_a_json_encoders_escapes_of_non_ascii_characters(judge):
+    """Python's json.dumps writes é as \\u00e9: a pattern's é, in a class or alone, was refused in
+    that spelling (the bounded-string-keeps-escapes kind; a helper's variants, 2026-12-05)."""
+    in_class = compile_schema({"type": "string", "pattern": "^[a-zé]{1,4}$"})
+    assert [judge.accepts(in_class.text, t) for t in ('"\\u00e9t"', '"\\u00E9"', '"é"', '"\\u00e8"', '"\\u0065"')] == \
+        [True, True, True, False, False]
+    alone = compile_schema({"type": "string", "pattern": "^é+A$"})
+    assert [judge.accepts(alone.text, t) for t in ('"\\u00e9A"', '"ééA"', '"\\u00e9\\u00e8A"')] == [True, True, False]
+    wide = compile_schema({"type": "string", "pattern": "^[^a]{2}$"})
+    assert judge.accepts(wide.text, '"\\u4e2d\\u6587"') and not judge.accepts(wide.text, '"ba"')
+
+
+def test_an_enum_value_given_twice_is_kept_once_without_a_warning(judge):
+    g = compile_schema({"type": "string", "enum": ["a", "a", "b"]})
+    assert not g.warnings  # it said "values [] are invalid under the rest of the schema; left out"
+    assert judge.accepts(g.text, '"a"') and judge.accepts(g.text, '"b"') and not judge.accepts(g.text, '"c"')

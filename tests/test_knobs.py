@@ -85,3 +85,36 @@ def test_envelope_string_bound_is_the_grammar_compilers_count_cap():
     from eris_lab.knobs import MAX_ENVELOPE_CHARS
 
     assert MAX_ENVELOPE_CHARS == MAX_COUNT
+
+
+def test_knob_copies_agree_with_their_owners():
+    """knobs.MAX_CALLS and GATE_WEIGHTS are copies (routing loads neither the grammar nor the gate)."""
+    from eris_lab.calibration import GATE_FEATURES
+    from eris_lab.grammar.envelope import MAX_CALLS
+    from eris_lab import knobs
+
+    assert knobs.MAX_CALLS == MAX_CALLS and knobs.GATE_WEIGHTS == len(GATE_FEATURES) + 1
+
+
+@pytest.mark.parametrize("table, where", [
+    ({"relevance_floor": 0.5, "relevance_weights": [1.0, 2.0]}, "relevance_weights"),
+    ({"relevance_floor": 0.5, "relevance_weights": [1e308] * 4}, "relevance_weights"),
+    ({"fix_spelling": "yes"}, "fix_spelling"),
+    ({"order_by_cosine": "no"}, "order_by_cosine"),
+    ({"max_calls": 10_000_000}, "max_calls"),
+])
+def test_knobs_a_helper_broke_are_refused_naming_them(table, where):
+    """A helper's bad knobs, 2026-12-05: each passed, then failed in a matrix product, overflowed,
+    or was refused only when a grammar was compiled."""
+    with pytest.raises(KnobsError, match=where):
+        Knobs.from_dict(table)
+
+
+def test_knobs_outside_the_knobs_table_and_huge_integers_are_refused(tmp_path):
+    path = tmp_path / "k.toml"
+    path.write_text("threshold = 0.99\n[knobs]\nsingle_hit_floor = 0.99\n", encoding="utf-8")
+    with pytest.raises(KnobsError, match="'threshold' stands outside the \\[knobs\\] table"):
+        Knobs.load(path)
+    path.write_text("threshold = 1" + "0" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(KnobsError, match="not valid TOML"):
+        Knobs.load(path)

@@ -149,6 +149,12 @@ class Grammar:
         return self.text
 
 
+def _finite_number(v: int | float) -> bool:
+    """A float that is finite, or any int: ``math.isfinite(10**400)`` raises OverflowError (a
+    helper's bad schema, 2026-12-05), and an integer bound that large is simply an open side."""
+    return isinstance(v, int) or math.isfinite(v)
+
+
 def _rule_piece(run: str) -> str:
     # letters and digits outside ASCII keep their identity as code points: "名前" -> "u540d-u524d",
     # so a key made only of them never sanitises to nothing (the property rule "root-名前" took the
@@ -356,7 +362,8 @@ _SHORT_JSON_ESCAPES = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D:
 def _json_char_alternatives(ranges: _pattern.Ranges) -> list[str]:
     """GBNF alternatives matching the JSON spelling of one character of ``ranges``.
 
-    Raw where JSON allows it; the canonical escape for ``"``, backslash and control characters.
+    Raw where JSON allows it; the canonical escape for ``"``, backslash and control characters;
+    ``\\uXXXX`` too for non-ASCII characters of the BMP (:func:`_unicode_escapes`).
     """
     forbidden_raw = _pattern.normalize(_CONTROL + _SURROGATES + ((0x22, 0x22), (0x5C, 0x5C)))
     raw = _pattern.intersect(ranges, _pattern.complement(forbidden_raw))
@@ -382,7 +389,65 @@ def _json_char_alternatives(ranges: _pattern.Ranges) -> list[str]:
     else:
         for cp in controls:
             alts.append(literal(_SHORT_JSON_ESCAPES.get(cp, f"\\u{cp:04x}")))
+    escaped = _unicode_escapes(ranges)
+    if escaped:
+        alts.append(escaped)
     return alts
+
+
+#: Non-ASCII characters of the Basic Multilingual Plane: the ones a JSON encoder writes as
+#: ``\uXXXX`` (Python's ``json.dumps`` by default, ``ensure_ascii``).
+_ESCAPED_BY_ENCODERS = ((0x80, 0xD7FF), (0xE000, 0xFFFF))
+#: More ranges than this in one class and its ``\uXXXX`` spellings are left out (narrower, never wider).
+_MAX_ESCAPE_RANGES = 32
+
+
+def _unicode_escapes(ranges: _pattern.Ranges) -> str:
+    r"""GBNF for ``\uXXXX`` (hex digits in either case) of the non-ASCII BMP characters of
+    ``ranges``, or ``""``: "\u00e9" for a pattern's é was refused, though a JSON encoder writes it
+    so (the bounded-string-keeps-escapes kind; a helper's variants, 2026-12-05)."""
+    wanted = _pattern.intersect(ranges, _pattern.normalize(_ESCAPED_BY_ENCODERS))
+    if not wanted or len(wanted) > _MAX_ESCAPE_RANGES:
+        return ""
+    body = " | ".join(_hex_span(lo, hi, 4) for lo, hi in wanted)
+    return f'"\\\\u" ({body})'
+
+
+def _hex_digit(value: int) -> str:
+    """One hex digit of either case: ``"7"``, ``[aA]``."""
+    text = f"{value:x}"
+    return f'"{text}"' if text.isdigit() else f"[{text}{text.upper()}]"
+
+
+def _hex_digits(lo: int, hi: int) -> str:
+    """A class of the hex digits ``lo`` to ``hi`` in either case."""
+    if lo == hi:
+        return _hex_digit(lo)
+    digits = [f"{v:x}" for v in range(lo, hi + 1)]
+    return "[" + "".join(d for d in digits if d.isdigit()) + "".join(d + d.upper() for d in digits if not d.isdigit()) + "]"
+
+
+def _hex_span(lo: int, hi: int, width: int) -> str:
+    """GBNF for the ``width``-digit hex numbers from ``lo`` to ``hi`` (both in range)."""
+    if width == 0:
+        return ""
+    unit = 16 ** (width - 1)
+    rest = f" [0-9a-fA-F]{{{width - 1}}}" if width > 1 else ""
+    head_lo, head_hi = lo // unit, hi // unit
+    if head_lo == head_hi:
+        tail = _hex_span(lo % unit, hi % unit, width - 1)
+        return f"{_hex_digit(head_lo)} {tail}".strip() if width == 1 or tail.startswith("(") or " " not in tail \
+            else f"{_hex_digit(head_lo)} ({tail})"
+    parts = []
+    if lo % unit:
+        parts.append(f"{_hex_digit(head_lo)} ({_hex_span(lo % unit, unit - 1, width - 1)})")
+        head_lo += 1
+    last_full = head_hi if hi % unit == unit - 1 else head_hi - 1
+    if head_lo <= last_full:
+        parts.append(f"{_hex_digits(head_lo, last_full)}{rest}")
+    if hi % unit != unit - 1:
+        parts.append(f"{_hex_digit(head_hi)} ({_hex_span(0, hi % unit, width - 1)})")
+    return parts[0] if len(parts) == 1 else "(" + " | ".join(parts) + ")"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1027,8 +1092,8 @@ class Compiler:
             rest["type"] = self._types(schema, path)
         checked = {k: v for k, v in rest.items() if k not in ANNOTATION_KEYWORDS}
         kept = list({_json_key(v): v for v in values if not checked or self._valid(v, checked)}.values())
-        if len(kept) < len(values):
-            dropped = [v for v in values if _json_key(v) not in {_json_key(k) for k in kept}]
+        dropped = [v for v in values if _json_key(v) not in {_json_key(k) for k in kept}]
+        if dropped:  # a value listed twice is kept once, and no warning ("values [] are invalid ...")
             self._warn(f"{path}/enum", f"values {dropped!r} are invalid under the rest of the schema; left out")
         if not kept:
             bfcl_style = (rest.get("type") == "array" and "enum" in schema
@@ -1476,7 +1541,7 @@ class Compiler:
             v = schema.get(key)
             if v is None:
                 continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite_number(v):
                 raise self._error(f"{path}/{key}", f"expected a number, got {v!r}")
             if key == "minimum":
                 b = math.ceil(v)
@@ -1490,10 +1555,15 @@ class Compiler:
             else:
                 b = math.ceil(v) - 1
                 hi = b if hi is None else min(hi, b)
-        if lo is None and hi is None:
-            return self.primitive("integer")
         if lo is not None and hi is not None and lo > hi:
             raise self._unsat(path, f"no integer lies between the bounds ({lo} > {hi})")
+        # a bound of more than 19 digits (beyond int64) leaves that side open, as for numbers
+        # ("maximum": 10**400 spelt 400 digit counts out; a helper's bad schema, 2026-12-05)
+        cap = 10 ** MAX_INT_DIGITS
+        hi = None if hi is not None and hi >= cap else hi
+        lo = None if lo is not None and lo <= -cap else lo
+        if lo is None and hi is None:
+            return self.primitive("integer")
         return self._rule(name, f"({integer_range(lo, hi, self.style.int_digits)}) space", path)
 
     def _build_number_rule(self, schema: dict, name: str, path: str) -> str:
@@ -1511,7 +1581,7 @@ class Compiler:
             v = schema.get(key)
             if v is None:
                 continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite_number(v):
                 raise self._error(f"{path}/{key}", f"expected a number, got {v!r}")
             d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
             strict = key.startswith("exclusive")
@@ -1614,7 +1684,7 @@ def _fixed_char(node: _pattern.Node) -> str | None:
     if node.kind != "set" or len(node.ranges) != 1 or node.ranges[0][0] != node.ranges[0][1]:
         return None
     cp = node.ranges[0][0]
-    if 0xD800 <= cp <= 0xDFFF:
+    if 0xD800 <= cp <= 0xDFFF or cp >= 0x80 and cp <= 0xFFFF:  # é is also \u00e9 (_unicode_escapes)
         return None
     return json_text(chr(cp))[1:-1]
 

@@ -241,6 +241,10 @@ class Oracle:
         llama_cpp = _llama()
         self._llama = llama_cpp
         self.model_path = Path(model_path) if model_path is not None else _bundled_model()
+        if not self.model_path.exists():  # say what is wrong before llama.cpp's generic refusal
+            raise OracleError("no such file", where=str(self.model_path))
+        if self.model_path.is_dir():
+            raise OracleError("a folder, not a GGUF file", where=str(self.model_path))
         params = llama_cpp.llama_model_default_params()
         params.vocab_only = True
         with _LOCK:
