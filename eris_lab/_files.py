@@ -31,7 +31,7 @@ from .errors import ErisLabError
 
 __all__ = [
     "repo_root", "shown_path", "cache_dir", "atomic_path", "write_atomic", "sha256_file",
-    "MAX_INPUT_BYTES", "MAX_NESTING", "read_user_text", "loads_json", "load_json_file", "loads_toml",
+    "MAX_INPUT_BYTES", "MAX_NESTING", "read_user_text", "no_duplicate_keys", "loads_json", "load_json_file", "loads_toml",
     "load_toml_file", "nesting_depth",
 ]
 
@@ -209,7 +209,7 @@ def loads_json(text: str, *, where: str, error: type[ErisLabError] = ErisLabErro
         deeper than ``max_nesting``.
     """
     try:
-        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicate_keys)
+        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise error(f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})", where=where) from None
     except ValueError as exc:  # parse_constant's refusal
@@ -221,7 +221,7 @@ def loads_json(text: str, *, where: str, error: type[ErisLabError] = ErisLabErro
     return data
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """An object's pairs as a dict; a key given twice is refused, as TOML refuses it
     (``{"name": "a:b", "name": "c:d"}`` kept the last without a word: a helper's bad input)."""
     out = dict(pairs)

@@ -473,6 +473,7 @@ def _run_grammar(args) -> int:
     from .errors import SchemaError
     from .grammar import compile as compile_grammar
     from .grammar import compile_schema
+    from ._files import no_duplicate_keys
     from .grammar.compiler import MAX_SCHEMA_DEPTH, recursion_headroom
     from .grammar.envelope import style
 
@@ -481,7 +482,7 @@ def _run_grammar(args) -> int:
         text = _read_text(args.schema, "--schema")
         try:
             with recursion_headroom(where=args.schema):  # deep JSON gets the depth message below
-                schema = json.loads(text)
+                schema = json.loads(text, object_pairs_hook=no_duplicate_keys)  # a key twice: refused
         except json.JSONDecodeError as exc:
             raise SchemaError(f"not valid JSON (line {exc.lineno}: {exc.msg})", where=args.schema) from None
         except ValueError as exc:  # an integer of more than 4,300 digits (Python's int limit)

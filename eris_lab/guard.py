@@ -25,20 +25,24 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
 from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
                       GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
-                      VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS)
+                      VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS, READ_VERBS, WRITE_VERBS,
+                      ACTION_WORDS)
 
 __all__ = [
     "clean_text",
     "find_urls",
     "is_conversational",
+    "only_short",
     "names_code",
     "asks_about_language",
+    "is_language_question",
+    "language_tools",
     "is_greeting",
     "is_small_talk",
     "without_venting",
@@ -46,6 +50,7 @@ __all__ = [
     "without_payload",
     "quoted_payloads",
     "read_existence",
+    "read_code_question",
     "one_edit_apart",
     "read_addresses",
     "read_idioms",
@@ -291,7 +296,9 @@ _LANGUAGE_QUESTION_RES = tuple(re.compile(r"(?is)^\W*" + _LANGUAGE_OPENERS + p +
     + r"\s+(?:in|into)\s+" + _LANGUAGE,
     r"how (?:do|would|can|could|should) (?:you|i|we|one|u|people) (?:spell|pronounce)\s+" + _ABOUT
     + r"(?:\s+(?:in|into)\s+" + _LANGUAGE + r")?",
-    # what does X mean (in German) / what is the meaning of X / what's X in French
+    r"how (?:is|are|do you) " + _ABOUT + r" (?:spelled|spelt|pronounced|written|spell|pronounce)(?:\s+in\s+" + _LANGUAGE + r")?",
+    # define X / what does X mean (in German) / what is the meaning of X / what's X in French
+    r"define (?:the (?:word|term) )?(?:'[^\n]+?'|\"[^\"]+\"|[A-Za-zÄÖÜäöüß-]+)",  # one word: "define the interface" is code
     r"what (?:does|do) " + _ABOUT + r" mean(?:\s+(?:in|auf)\s+" + _LANGUAGE + r")?",
     r"what(?:'s|’s| is| are) (?:the )?(?:meaning|definition|translation) of " + _ABOUT
     + r"(?:\s+(?:in|into)\s+" + _LANGUAGE + r")?",
@@ -302,6 +309,28 @@ _LANGUAGE_QUESTION_RES = tuple(re.compile(r"(?is)^\W*" + _LANGUAGE_OPENERS + p +
     r"was (?:bedeutet|bedeuten|heißt|heisst) " + _ABOUT + r"(?:\s+(?:auf|in|im)\s+" + _LANGUAGE + r")?",
     r"wie (?:sagt|schreibt|spricht) man " + _ABOUT + r"(?:\s+(?:auf|in|im)\s+" + _LANGUAGE + r")?(?:\s+aus)?",
 ))
+
+
+def is_language_question(text: str) -> bool:
+    """Whether ``text`` is a question about words (a translation, a meaning, a spelling), whatever
+    the catalogue: :func:`asks_about_language` without its tool check."""
+    text = " ".join(text.replace("’", "'").split())
+    return any(p.match(text) for p in _LANGUAGE_QUESTION_RES)
+
+
+def language_tools(catalog: Catalog) -> tuple[str, ...]:
+    """Tools that serve a question about words: a name word or keyword starting with one of
+    :data:`~eris_lab.lexicon.LANGUAGE_TOOL_STEMS` (``translate_text``, ``dictionary_lookup``).
+
+    The router forces them for a question about words (:func:`is_language_question`): "what does
+    'serendipity' mean?" beside ``dictionary_lookup`` was refused by the relevance gate (a helper's
+    variants, 2026-12-05)."""
+    return catalog.derived("guard.language_tools", _language_tools)
+
+
+def _language_tools(catalog: Catalog) -> tuple[str, ...]:
+    return tuple(t.name for t in catalog
+                 if any(w.lower().startswith(LANGUAGE_TOOL_STEMS) for w in (*name_words(t.name), *t.keywords)))
 
 
 def asks_about_language(text: str, keywords: Iterable[str] = ()) -> bool:
@@ -319,10 +348,7 @@ def asks_about_language(text: str, keywords: Iterable[str] = ()) -> bool:
     The quoted words are no request: without this rule their tools were offered, or the rest of
     the message ("how do you say ... in Italian?") was scored alone and pulled the calendar.
     """
-    text = " ".join(text.replace("’", "'").split())
-    if not any(p.match(text) for p in _LANGUAGE_QUESTION_RES):
-        return False
-    return not any(k.startswith(LANGUAGE_TOOL_STEMS) for k in keywords)
+    return is_language_question(text) and not any(k.startswith(LANGUAGE_TOOL_STEMS) for k in keywords)
 
 
 def _greeting_only(text: str) -> bool:
@@ -345,8 +371,38 @@ _FILE_NAME_RE = re.compile(
     r"html?|xml|ya?ml|toml|ini|cfg|log|png|jpe?g|gif|svg|webp|zip|tar|gz|mp3|mp4|wav|epub|ipynb)\b")
 
 
-#: A name from code: snake_case, camelCase or a call ("parse_config", "getUserById", "main()").
-_CODE_NAME_RE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Za-z_]\w*\(\)")
+#: A name from code: snake_case, camelCase, PascalCase of two words or more, a dunder name, a
+#: dotted member or a call ("parse_config", "getUserById", "TokenBucket", "__init_subclass__",
+#: "HttpClient.send", "main()").
+_CODE_NAME_RE = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b|\b[a-z]+[A-Z][A-Za-z0-9]*\b|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b"
+    r"|(?<!\w)__[A-Za-z]\w*__(?!\w)|\b[A-Za-z_]\w*\.[a-z_]\w*\(?\)?(?=[\s?!,;:]|$)|\b[A-Za-z_]\w*\(\)")
+
+
+#: A question where code is defined or used ("where is parse_config defined?", "who calls
+#: getUserById?", "which module defines class TokenBucket?", "Wo wird load_settings aufgerufen?"):
+#: a code search, whatever the thin tools' words (a helper's variants of case route-14, 2026-12-05).
+_CODE_QUESTION_RES = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"^\W*(?:hi|hey|morning|ok|so)?\W*where(?:'s| is| are| do we| does)\s+(?:the\s+)?(?:implementation\s+of\s+)?"
+    r"(?:(?:function|method|class|constant|variable|module|type|struct|interface)\s+)?(?P<name>\S+)"
+    r"(?:\s+(?:\w+\s+){0,3}(?:defined|declared|implemented|used|called|imported|set|handled|raised))?",
+    r"^\W*(?:who|what)\s+(?:calls|uses|imports|references|overrides|raises)\s+(?P<name>\S+)",
+    r"^\W*(?:which|what)\s+(?:module|file|class|package|function)s?\s+(?:defines|implements|declares|contains|"
+    r"calls|uses|imports)\s+(?:(?:the\s+)?(?:function|method|class|constant|type)\s+)?(?P<name>\S+)",
+    r"^\W*wo\s+(?:wird|werden|ist|sind)\s+(?:die\s+(?:funktion|methode|klasse|konstante)\s+|der\s+typ\s+)?(?P<name>\S+)"
+    r"(?:\s+\w+){0,3}\s+(?:definiert|deklariert|implementiert|aufgerufen|verwendet|benutzt|importiert)",
+))
+
+
+def read_code_question(text: str) -> str:
+    """``"search the code for NAME"`` when ``text`` asks where a name from code (:func:`names_code`)
+    is defined or used, else ``""``. The router scores this reading beside the message, so it can
+    raise a code search's score, never lower one."""
+    for pattern in _CODE_QUESTION_RES:
+        match = pattern.match(text)
+        if match and names_code(match.group("name")):
+            return f"search the code for {match.group('name').strip('?.,!`')}"
+    return ""
 
 
 def names_code(text: str) -> bool:
@@ -412,6 +468,33 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     # a typo of a keyword is still a request ("chek my emial", "paus the podcats": demo set, tag typo)
     return not any(one_edit_apart(word, k) for word in words if len(word) >= 4
                    for k in keywords if len(k) >= TYPO_MIN_LETTERS and abs(len(k) - len(word)) <= 1)
+
+
+_QUESTION_WORDS = frozenset("what whats how when where which who why is are do does did can could will would "
+                            "should wie was wann wo welche".split())
+
+
+def only_short(text: str, keywords: Iterable[str] = (), **knobs: Any) -> bool:
+    """Whether :func:`is_conversational` (same arguments) calls ``text`` conversation only by the
+    short-input rule (three words, no tool keyword), not as a greeting, small talk, a request for
+    writing or a question about words, and the message has three words or more and opens with no
+    question word.
+
+    Such a message may still be a command the keyword list does not know ("lint the project",
+    "countdown 90 seconds", "NBA standings please": a helper's variants, 2026-12-05): the router
+    scores it, and it is conversation unless a tool clears the single-hit floor.
+    """
+    if not is_conversational(text, keywords, **knobs):
+        return False
+    norm = _normalise_for_greeting(text)
+    words = norm.split()
+    # a word or two ("ratings", "guide me") and a short question ("What is 2*3?" beside vehicle
+    # tools, BFCL live_irrelevance_271-57-6) stay conversation: measured on live_irrelevance
+    if len(words) < 3 or words[0] in _QUESTION_WORDS:
+        return False
+    keywords = keywords if isinstance(keywords, (set, frozenset)) else set(keywords)
+    return bool(norm) and not (norm in _GREETING_PHRASES or is_small_talk(norm) or _greeting_only(norm)
+                               or asks_for_writing(norm, keywords) or asks_about_language(text, keywords))
 
 
 #: Keywords this long or longer match a word one edit away (a letter added, dropped, changed, or two
@@ -567,7 +650,8 @@ def apply_spelling(text: str, fixes: Mapping[str, str]) -> str:
 #: noun pulls (reported case route-10: the noun pulled its create/get/delete tools).
 _EXISTENCE_RE = re.compile(
     r"(?i)^\W*(?:(?:hey|hi|hello|ok|okay|so|quick question)\W+)*(?:(?:can|could) you (?:check|tell me|see) )?(?:(?:if|whether) )?"
-    r"(?:is there|are there|is there any|are there any|have we got|do (?:we|you|i) (?:have|got)|gibt es|haben wir|existiert)"
+    r"(?:is there|are there|is there any|are there any|have we got|do (?:we|you|i) (?:have|got)|do you (?:sell|carry|stock|offer)"
+    r"|gibt es|haben wir|existiert)"
     r"\s+(?P<rest>\S.*)$")
 
 
@@ -888,6 +972,15 @@ _DOWNLOAD_TO_FILE_RE = re.compile(
     r"((?:\.{1,2}/|~/|/)?[\w.\-]+(?:[/\\][\w.\-]+)+|[\w\-]+\.[A-Za-z]\w{0,4})(?=[\s,;!?]|\.?$)")
 
 
+#: "save it to assets/logo.svg": said as a file ("to the file assets/logo.svg"), the clause names the
+#: write tool ("pull down URL and save it to assets/logo.svg" offered the download alone; a helper's
+#: variant of case route-26, 2026-12-05).
+_SAVE_TO_PATH_RE = re.compile(
+    r"(?i)\b((?:save|store|write|put|dump|speichere)\s+(?:it|this|that|them|the\s+\w+|es|das)?)\s*"
+    r"(?:to|as|into|in|under|unter|als|nach)\s+(?!the\s+file\b)"
+    r"((?:\.{1,2}/|~/|/)?[\w.\-]+(?:[/\\][\w.\-]+)+|[\w\-]+\.[A-Za-z]\w{0,4})(?=[\s,;!?]|\.?$)")
+
+
 #: A question about what came before ("..., what's it doing tomorrow?", "wie wird es morgen?"): read
 #: alone it is about nothing ("what's it doing" scores news), so its part carries the part before it
 #: too (reported case route-01).
@@ -927,11 +1020,13 @@ _VENTING_PHRASE_RE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(p) for p in VE
 
 
 def _vents(piece: str) -> bool:
-    """Whether ``piece`` is a statement that vents a feeling: no question mark, opens with a pronoun,
-    a determiner or an interjection (a command opens with its verb: "delete those stupid spam mails"
-    is a request), and holds a :data:`~eris_lab.lexicon.VENTING_WORDS` word or phrase."""
+    """Whether ``piece`` is a statement that vents a feeling or an opinion: no question mark, opens
+    with a pronoun, a determiner, an interjection or a noun, not with a command's verb or a
+    question word (:data:`_REQUEST_OPENERS`: "delete those stupid spam mails" is a request), and
+    holds a :data:`~eris_lab.lexicon.VENTING_WORDS` word or phrase ("politicians are all liars
+    anyway", "wall street greed makes me sick": a helper's variants of route-01, 2026-12-05)."""
     words = [w.lower() for w in re.findall(r"[\w']+", piece)]
-    if not words or "?" in piece or words[0] not in _STATEMENT_OPENERS:
+    if not words or "?" in piece or (words[0] not in _STATEMENT_OPENERS and words[0] in _REQUEST_OPENERS):
         return False
     return any(w in VENTING_WORDS for w in words) or bool(_VENTING_PHRASE_RE.search(piece))
 
@@ -963,9 +1058,18 @@ def without_venting(text: str) -> str:
     return rest if rest != " ".join(text.split()) and len(rest.split()) >= 2 else ""
 
 
+#: Words that open a request, not a statement: a command's verb or a polite opener ("delete those
+#: stupid spam mails" is a request whatever it holds).
+_REQUEST_OPENERS = (READ_VERBS | WRITE_VERBS | frozenset().union(*ACTION_WORDS.values()) | frozenset(
+    """please pls can could would will tell show give let remind text message email mail call ping find look
+    help bring take open close turn switch make wake verify bitte kannst könntest zeig sag gib bestell bestelle
+    what how when where which who why is are do does did should shall wie was wann wo""".split()))
+
+
 def venting_apart(text: str) -> tuple[str, str]:
-    """``(request, venting)``: the pieces of ``text`` that vent a feeling (:func:`_vents`) and the
-    rest, each joined; ``("", "")`` unless both are there.
+    """``(request, venting)``: the pieces of ``text`` that vent a feeling or an opinion (:func:`_vents`:
+    "politicians are all liars anyway. is it going to rain in Leeds tomorrow?") and the rest, each
+    joined; ``("", "")`` unless both are there.
 
     The router scores both and lets no tool score more than the request alone gives it where the
     venting pulls it more (``router.without_pull``), once the request alone names a tool: "my boss is
@@ -1020,6 +1124,7 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     """
     held, spans = _protect_quotes(text)  # a quoted message body is one piece
     held = _DOWNLOAD_TO_FILE_RE.sub(r"\1 and save it to the file \2", held)
+    held = _SAVE_TO_PATH_RE.sub(r"\1 to the file \2", held)  # "... and save it to assets/logo.svg"
     parts = [_restore_quotes(p, spans) for p in _CLAUSE_SPLIT_RE.split(held) if p and p.strip()]
     # a greeting or small talk is no request ("hi there, set an alarm for 6" is one)
     parts = [p for p in parts if not (is_greeting(p) or _greeting_only(p) or is_small_talk(p))]

@@ -257,13 +257,14 @@ VENTING_WORDS = frozenset(
     hated disaster disastrous nightmare catastrophe ruin ruins ruined ruining riot idiot idiots stupid
     ridiculous unbelievable insane awful terrible horrible worst ugh argh damn dammit hell sucks
     disgraceful disgrace disgusting outrageous shameful pathetic useless incompetent tyrant destroyed
-    destroying fuming
+    destroying fuming liars liar hopeless rigged greed greedy crooks clowns morons scam rubbish blind
     wütend sauer genervt nervt katastrophe albtraum furchtbar schrecklich mist verdammt idioten""".split()
 )
 #: Phrases that vent ("freezing to death", "killing me", "fed up", "sick of").
 VENTING_PHRASES = ("freezing to death", "killing me", "fed up", "sick of", "sick and tired", "drives me crazy",
                    "driving me crazy", "can't stand", "cannot stand", "what a mess", "falling apart",
-                   "going to hell", "geht mir auf die nerven")
+                   "going to hell", "down the drain", "makes me sick", "gets anything done", "get anything done",
+                   "geht mir auf die nerven")
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he
 #: lies"): glossed only when the message reads German otherwise (:data:`GERMAN_CUES`), so an

@@ -37,7 +37,7 @@ from typing import Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import (countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, singular,
+from .guard import (countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, singular,
                     tool_keywords, unread_script, without_small_talk)
 from .knobs import Knobs
 from .lexicon import ACTION_WORDS, ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
@@ -931,10 +931,12 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         return paired
 
     forced = [h for h in hits if h.name in catalog and h.score >= knobs.forced_floor]
-    if not forced and is_conversational(
-        text, tool_keywords(catalog), max_words=knobs.short_max_words, max_chars=knobs.short_max_chars,
-        follow_up=follow_up,
-    ):
+    short_rule = dict(max_words=knobs.short_max_words, max_chars=knobs.short_max_chars, follow_up=follow_up)
+    if not forced and is_conversational(text, tool_keywords(catalog), **short_rule) and not (
+            # short input is still a request when a tool clears the single-hit floor ("lint the
+            # project" beside run_linter; guard.only_short)
+            only_short(text, tool_keywords(catalog), **short_rule)
+            and any(h.name in catalog and h.score >= knobs.single_hit_floor for h in hits)):
         return Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(),
                         reason="short or greeting message with no URL and no tool keyword: conversation")
 

@@ -35,6 +35,9 @@ from .guard import (
     foreign_language,
     german_stem,
     is_conversational,
+    is_language_question,
+    language_tools,
+    only_short,
     known_words,
     lexical_terms,
     mostly_german,
@@ -43,6 +46,7 @@ from .guard import (
     page_phrase,
     quoted_payloads,
     read_addresses,
+    read_code_question,
     read_existence,
     read_idioms,
     read_weather,
@@ -526,6 +530,9 @@ class Router:
         return self.calibrate(queries @ self.tool_vectors.T)
 
     def _forced(self, text: str) -> tuple[list[Hit], str]:
+        words = language_tools(self.catalog)
+        if words and is_language_question(text):  # "what does 'serendipity' mean?" beside a dictionary
+            return [Hit(name=n, score=FORCED_SCORE) for n in words], "a question about words: the language tools"
         if not self._fetch:
             return [], ""
         urls = find_urls(text)
@@ -605,13 +612,25 @@ class Router:
         start = time.perf_counter()
         forced, guard = self._forced(text)
         follow_up = self.is_follow_up(text, previous, recent=recent, failed=failed)
-        conversational = not forced and is_conversational(
-            text, self._keywords, max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars,
-            follow_up=follow_up)
+        short_rule = dict(max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars, follow_up=follow_up)
+        conversational = not forced and is_conversational(text, self._keywords, **short_rule)
+        # short input the keyword list does not know is scored, and stays conversation unless a
+        # tool clears the single-hit floor ("lint the project", "countdown 90 seconds")
+        short_only = conversational and only_short(text, self._keywords, **short_rule)
         timings["guard"] = (time.perf_counter() - start) * 1000
-        if conversational:
+        if conversational and not short_only:
             timings["embed"] = timings["score"] = 0.0
             return (), "conversation"
+        if short_only:
+            hits, guard = self._scored_hits(text, forced, guard, previous, recent, follow_up, timings, start)
+            if not any(h.score >= self.knobs.single_hit_floor for h in hits):
+                return (), "conversation"
+            return hits, "; ".join(filter(None, [guard, "short, but a tool clears the single-hit floor"]))
+        return self._scored_hits(text, forced, guard, previous, recent, follow_up, timings, start)
+
+    def _scored_hits(self, text: str, forced: Sequence[Hit], guard: str, previous: str, recent: Sequence[str],
+                     follow_up: bool, timings: dict[str, float], start: float) -> tuple[tuple[Hit, ...], str]:
+        """:meth:`guarded_hits` past the conversation guard: readings, embedding, scores, hits."""
         notes = [guard]
         request = without_small_talk(text)
         ungreeted = "" if request else without_greeting(text)
@@ -652,6 +671,10 @@ class Router:
         if weather:  # likewise: "is it going to be sunny on Sunday?" read with "weather forecast"
             queries.append(weather)
             notes.append("weather question read")
+        code = read_code_question(fixed)
+        if code:  # likewise: "who calls getUserById?" read as a code search for it
+            queries.append(code)
+            notes.append("code question read as a search")
         existence = read_existence(fixed)
         if existence:  # likewise: "is there a program starting ZOK?" read as a search for one
             queries.append(existence)

@@ -134,6 +134,7 @@ def _make(tmp: Path) -> dict[str, str]:
         "cat_if": json.dumps([{"name": "a:b", "description": "x", "parameters": {
             "type": "object", "properties": {"k": {"type": "string"}}, "if": {"required": ["k"]}}}]),
         "hits_twice": '[["clock:now", 0.9], ["clock:now", 0.1]]',
+        "schema_dupkey": '{"type": "object", "properties": {"a": {"type": "string"}, "a": {"type": "integer"}}}',
     }
     out = {}
     for key, data in files.items():
@@ -302,6 +303,7 @@ CASES_2 = [
     (61, ["route", "x y z w", "--catalog", "{cat_dupkey}"], "{cat_dupkey}: not valid JSON (key 'name' given twice"),
     (61, ["prompt", "--catalog", "{cat_comma}", "--offer", ""], "a tool name may not hold a comma"),
     (61, ["route", "x y z w", "--catalog", "{cat_remote}"], "only local $ref ('#...') are supported"),
+    (61, ["grammar", "--schema", "{schema_dupkey}"], "{schema_dupkey}: not valid JSON (key 'a' given twice"),
     (62, ["decide", "--text", "what time is it", "--hits", "@{hits_twice}", "--catalog", "{cat}"],
      "'clock:now' is scored twice"),
     (62, ["grammar-check", "--grammar", "{gbnf_string}", "--text", "x", "--model", "{missing}"], "{missing}: no such file"),

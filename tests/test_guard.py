@@ -704,3 +704,61 @@ def test_asking_tools_are_those_that_ask_the_user():
                        Tool(name="ask_user", description="Ask the user a question."),
                        Tool(name="ask_price", description="Quote a price for a product.")])
     assert asking_tools(catalog) == frozenset({"ask_clarification", "ask_user"})
+
+
+def test_language_tools_are_forced_for_a_question_about_words():
+    from eris_lab.catalog import Catalog, Tool
+    from eris_lab.guard import is_language_question, language_tools
+
+    catalog = Catalog([Tool(name="translate_text", description="Translate text between languages."),
+                       Tool(name="dictionary_lookup", description="Definitions of an English word."),
+                       Tool(name="get_weather", description="The weather for a city.")])
+    assert language_tools(catalog) == ("translate_text", "dictionary_lookup")
+    assert is_language_question("what does 'serendipity' mean?") and is_language_question("define ubiquitous")
+    assert is_language_question("how is 'receipt' spelled?")
+    assert not is_language_question("define the interface") and not is_language_question("how is the weather in Rome?")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("which module defines class TokenBucket?", "search the code for TokenBucket"),
+    ("Wo wird load_settings aufgerufen?", "search the code for load_settings"),
+    ("where's the implementation of __init_subclass__ in our models?", "search the code for __init_subclass__"),
+    ("who calls getUserById?", "search the code for getUserById"),
+    ("where is HttpClient.send implemented?", "search the code for HttpClient.send"),
+    ("where is Paris?", ""), ("who calls me?", ""), ("where is my car parked", ""),
+])
+def test_read_code_question(text, expected):
+    from eris_lab.guard import read_code_question
+
+    assert read_code_question(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("lint the project", True), ("countdown 90 seconds", True), ("meetings this Friday?", True),
+    ("ratings", False), ("guide me", False), ("What is 2*3?", False), ("hi", False), ("Tell me a joke", False),
+    ("set an alarm for 7 tomorrow morning please", False),  # not short: no conversation to begin with
+])
+def test_only_short_marks_short_input_that_is_scored(text, expected):
+    from eris_lab.guard import only_short
+
+    assert only_short(text) is expected
+
+
+def test_save_to_a_path_names_the_file_and_existence_covers_shops():
+    from eris_lab.guard import clauses, read_existence
+
+    assert clauses("pull down https://cdn.site.net/logo.svg and save it to assets/logo.svg")[1] == (
+        "save it to the file assets/logo.svg")
+    assert read_existence("do you sell waterproof hiking boots?") == "search for waterproof hiking boots?"
+
+
+def test_opinions_vent_whatever_their_first_word():
+    from eris_lab.guard import venting_apart
+
+    assert venting_apart("politicians are all liars anyway. is it going to rain in Leeds tomorrow?") == (
+        "is it going to rain in Leeds tomorrow?", "politicians are all liars anyway.")
+    assert venting_apart("Der Schiedsrichter war blind! Bestell mir bitte Sushi.") == (
+        "Bestell mir bitte Sushi.", "Der Schiedsrichter war blind!")
+    # a statement that sets the topic is no venting ("I feel like listening to some tunes")
+    assert venting_apart("Hey, I feel like listening to some tunes right now. Can you find me something from 2021?") == (
+        "", "")
