@@ -816,15 +816,21 @@ _TOOL_CALL_CLOSE_RE = re.compile(r"</tool_call>|<\|/tool_call\|>")
 
 
 def _fmt_tool_call_tag(text: str) -> _Found | None:
-    opens = [m.span() for m in _TOOL_CALL_OPEN_RE.finditer(text)]
+    opens, inside, boundary = [], False, 0
+    tags = sorted([(m.start(), m.end(), True) for m in _TOOL_CALL_OPEN_RE.finditer(text)]
+                  + [(m.start(), m.end(), False) for m in _TOOL_CALL_CLOSE_RE.finditer(text)])
+    for start, end, is_open in tags:
+        if is_open:
+            opens.append((start, end))
+        elif not inside:
+            # a closing tag with no opening one: the opening tag was the prompt's last token (or the
+            # model dropped it), so the call runs from the last boundary to here (a helper's variants
+            # of parse-05: calls read as prose with the tags left in, or lost beside tagged ones)
+            opens.append((boundary, boundary))
+        inside = is_open
+        boundary = end if not is_open else boundary
     if not opens:
-        # closing tags alone: the opening tag was the prompt's last token, so each closing tag ends
-        # a call (a helper's variant of parse-05: the calls were read as prose, the tags left in the
-        # content)
-        closes = [m.end() for m in _TOOL_CALL_CLOSE_RE.finditer(text)]
-        if not closes:
-            return None
-        opens = [(at, at) for at in [0, *closes[:-1]]]
+        return None
     cands, cand_spans, spans, repairs = [], [], [], []
     previous = ""
     for k, (start, end) in enumerate(opens):
@@ -833,7 +839,7 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
         close = closing.start() if closing else -1
         seg_end = close if close >= 0 else stop
         segment = text[end:seg_end]
-        c, _, r = _json_cands_in(segment, end)
+        c, c_spans, r = _json_cands_in(segment, end)
         if not c and "<function" in segment:
             got = _fmt_function_tag(segment)
             c, r = (got[0], got[2]) if got else ([], [])
@@ -844,6 +850,8 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
         if not c:
             c = _python_calls(segment) or []
         span = (start, closing.end() if closing else seg_end)
+        if c and close < 0:
+            span = _without_cut_tail(text, span, c_spans)
         if not c and close < 0 and cands and k == len(opens) - 1 and _starts_like(segment, previous):
             cand_spans[-1] = (cand_spans[-1][0], len(text))  # the token limit cut a last copy before its name
             repairs.append("ignored a call cut off at the end of the output")
@@ -862,6 +870,17 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
         return None
     kept, kept_spans, repairs = _once_back_to_back(cands, cand_spans, repairs)
     return kept, sorted(kept_spans + spans), repairs
+
+
+def _without_cut_tail(text: str, span: tuple[int, int], cand_spans: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """``span`` (a call wrapper that never closed) ended after its last whole call when what follows
+    that call is another one the token limit cut (``<|tool_call|>[{...}, {"name": "b", "argu``): the
+    cut call stays in the content, where :func:`calls` reports it instead of dropping it (a helper's
+    variant of parse-05)."""
+    if not cand_spans:
+        return span
+    last = max(end for _, end in cand_spans)
+    return (span[0], last) if _cut_off_tail(text[last:span[1]]) is not None else span
 
 
 def _starts_like(cut: str, whole: str) -> bool:
@@ -1032,6 +1051,8 @@ def _fmt_mistral(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
     for m in _mistral_headers(text):
         got = _decode_at(text, m.end()) if text.startswith("{", m.end()) else None
+        if got is None and text.startswith("{", m.end()) and _match_end(text, m.end()) < 0:
+            continue  # cut off by the token limit: left in the content, where calls() reports it
         if got is None:
             rest = re.compile(r"[^\[]*").match(text, m.end())
             cands.append(_Cand(m.group(1), rest.group(0).strip() if rest else ""))
@@ -1108,6 +1129,10 @@ def _inline_args(text: str, pos: int, line_end: int, name: str) -> tuple[Any, in
         got = _decode_at(text, lead)
         if got is not None and isinstance(got[0], list) and len(got[0]) == 1 and isinstance(got[0][0], dict):
             return got[0][0], got[1], [*got[2], "one object in brackets read as the arguments"]
+        if got is not None and isinstance(got[0], list) and len(got[0]) == 1 and isinstance(got[0][0], str):
+            # 'Action: web_search["weather in Paris"]': the input, quoted inside the brackets (a
+            # helper's variant; the list itself was taken for the arguments)
+            return got[0][0], got[1], [*got[2], "one quoted string in brackets read as the input"]
         if rest.endswith("]") and "[" not in rest[1:-1] and not rest[1:-1].lstrip().startswith(("{", '"')):
             # "Action: search_docs[vacation policy]" (LangChain's MRKL style): the input is inside
             return rest[1:-1].strip(), line_end, []
@@ -1236,13 +1261,14 @@ def _fmt_fenced(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
     for m in _FENCE_RE.finditer(text):
         lang, body = m.group(1).lower(), m.group(2)
-        c, _, r = _json_cands_in(body, m.start(2))
+        c, c_spans, r = _json_cands_in(body, m.start(2))
         if not c and lang in ("tool_code", "tool_call", "python_tag"):
             c = _python_calls(body) or []
         if c:
             cands.extend(c)
             repairs.extend(r)
-            spans.append(m.span())
+            closed = m.group(0).endswith("```") and m.end() > m.end(2)
+            spans.append(m.span() if closed else _without_cut_tail(text, m.span(), c_spans))
     return (cands, spans, repairs) if cands else None
 
 
@@ -1268,6 +1294,14 @@ def _fmt_python_call(text: str) -> _Found | None:
             return listed, [(start, start + len(stripped))], []
     if ";" in stripped and len(stripped) <= 20_000:  # 'get_weather(city="Oslo"); get_weather(city="Bergen")'
         joined = _python_calls(stripped)  # (a helper's variant of parse-43: no call, and a wrong error)
+        if not joined and _cut_off_tail(stripped) is not None:
+            # 'clock_now(); get_weather(city="Par': the whole calls before the one the token limit cut
+            for k in [i for i, ch in enumerate(stripped) if ch == ";"][::-1][:16]:
+                joined = _python_calls(stripped[:k])
+                if joined and _cut_off_tail(stripped[k + 1:]) is not None:
+                    stripped = stripped[:k]
+                    break
+                joined = None
         if joined:
             for cand in joined:
                 cand.offered_only = True
@@ -2107,17 +2141,34 @@ def _text_tags(text: str, mapping: Any) -> _Found | None:
 _MARKER_RE = re.compile(r"<\|?/?([^<>\s|=/]*(?:tool|call|function|invoke)[^<>\s|=/]*)[^<>]{0,200}>"
                         r"|\[TOOL_CALLS\]|\[ARGS\]|<\|python_tag\|>|(?<![\w.:\-])call:[A-Za-z_][\w.:\-]*\s*\{",
                         flags=re.I)
+#: A marker followed by a verb or a function word is the subject of a sentence about it.
+_MARKER_AS_SUBJECT = (r"(?i)\s*(?:tags?|tokens?|markers?)?\s*(?:is|are|was|were|marks|means|wraps|opens|closes|starts|"
+                      r"ends|tells|signals|denotes|and|or|should|must|can|will|has|tag|token)\s+[a-z]")
 _NAME_KEY_RE = re.compile(r"""["']?(?:name|function|tool)["']?\s*[:=]""")
 
 
+#: A Python-style call opening a line or following ``;``, ``[`` or ``,``: where a cut one may start.
+_PY_CALL_START_RE = re.compile(r"(?m)(?:^[ \t]*|(?<=[;\[,])[ \t]*)(" + _NAME + r")\(")
+
+
 def _cut_off_tail(content: str) -> int | None:
-    """Where a call-shaped object that never closes starts, when it runs to the end of ``content``
-    (what is left after the calls read); None when there is none."""
+    """Where a call that never closes starts, when it runs to the end of ``content`` (what is left
+    after the calls read); None when there is none. Three shapes (a helper's variants of parse-05
+    and parse-43): an object with a name key (``{"name": "b", "argu``), an object right after a
+    call marker on its line (``[TOOL_CALLS]b[ARGS]{"query": "wea``: from the marker), and a
+    Python-style call (``get_weather(city="Ber``)."""
     for m in list(re.finditer(r"\{", content))[:64]:
-        body = content[m.start():m.start() + 400]
-        if _NAME_KEY_RE.search(body) and _match_end(content, m.start()) < 0 \
-                and _match_end(content, m.start(), quotes="\"'") < 0:
+        if _match_end(content, m.start()) >= 0 or _match_end(content, m.start(), quotes="\"'") >= 0:
+            continue
+        if _NAME_KEY_RE.search(content[m.start():m.start() + 400]):
             return m.start()
+        line_start = content.rfind("\n", 0, m.start()) + 1
+        marker = _MARKER_RE.search(content, line_start, m.start())
+        if marker is not None:
+            return marker.start()
+    for m in list(_PY_CALL_START_RE.finditer(content))[:64]:
+        if _paren_end(content, m.end() - 1) < 0 and not re.search(r"\)\s*$", content):
+            return m.start(1)
     return None
 
 
@@ -2127,12 +2178,16 @@ def _attempt(text: str, offered: Sequence[str]) -> str | None:
     tried and failed (cut off, an unknown tag, arguments neither JSON nor a Python literal)."""
     if not text.strip():
         return None
+    if _cut_off_tail(text) is not None:  # '[TOOL_CALLS]f[ARGS]{"q": "wea': cut, not an unreadable marker
+        return "a call cut off before its end (the output hit the token limit?)"
     for marker in _MARKER_RE.finditer(text):
         line_end = text.find("\n", marker.end())
         after = text[marker.end():line_end if line_end >= 0 else len(text)]
         if re.search(r"\w", text[text.rfind("\n", 0, marker.start()) + 1:marker.start()]) and \
                 re.match(r"\s+[A-Za-z]", after) and not re.search(r"[{(]", after):
             continue  # "The <tool_call> tag is how Hermes models mark a call.": named in a sentence
+        if re.match(_MARKER_AS_SUBJECT, after) and not re.search(r"[{(]", after):
+            continue  # "<tool_call> is a special token ...": the marker is the sentence's subject (a helper's variant)
         return f"a tool-call marker {_short(marker.group(0), 40)} with no call this parser can read after it"
     words = {w.lower() for n in offered for w in re.split(r"[^A-Za-z0-9]+", n) if len(w) > 2}
     for m in _TEXT_TAG_RE.finditer(text):

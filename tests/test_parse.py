@@ -756,7 +756,7 @@ def test_calls_plain_answers_are_content_without_an_error(raw):
 @pytest.mark.parametrize(("raw", "why"), [
     ('{"name": "clock:alarm", "arguments": {"action": "set", "time": "07:0', "cut off before its end"),
     ('Setting it: {"name": "clock:alarm", "arguments": {"action": "se', "cut off before its end"),
-    ('<tool_call>{"name": "clock:alarm", "argu', "a tool-call marker"),
+    ('<tool_call>{"name": "clock:alarm", "argu', "cut off before its end"),  # the cut, not the marker, is the fault
     ('<invoke name="clock:alarm"><action>set</action></invoke>', "a tool-call marker"),
     ('<|tool▁calls▁begin|><|tool▁call▁begin|>', "a tool-call marker"),
     ("{'name': 'clock:alarm', 'arguments': {'action': 'set' + 'x'}}", "neither JSON nor a Python literal"),
@@ -1160,3 +1160,49 @@ def test_a_call_shown_inside_a_sentence_is_prose():
     parsed = calls('Example output format: <tool_call>{"name": "get_weather", "arguments": {"city": "X"}}</tool_call>'
                    " - that is how I call tools.", ["get_weather"])
     assert [c.source for c in parsed.calls] == ["prose"]
+
+
+# -- the next round of parser variants (2026-12-05, third stop); each failed before its fix ---------
+
+_NOW_SEARCH = ["clock_now", "web_search"]
+
+
+@pytest.mark.parametrize("raw, schemas, expected, error, content", [
+    # parse-05: a call ended by a bare closing tag beside a fully tagged one (the first was lost, error null)
+    ('{"name": "clock_now", "arguments": {}}</tool_call>\n<tool_call>{"name": "web_search", "arguments": '
+     '{"query": "x"}}</tool_call>', None, [("clock_now", {}), ("web_search", {"query": "x"})], None, ""),
+    ('<tool_call>{"name": "clock_now", "arguments": {}}</tool_call>\n{"name": "web_search", "arguments": '
+     '{"query": "x"}}</tool_call>', None, [("clock_now", {}), ("web_search", {"query": "x"})], None, ""),
+    # parse-05: the token limit cut a call inside a JSON list in a Phi-4 tag or an unclosed fence (no error)
+    ('<|tool_call|>[{"name": "clock_now", "arguments": {}}, {"name": "web_search", "arguments": {"query": "wea',
+     None, [("clock_now", {})], "cut off", ""),
+    ('```json\n[{"name": "clock_now", "arguments": {}}, {"name": "web_search", "arguments": {"query": "wea',
+     None, [("clock_now", {})], "cut off", ""),
+    # parse-43: Python-style calls joined by ';', the last one cut (no call, and "arguments could not be read")
+    ('clock_now(); web_search(query="weather in Par', None, [("clock_now", {})], "cut off", ""),
+    # a Mistral call cut after a whole one ("not a JSON object" before)
+    ('[TOOL_CALLS]clock_now[ARGS]{}[TOOL_CALLS]web_search[ARGS]{"query": "wea', None, [("clock_now", {})],
+     "cut off", ""),
+    # parse-19: one quoted string in ReAct's brackets is the input, not a list of arguments
+    ('Thought: search.\nAction: web_search["weather in Paris"]', {"web_search": {
+        "type": "object", "properties": {"query": _STR}, "required": ["query"]}},
+     [("web_search", {"query": "weather in Paris"})], None, "Thought: search."),
+    # parse-07: a reply whose first word is the marker, as the subject of a sentence about it
+    ("<tool_call> is a special token that Hermes models use to mark a call. I did not call anything.", None, [],
+     None, "<tool_call> is a special token that Hermes models use to mark a call. I did not call anything."),
+])
+def test_more_variants_of_the_handed_parsing_kinds(raw, schemas, expected, error, content):
+    parsed = calls(raw, _NOW_SEARCH, schemas=schemas)
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == expected
+    assert (parsed.error is None) if error is None else (error in parsed.error)
+    assert parsed.content == content
+
+
+@pytest.mark.parametrize("raw", ['[TOOL_CALLS]web_search[ARGS]{"query": "wea', 'web_search(query="weather in Par'])
+def test_a_lone_call_the_token_limit_cut_says_so(raw):
+    parsed = calls(raw, _NOW_SEARCH)
+    assert parsed.calls == () and parsed.error and ("cut off" in parsed.error or "could not be read" in parsed.error)
+
+
+def test_a_marker_at_the_start_with_a_name_after_it_is_still_a_failed_attempt():
+    assert calls("<tool_call> clock_now", _NOW_SEARCH).error
