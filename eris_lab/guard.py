@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import (CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
+from .lexicon import (QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
                       GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
                       VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS, READ_VERBS, WRITE_VERBS,
                       ACTION_WORDS)
@@ -470,10 +470,6 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
                    for k in keywords if len(k) >= TYPO_MIN_LETTERS and abs(len(k) - len(word)) <= 1)
 
 
-_QUESTION_WORDS = frozenset("what whats how when where which who why is are do does did can could will would "
-                            "should wie was wann wo welche".split())
-
-
 def only_short(text: str, keywords: Iterable[str] = (), **knobs: Any) -> bool:
     """Whether :func:`is_conversational` (same arguments) calls ``text`` conversation only by the
     short-input rule (three words, no tool keyword), not as a greeting, small talk, a request for
@@ -490,7 +486,7 @@ def only_short(text: str, keywords: Iterable[str] = (), **knobs: Any) -> bool:
     words = norm.split()
     # a word or two ("ratings", "guide me") and a short question ("What is 2*3?" beside vehicle
     # tools, BFCL live_irrelevance_271-57-6) stay conversation: measured on live_irrelevance
-    if len(words) < 3 or words[0] in _QUESTION_WORDS:
+    if len(words) < 3 or words[0] in QUESTION_WORDS:
         return False
     keywords = keywords if isinstance(keywords, (set, frozenset)) else set(keywords)
     return bool(norm) and not (norm in _GREETING_PHRASES or is_small_talk(norm) or _greeting_only(norm)
@@ -1063,7 +1059,7 @@ def without_venting(text: str) -> str:
 _REQUEST_OPENERS = (READ_VERBS | WRITE_VERBS | frozenset().union(*ACTION_WORDS.values()) | frozenset(
     """please pls can could would will tell show give let remind text message email mail call ping find look
     help bring take open close turn switch make wake verify bitte kannst könntest zeig sag gib bestell bestelle
-    what how when where which who why is are do does did should shall wie was wann wo""".split()))
+    """.split()) | QUESTION_WORDS)
 
 
 def venting_apart(text: str) -> tuple[str, str]:

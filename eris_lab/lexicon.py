@@ -292,6 +292,17 @@ REQUEST_WORDS = frozenset(
 #: "What is the weather like today? Can you help me search it up?" for ``tavily_search_results_json``).
 OPEN_SUBJECT_WORDS = frozenset("web internet online engine google bing duckduckgo tavily serpapi wikipedia news".split())
 
+#: Words that open a question, not a command (English and German): the wh-words, and the
+#: auxiliaries a yes/no question opens with. One list for the guard's short-input rule
+#: (``guard.only_short``), its request openers (``guard.venting_apart``) and the policy's
+#: command reading (``policy._is_command``).
+WH_WORDS = frozenset(
+    """what whats what's how how's when where where's which who who's whom whose why
+    wie was wann wo welche warum""".split()
+)
+QUESTION_AUXILIARIES = frozenset("is are do does did can could will would should shall".split())
+QUESTION_WORDS = WH_WORDS | QUESTION_AUXILIARIES
+
 #: English function words that are not German words too ("in", "an", "was", "die" are left out):
 #: a message reads German on function words alone only when its German ones outnumber these, so
 #: a German particle inside an English sentence's name ("cities such as Des Moines", "mail it to

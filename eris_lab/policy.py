@@ -40,7 +40,7 @@ from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, nam
 from .guard import (countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, singular,
                     tool_keywords, unread_script, without_small_talk)
 from .knobs import Knobs
-from .lexicon import ACTION_WORDS, ENGLISH_CUES, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
+from .lexicon import ACTION_WORDS, ENGLISH_CUES, QUESTION_WORDS, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
 from .slots import MissingSlot, has_evidence, required_slots
 
 __all__ = [
@@ -679,10 +679,9 @@ def _tool_subject_words(catalog: Catalog) -> tuple[frozenset[str] | None, ...]:
 #: changed none of those suites' offers; the handed cases' tools hold a median of 4.
 THIN_TOOL_WORDS = 5
 #: Words that open a statement or a question, not a command: wh-words, pronouns, auxiliaries.
-_NOT_A_COMMAND = STOPWORDS | ENGLISH_CUES | frozenset(
-    """who whom whose why how what's whats where's how's who's i i'm im we we're they he she it's its
-    there there's here is are was were do does did don't will would should shall may might must
-    have has had am be been being if when where which then so but just also maybe""".split())
+_NOT_A_COMMAND = STOPWORDS | ENGLISH_CUES | QUESTION_WORDS | frozenset(
+    """i i'm im we we're they he she it's its there there's here was were don't may might must
+    have has had am be been being if then so but just also maybe""".split())
 _LEADING_FILLER_RE = re.compile(
     r"(?i)^(?:\W*(?:hey|hi|hiya|hello|yo|howdy|ok|okay|alright|so|morning|good (?:morning|afternoon|evening)|there|"
     r"please|pls|kindly|(?:can|could|would|will) (?:you|u))\b)+\W*")
