@@ -474,7 +474,8 @@ def only_short(text: str, keywords: Iterable[str] = (), **knobs: Any) -> bool:
     """Whether :func:`is_conversational` (same arguments) calls ``text`` conversation only by the
     short-input rule (three words, no tool keyword), not as a greeting, small talk, a request for
     writing or a question about words, and the message has three words or more and opens with no
-    question word.
+    question word (:data:`~eris_lab.lexicon.QUESTION_WORDS`), or asks about the weather by a state
+    of it (:func:`read_weather`: "is it nice out?").
 
     Such a message may still be a command the keyword list does not know ("lint the project",
     "countdown 90 seconds", "NBA standings please": a helper's variants, 2026-12-05): the router
@@ -486,7 +487,8 @@ def only_short(text: str, keywords: Iterable[str] = (), **knobs: Any) -> bool:
     words = norm.split()
     # a word or two ("ratings", "guide me") and a short question ("What is 2*3?" beside vehicle
     # tools, BFCL live_irrelevance_271-57-6) stay conversation: measured on live_irrelevance
-    if len(words) < 3 or words[0] in QUESTION_WORDS:
+    # a question about the weather by a state of it ("is it nice out?", "raining?") is scored all the same
+    if (len(words) < 3 or words[0] in QUESTION_WORDS) and not _WEATHER_QUESTION_RE.search(text):
         return False
     keywords = keywords if isinstance(keywords, (set, frozenset)) else set(keywords)
     return bool(norm) and not (norm in _GREETING_PHRASES or is_small_talk(norm) or _greeting_only(norm)

@@ -159,7 +159,14 @@ WEATHER_QUESTIONS = (
     r"\b(?:hot|cold|warm|chilly|freezing)\s+(?:outside|out\s+there|today|tomorrow|tonight|this\s+(?:morning|afternoon|"
     r"evening|weekend|week)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     r"\b(?:will\s+it\s+be|going\s+to\s+be|gonna\s+be)\s+(?:\w+\s+)?(?:hot|cold|warm|chilly|freezing)\b",
-    r"\b(?:should|do)\s+I\s+(?:wear|bring|take|need)\s+(?:a\s+|my\s+)?(?:jacket|coat|shorts|scarf|gloves)\b",
+    r"\b(?:should|do)\s+I\s+(?:wear|bring|take|need|pack)\s+(?:a\s+|my\s+|some\s+)?(?:jacket|coat|shorts|scarf|gloves|"
+    r"sunglasses|layers|boots|hat)\b",
+    # the sky and a day's mood asked about: "what does the sky look like in Rome", "is it nice out?"
+    # (a helper's variants of route-01, 2026-12-05: refused by the gate, or read as conversation)
+    r"\b(?:the\s+sky|skies)\b",
+    r"\b(?:nice|lovely|nasty|miserable|gorgeous|beautiful|grim)\s+(?:out(?:side)?|day\s+(?:for|to)|weekend\s+(?:for|to))\b",
+    r"\b(?:is|will)\s+it\s+(?:be\s+)?(?:nice|lovely|nasty|miserable|gorgeous|beautiful|grim|dry|wet|clear)\s+"
+    r"(?:out(?:side)?|today|tomorrow|tonight|later|this\s+(?:morning|afternoon|evening|weekend)|on\s+\w+day|in\s+[A-Z]\w+)",
 )
 
 #: Time units (English and German) that make "<number> <unit>" a duration: a countdown tool is
@@ -302,6 +309,18 @@ WH_WORDS = frozenset(
 )
 QUESTION_AUXILIARIES = frozenset("is are do does did can could will would should shall".split())
 QUESTION_WORDS = WH_WORDS | QUESTION_AUXILIARIES
+
+#: Asking about goods (selling, buying, stock, prices) is covered by a tool whose text names
+#: goods (:data:`GOODS_TOOL_RE`): a shop's product search answers "do you sell waterproof hiking
+#: boots?" whatever the goods are (a helper's variant of route-18, 2026-12-05: refused by
+#: ``policy.uncovered``). Subject words, cut to six letters (``policy._subject_words``).
+GOODS_QUESTION_WORDS = frozenset("sell sells sellin sold buy buying bought purcha stock price prices cost costs "
+                                 "afford".split())
+#: A tool's text that names goods. Not "product" alone: "the product of two numbers" is arithmetic
+#: (live_irrelevance_159-19-1 was offered ``multiply`` for "I have bought an orange ... profit?").
+GOODS_TOOL_RE = (r"(?i)\b(?:products|product\s+(?:catalog\w*|search|ids?|details|names?|lists?|info\w*|pages?|"
+                 r"categor\w*|reviews?)|shop\w*|online\s+store|catalog(?:ue)?s?|inventor(?:y|ies)|merchandise|goods|"
+                 r"e-?commerce)\b")
 
 #: English function words that are not German words too ("in", "an", "was", "die" are left out):
 #: a message reads German on function words alone only when its German ones outnumber these, so

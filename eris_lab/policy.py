@@ -40,7 +40,7 @@ from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, nam
 from .guard import (countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, singular,
                     tool_keywords, unread_script, without_small_talk)
 from .knobs import Knobs
-from .lexicon import ACTION_WORDS, ENGLISH_CUES, QUESTION_WORDS, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
+from .lexicon import ACTION_WORDS, ENGLISH_CUES, GOODS_QUESTION_WORDS, GOODS_TOOL_RE, QUESTION_WORDS, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
 from .slots import MissingSlot, has_evidence, required_slots
 
 __all__ = [
@@ -710,7 +710,8 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
 
     The tools' text is ``catalog.lexical_text`` (name words, description, keywords, parameter
     descriptions and enum values); a tool whose text names the web, news or an encyclopedia
-    (:data:`~eris_lab.lexicon.OPEN_SUBJECT_WORDS`) covers every subject. A message in another
+    (:data:`~eris_lab.lexicon.OPEN_SUBJECT_WORDS`) covers every subject, and one that names goods
+    covers a question about selling, buying or prices (:data:`~eris_lab.lexicon.GOODS_TOOL_RE`). A message in another
     language or mostly in another script (``guard.unread_script``: a lone "π" in an English
     question does not count) never counts, nor one without a content word or without an English
     function word ("Triangle area, base 4" is left to the other rules).
@@ -722,6 +723,7 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
     cosine it is the relevance rule :data:`~eris_lab.knobs.Knobs` ``uncovered_floor`` (measured in
     ``calibration.UNCOVERED_FLOOR``'s notes).
     """
+    names = list(names)
     words = _subject_words(text)
     if not words or mostly_german(text) or unread_script(text):
         return False
@@ -731,8 +733,16 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
     tools = [own[catalog.position(n)] for n in names if n in catalog]
     # a command, or a name from code ("where is parse_config defined?"), may be what a thin tool does
     thin_covers = _is_command(text) or names_code(text)
-    return bool(tools) and not any(t is None or words & t or (thin_covers and len(t) < THIN_TOOL_WORDS)
-                                   for t in tools)
+    names_goods = catalog.derived("policy.names_goods", _names_goods)
+    goods = bool(words & GOODS_QUESTION_WORDS) and any(names_goods[catalog.position(n)] for n in names if n in catalog)
+    return bool(tools) and not goods and not any(t is None or words & t or (thin_covers and len(t) < THIN_TOOL_WORDS)
+                                                 for t in tools)
+
+
+def _names_goods(catalog: Catalog) -> tuple[bool, ...]:
+    """Per tool, whether its text names goods (:data:`~eris_lab.lexicon.GOODS_TOOL_RE`)."""
+    pattern = re.compile(GOODS_TOOL_RE)
+    return tuple(bool(pattern.search(lexical_text(tool))) for tool in catalog)
 
 
 def _names_a_word_of(text: str, vocabulary: frozenset[str]) -> bool:

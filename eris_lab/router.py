@@ -127,6 +127,30 @@ def gloss_german(text: str) -> str:
     return " ".join(dict.fromkeys(GERMAN_GLOSSES[k] for k in keys))
 
 
+def translate_german(text: str) -> str:
+    """``text`` read word for word in English: each known German word replaced by its gloss
+    (:func:`gloss_german`), German function words (:data:`~eris_lab.lexicon.GERMAN_CUES`) left out,
+    every other word (a name, "Sushi") kept; ``""`` when the message does not read German or
+    nothing was glossed.
+
+    The glosses appended to the German message left a food order at cosine 0.57 ("Bestell mir
+    bitte Sushi. (order)"), below the single-hit floor, where "order Sushi" scores 0.77 (a helper's
+    variant of route-08, 2026-12-05). Scored beside the message, so it can raise a score, never
+    lower one."""
+    if not gloss_german(text):
+        return ""
+    by_stem = _gloss_stems()
+    out = []
+    for token in text.split():  # a path or an address stays one token
+        word = token.strip(".,;:!?\"'()[]")
+        keys = _gloss_keys(word.lower(), by_stem) if _WORD_RE.fullmatch(word) else ()
+        if keys:
+            out.extend(GERMAN_GLOSSES[k] for k in keys)
+        elif word and word.lower() not in GERMAN_CUES:
+            out.append(word)
+    return " ".join(out)
+
+
 def _gloss_keys(word: str, by_stem: dict[str, str]) -> tuple[str, ...]:
     """The gloss keys of one lower-case word: itself, its Snowball stem's key, else a compound's."""
     if word in GERMAN_GLOSSES:
@@ -643,7 +667,7 @@ class Router:
         # the request beside venting statements and the venting, scored below (the request read as
         # the message is: "how long till the storm hits Boston?" with "weather forecast")
         vent_request, vented = venting_apart(text)
-        vent_request = read_weather(vent_request) or vent_request
+        vent_request = read_weather(vent_request) or translate_german(vent_request) or vent_request
         calm = without_venting(text)
         if calm:  # "ugh this airline is a total disaster, I'm absolutely furious - is BA283 delayed?"
             text = calm
@@ -658,6 +682,7 @@ class Router:
         gloss = gloss_german(fixed)
         if gloss:
             queries.append(f"{fixed} ({gloss})")
+            queries.append(translate_german(fixed))  # word for word: "Bestell mir bitte Sushi" -> "order Sushi"
             notes.append("german gloss")
         addressed = read_addresses(fixed)
         if addressed:  # like a spelling fix, scored beside the message as written

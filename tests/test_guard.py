@@ -737,6 +737,8 @@ def test_read_code_question(text, expected):
     ("lint the project", True), ("countdown 90 seconds", True), ("meetings this Friday?", True),
     ("ratings", False), ("guide me", False), ("What is 2*3?", False), ("hi", False), ("Tell me a joke", False),
     ("set an alarm for 7 tomorrow morning please", False),  # not short: no conversation to begin with
+    # a weather question by a state of it is scored whatever its first word (a helper's variants of route-01)
+    ("is it nice out?", True), ("raining?", True), ("is it open?", False),
 ])
 def test_only_short_marks_short_input_that_is_scored(text, expected):
     from eris_lab.guard import only_short

@@ -530,6 +530,18 @@ _THIN_CODE = (("edit_file", "Change code in a file."), ("run_tests", "Run the te
 _THIN_ASSISTANT = (("send_email", "Send an email."), ("set_alarm", "Set an alarm."), ("play_music", "Play a song."))
 
 
+def test_a_question_about_goods_is_covered_by_a_tool_that_names_goods():
+    """A helper's variants of route-18 (2026-12-05): refused as uncovered beside a shop's search."""
+    from eris_lab.policy import uncovered
+
+    catalog = _search_catalog(("search_products", "Search the product catalogue."),
+                              ("get_order_status", "Get the status of an order by its id."))
+    for text in ("do you sell waterproof hiking boots?", "how much do the red trail runners cost?"):
+        assert uncovered(text, catalog.names, catalog) is False
+    # the goods must be asked about: the capital of Peru stays uncovered beside the shop
+    assert uncovered("what is the capital of Peru?", catalog.names, catalog) is True
+
+
 @pytest.mark.parametrize("tools, text", [
     (_THIN_CODE, "hey, fix the login bug"),  # route-14
     (_THIN_CODE, "hello! please refactor the payment module"),

@@ -90,6 +90,17 @@ def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_
         assert name not in routed.offer.names, routed.decision.reason
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Bestell mir bitte Sushi.", "order Sushi"),  # a helper's variant of route-08: 0.57 glossed, 0.77 so
+    ("Schreibe die Datei /data/test.txt mit dem Inhalt hallo.", "write die file /data/test.txt content hallo"),
+    ("order me some sushi please", ""),  # English: nothing to translate
+])
+def test_translate_german_reads_a_german_message_word_for_word(text, expected):
+    from eris_lab.router import translate_german
+
+    assert translate_german(text) == expected
+
+
 @pytest.mark.parametrize("text, elliptic", [
     ("what about the bedroom?", True), ("how about tomorrow", True), ("and in Hamburg?", True),
     ("and for two people", True), ("same for the garage", True), ("louder please", True),
