@@ -231,6 +231,15 @@ _SMALL_TALK_MAX_WORDS = max(len(p.split()) for p in _SMALL_TALK | _SMALL_TALK_TA
 _GREETING_WORDS = frozenset(_normalise_for_greeting(w) for line in GREETINGS for w in line.split()) - {"no", "yes", "test"}
 
 
+#: Thanks for something, the whole message ("thanks for the help with the calendar earlier!",
+#: "thanks for the music tip yesterday!"): naming a tool's subject asks nothing of it (a helper's
+#: variants of route-20, 2026-12-05: offered the calendar's and the media tools).
+_THANKS_FOR_RE = re.compile(
+    r"^(?:(?:ok|okay|oh|hey|great|cool|awesome|perfect)\s+)*(?:thanks|thank you|thank u|thx|ty|many thanks|cheers|danke|"
+    r"vielen dank|merci|gracias|grazie|wish me luck|fingers crossed|drück mir die daumen)(?:\s+(?:so much|a lot|again|anyway|very much|a ton))?"
+    r"(?:\s+(?:for|für|pour|por|per|on|with|bei)\s+\S.*)?$")
+
+
 def is_small_talk(text: str) -> bool:
     """True for a whole message of small talk addressed to the assistant: greeting words and
     :data:`~eris_lab.lexicon.SMALL_TALK` phrases, nothing else ("hey, how are you?", "thanks, that
@@ -243,6 +252,9 @@ def is_small_talk(text: str) -> bool:
     words = _normalise_for_greeting(text).split()
     if not words or all(w in _GREETING_WORDS for w in words):
         return False  # a bare greeting is is_greeting's (and "ok" alone is no small talk)
+    if _THANKS_FOR_RE.match(" ".join(words)) and not re.search(r"[?]|\b(?:but|now|can you|could you|please)\b", text,
+                                                                 re.IGNORECASE):
+        return True
     i = 0
     while i < len(words):
         known = _SMALL_TALK | _SMALL_TALK_TAILS if i else _SMALL_TALK  # a tail extends what came before
@@ -261,13 +273,35 @@ _ASK_TO_WRITE_RE = re.compile(
     r"(?P<rest>.*)$")
 
 
+#: Text handed over to be rewritten ("rewrite this sentence to sound more polite: ...", "summarize
+#: this paragraph: ..."), ideas or names asked for ("give me three name ideas for a podcast", "what's
+#: a good name for a cat?") and games ("let's play twenty questions"): the model answers them
+#: itself (a helper's variants of route-20, 2026-12-05: each was offered 5 to 10 tools).
+_MODEL_WORK_RES = tuple(re.compile(p) for p in (
+    r"^(?:(?:please|pls|can you|could you|would you|bitte|kannst du)\s+)*(?:rewrite|rephrase|paraphrase|reword|"
+    r"summari[sz]e|proofread|shorten|simplify|polish|correct|improve|fix the grammar of|fix the grammar in|"
+    r"formuliere|fasse|korrigiere)\s+(?:this|the following|these|my|the|diesen|diese|den|die)\s+"
+    r"(?:sentence|sentences|paragraph|paragraphs|text|passage|line|lines|phrase|wording|draft|satz|absatz|text)\b",
+    r"^(?:(?:please|pls|can you|could you|would you)\s+)*(?:give|suggest|brainstorm|come up with|think of)\s+"
+    r"(?:me\s+|us\s+)?(?:(?:a few|a couple of|some|more|several|\d+|two|three|four|five|six|seven|eight|nine|ten)\s+)?"
+    r"(?:good\s+|catchy\s+|funny\s+|creative\s+)?(?:names?|name ideas|ideas|titles?|slogans?|nicknames?|taglines?)\b",
+    r"^(?:what(?: s| is| are)|whats)\s+(?:a\s+|some\s+)?(?:good|nice|cute|funny|catchy|cool)\s+(?:names?|titles?|"
+    r"nicknames?|slogans?)\s+for\b",
+    r"^(?:let s|lets|let us|shall we|wanna|want to)\s+play\s+(?:a\s+)?(?:game|twenty questions|20 questions|trivia|"
+    r"would you rather|i spy|rock paper scissors|word game|riddle|riddles|a guessing game|hangman|truth or dare)\b",
+))
+
+
 def asks_for_writing(text: str, keywords: Iterable[str] = ()) -> bool:
     """True for a request that the model fulfils by writing ("tell me a bedtime story about a
     dragon", "write me a poem about autumn", "Erzähl mir einen Witz"): a verb of telling or writing,
     then an article and one of :data:`~eris_lab.lexicon.WRITTEN_BY_THE_MODEL` within four words.
     False when a tool keyword names that thing (a jokes API's ``get_joke``): then a tool can serve it.
     """
-    match = _ASK_TO_WRITE_RE.match(_normalise_for_greeting(text))
+    norm = _normalise_for_greeting(text)
+    if any(p.match(norm) for p in _MODEL_WORK_RES):
+        return True
+    match = _ASK_TO_WRITE_RE.match(norm)
     if not match:
         return False
     head = match.group("rest").split()[:4]
@@ -305,6 +339,13 @@ _LANGUAGE_QUESTION_RES = tuple(re.compile(r"(?is)^\W*" + _LANGUAGE_OPENERS + p +
     r"what(?:'s|’s| is| are) (?:the )?(?:" + _LANGUAGE + r" )?(?:word|term|phrase|expression|translation)s? for "
     + _ABOUT + r"(?:\s+in\s+" + _LANGUAGE + r")?",
     r"what(?:'s|’s| is) " + _ABOUT + r" in " + _LANGUAGE,
+    # what rhymes with X / a synonym for X / the opposite of X / how many syllables in X (a helper's
+    # variants of route-20, 2026-12-05: "what rhymes with timer?" offered the clock tools)
+    r"(?:what|which (?:words?|ones?))\s+rhymes?\s+with\s+" + _ABOUT,
+    r"(?:what(?:'s|’s| is| are)\s+|give me\s+|tell me\s+)?(?:an?\s+|the\s+|some\s+)?(?:other\s+)?"
+    r"(?:synonyms?|antonyms?|opposites?|rhymes?|another word)\s+(?:for|of|to)\s+" + _ABOUT,
+    r"how many syllables (?:are )?(?:in|does|has) " + _ABOUT + r"(?: have)?",
+    r"was reimt sich auf " + _ABOUT,
     # Was bedeutet X (auf Englisch)? / Was heißt X auf Englisch? / Wie sagt man X auf Französisch?
     r"was (?:bedeutet|bedeuten|heißt|heisst) " + _ABOUT + r"(?:\s+(?:auf|in|im)\s+" + _LANGUAGE + r")?",
     r"wie (?:sagt|schreibt|spricht) man " + _ABOUT + r"(?:\s+(?:auf|in|im)\s+" + _LANGUAGE + r")?(?:\s+aus)?",
@@ -648,9 +689,30 @@ def apply_spelling(text: str, fixes: Mapping[str, str]) -> str:
 #: noun pulls (reported case route-10: the noun pulled its create/get/delete tools).
 _EXISTENCE_RE = re.compile(
     r"(?i)^\W*(?:(?:hey|hi|hello|ok|okay|so|quick question)\W+)*(?:(?:can|could) you (?:check|tell me|see) )?(?:(?:if|whether) )?"
-    r"(?:is there|are there|is there any|are there any|have we got|do (?:we|you|i) (?:have|got)|do you (?:sell|carry|stock|offer)"
-    r"|gibt es|haben wir|existiert)"
+    r"(?:is there|are there|is there any|are there any|have we got|have i got|do (?:we|you|i) (?:already |still |even )?"
+    r"(?:have|got)|do you (?:sell|carry|stock|offer)|is there already|are there already"
+    # other languages, as case route-10's Ukrainian "є?" (a helper's variants, 2026-12-05)
+    r"|gibt es|haben wir|habe ich|hab ich|existiert|c'è|c’è|ci sono|hay|il y a|y a-t-il|existe|existen|is er|zijn er)"
     r"\s+(?P<rest>\S.*)$")
+
+
+_OPENS_A_LOCAL_FILE_RE = re.compile(
+    r"(?i)\b(?:load|open|read|show|view|display|cat|print|parse|import|lade|öffne|oeffne|lies|zeig)\s+"
+    r"(?:(?:the|my|this|that|die|den|das|meine)\s+)?(?:(?:local\s+)?(?:file|datei|notiz)\s+)?"
+    r"(?P<path>(?:[~.]?/)?[\w\-.]+(?:/[\w\-.]+)+|" + _FILE_NAME_RE.pattern.removeprefix("(?i)") + ")")
+
+
+def read_local_file(text: str) -> str:
+    """"read the local file PATH" for each path a verb loads, opens or reads when ``text`` holds no
+    URL ("load Content/Data/enemies.json and list assets" -> "read the local file
+    Content/Data/enemies.json"), or ``""``. A download tool scored 0.92 for "load
+    Content/Data/enemies.json" and the file reader was left out (a helper's variant of route-26,
+    2026-12-05); the router scores this reading beside the message, so it can raise a score, never
+    lower one."""
+    if find_urls(text):
+        return ""
+    paths = [m.group("path") for m in _OPENS_A_LOCAL_FILE_RE.finditer(text)]
+    return "; ".join(f"read the local file {p}" for p in paths)
 
 
 def read_existence(text: str) -> str:

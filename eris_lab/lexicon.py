@@ -79,7 +79,12 @@ SMALL_TALK = frozenset(
     i appreciate it|i appreciate that|i appreciate your help|appreciated|no worries|no problem|all set|got it
     never mind|nevermind|forget it|forget about it|don't worry about it|no need|not needed|it's fine|it's okay|all fine
     vielen dank für deine hilfe|danke für die hilfe|das war hilfreich|das war sehr hilfreich|super danke|passt schon
-    schon gut|vergiss es|egal|nicht nötig|alles klar|du bist der beste|du bist die beste|gut gemacht""".replace("\n", "|").split("|")
+    schon gut|vergiss es|egal|nicht nötig|alles klar|du bist der beste|du bist die beste|gut gemacht
+    ach vergiss es|ach egal|lass mal|lass gut sein|ist egal|nicht so wichtig|nicht wichtig|ist schon gut
+    no thanks|no thank you|doesn't matter|does not matter|it doesn't matter|not important|it's not important
+    wish me luck|fingers crossed
+    laisse tomber|oublie ça|oublie|c'est pas grave|pas grave|olvídalo|olvidalo|déjalo|dejalo|no importa|lascia perdere
+    lascia stare|non importa|laat maar|maakt niet uit""".replace("\n", "|").split("|")
 )
 
 #: Words that only extend the small talk before them ("thanks so much", "thanks again", "danke

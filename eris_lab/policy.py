@@ -576,8 +576,9 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
     Decision
         Unchanged without failed tools or for a greeting (``CONVERSATIONAL``). An unsure, empty
         or full-roster decision becomes ``FAILED_TOOL_RETRY``: the failed tools first, then the
-        hits (none after the gate's ``NO_TOOL_FITS``); a confident one keeps its rule and gets the
-        failed tools appended.
+        unsure decision's own ranked subset, or the hits after a full roster or an empty offer (none
+        after the gate's ``NO_TOOL_FITS``); a confident one keeps its rule and gets the failed tools
+        appended.
 
     Notes
     -----
@@ -592,7 +593,10 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
     if unsure:
         # after the relevance gate's "no tool fits" only the failed tools come back: the message is
         # a reply to their call, and the hits are what the gate just refused
-        ranked = () if decision.rule == Rule.NO_TOOL_FITS else tuple(h.name for h in hits)
+        # a ranked widening keeps its bound (a helper's variant of route-23: "Lisbon" after a failed
+        # clock:now was offered 51 of 56 tools, every hit over the calibrated threshold)
+        ranked = () if decision.rule == Rule.NO_TOOL_FITS else (
+            decision.names if decision.kind == "subset" and decision.names else tuple(h.name for h in hits))
         names = failed + tuple(n for n in dict.fromkeys(ranked) if n in catalog and n not in failed)
         return Decision(rule=Rule.FAILED_TOOL_RETRY, kind="subset", names=names,
                         reason=f"the last call of {', '.join(failed)} failed; the reply may supply what it lacked: "

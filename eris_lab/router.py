@@ -49,6 +49,7 @@ from .guard import (
     read_code_question,
     read_existence,
     read_idioms,
+    read_local_file,
     read_weather,
     sentence_parts,
     spelling_fixes,
@@ -704,6 +705,10 @@ class Router:
         if existence:  # likewise: "is there a program starting ZOK?" read as a search for one
             queries.append(existence)
             notes.append("existence question read as a search")
+        local = read_local_file(fixed)
+        if local:  # likewise: "load Content/Data/enemies.json" read as a local file, not a download
+            queries.append(local)
+            notes.append("local file read")
         unpointed = without_pointers(fixed)
         if unpointed:  # likewise: "is there a video for that?" read as "is there a video?"
             queries.append(unpointed)

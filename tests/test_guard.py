@@ -764,3 +764,68 @@ def test_opinions_vent_whatever_their_first_word():
     # a statement that sets the topic is no venting ("I feel like listening to some tunes")
     assert venting_apart("Hey, I feel like listening to some tunes right now. Can you find me something from 2021?") == (
         "", "")
+
+
+# -- a helper's routing variants, third stop of 2026-12-05: conversation the model answers itself ----------
+
+@pytest.mark.parametrize("text", [
+    "thanks for the help with the calendar earlier!", "thanks for the music tip yesterday!", "thanks anyway!",
+    "wish me luck for my exam tomorrow", "no thanks, doesn't matter", "ach, vergiss es", "laisse tomber",
+])
+def test_thanks_for_something_and_forget_it_are_small_talk(text):
+    from eris_lab.guard import is_conversational, is_small_talk
+
+    assert is_small_talk(text)
+    assert is_conversational(text, {"calendar", "music", "weather"}, follow_up=True)
+
+
+@pytest.mark.parametrize("text", [
+    "thanks, now set an alarm for 7", "thanks for the forecast, can you also check Berlin?",
+    "thanks for the list but please delete the first one",
+])
+def test_thanks_with_a_request_after_it_is_no_small_talk(text):
+    from eris_lab.guard import is_small_talk
+
+    assert not is_small_talk(text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("rewrite this sentence to sound more polite: send me the report now", True),
+    ("summarize this paragraph: The meeting was moved to Friday.", True),
+    ("give me three name ideas for a podcast about gardening", True),
+    ("what's a good name for a cat?", True), ("let's play twenty questions", True),
+    ("summarize my unread emails", False), ("list my ideas", False), ("let's play some jazz", False),
+])
+def test_work_the_model_does_itself_is_a_request_for_writing(text, expected):
+    from eris_lab.guard import asks_for_writing
+
+    assert asks_for_writing(text) is expected
+
+
+@pytest.mark.parametrize("text", ["what rhymes with timer?", "give me a synonym for fast", "what's the opposite of cold?"])
+def test_rhymes_and_synonyms_are_questions_about_words(text):
+    from eris_lab.guard import is_language_question
+
+    assert is_language_question(text)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("load Content/Data/enemies.json and list assets", "read the local file Content/Data/enemies.json"),
+    ("Lies die Datei notizen/urlaub.md", "read the local file notizen/urlaub.md"),
+    ("open https://example.org/a.json", ""), ("show me the weather in Berlin", ""),
+])
+def test_read_local_file(text, expected):
+    from eris_lab.guard import read_local_file
+
+    assert read_local_file(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("do I already have a reminder for the dentist?", "search for a reminder for the dentist?"),
+    ("c'è un programma che si chiama ZOK?", "search for un programma che si chiama ZOK?"),
+    ("do I need an umbrella?", ""),
+])
+def test_read_existence_in_more_forms(text, expected):
+    from eris_lab.guard import read_existence
+
+    assert read_existence(text) == expected

@@ -185,6 +185,18 @@ def test_retry_after_the_gates_no_tool_fits_offers_the_failed_tool_and_not_the_r
                                                                              "clock:now")
 
 
+def test_retry_after_a_ranked_widening_keeps_its_bound():
+    """A helper's variant of route-23 (2026-12-05): "Lisbon" after a failed clock:now was offered 51
+    of 56 tools, every hit over the calibrated threshold, instead of the widening's 14."""
+    from eris_lab.policy import Decision, retry_failed
+
+    failed, first, second = REGISTRY.names[:3]
+    ranked = Decision(rule=Rule.UNSURE_RANKED, kind="subset", names=(first, second), reason="r")
+    many = hits(*((n, 0.3) for n in REGISTRY.names))
+    d = retry_failed(ranked, [failed], many, REGISTRY)
+    assert len(REGISTRY.names) > 3 and d.rule == Rule.FAILED_TOOL_RETRY and d.names == (failed, first, second)
+
+
 def test_decide_turn_is_decide_then_the_conversation_steps_each_optional():
     from eris_lab.policy import decide_turn, retry_failed, with_added
 

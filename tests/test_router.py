@@ -75,6 +75,15 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
      ["clock:alarm", "calendar:delete", "calendar:update"]),
     ('email bob@example.org saying "set an alarm for 7 and cancel my meetings"', ["mail:write"], ["clock:alarm"]),
     ("what does 'delete all my emails' mean in German?", [], ["mail:delete"]),
+    # a helper's variants of route-20, third stop of 2026-12-05: each was offered 2 to 14 tools
+    ("thanks for the help with the calendar earlier!", [], None),
+    ("summarize this paragraph: The meeting was moved to Friday because the room was booked.", [], None),
+    ("what rhymes with timer?", [], None),
+    ("let's play twenty questions", [], None),
+    ("wish me luck for my exam tomorrow", [], None),
+    # route-10 and route-26 kinds: an existence question about one's own items, a local file loaded
+    ("do I already have a reminder for the dentist?", ["agenda:list"], []),
+    ("read notes/today.md", ["vault:read"], ["web:fetch"]),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
