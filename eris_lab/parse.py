@@ -292,7 +292,9 @@ def _match_end(text: str, start: int, quotes: str = '"') -> int:
     in_string = ""
     escaped = False
     pairs = {"{": "}", "[": "]"}
-    for i in range(start, min(len(text), start + _MAX_CHARS)):
+    i, stop = start - 1, min(len(text), start + _MAX_CHARS)
+    while i + 1 < stop:
+        i += 1
         ch = text[i]
         if in_string:
             if escaped:
@@ -304,6 +306,12 @@ def _match_end(text: str, start: int, quotes: str = '"') -> int:
             continue
         if ch in quotes:
             in_string = ch
+        elif ch == "/" and text.startswith(("//", "/*"), i):
+            # a comment: its brackets do not count ('{"a": 1} /* closes { */}', a helper's variant)
+            close = text.find("\n", i) if text.startswith("//", i) else text.find("*/", i + 2)
+            if close < 0:
+                return -1
+            i = close if text.startswith("//", i) else close + 1
         elif ch in pairs:
             stack.append(pairs[ch])
             if len(stack) > _MAX_DEPTH:
@@ -334,11 +342,35 @@ def _decode_at(text: str, start: int) -> tuple[Any, int, tuple[str, ...]] | None
     if end < 0 or end - start > _MAX_PYTHON_CHARS:
         return None
     _BUDGET.python_tries -= 1
+    literal = text[start:end]
+    comments = _without_comments(literal) if "/" in literal else literal
     try:
-        value = python_literal(text[start:end])
+        value = python_literal(comments)
     except ValueError:
         return None
-    return value, end, (f"read a Python literal (not JSON) at char {start}",)
+    notes = (f"read a Python literal (not JSON) at char {start}",)
+    return value, end, notes + (("removed a comment",) if comments != literal else ())
+
+
+def _without_comments(text: str) -> str:
+    """``text`` without ``//`` and ``/* */`` comments outside strings in single or double quotes
+    (a helper's variant: single quotes and a comment together read as neither JSON nor Python)."""
+    out, quote, escaped, i = [], "", False, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            was_escaped, escaped = escaped, ch == "\\" and not escaped
+            if ch == quote and not was_escaped:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif text.startswith(("//", "/*"), i):
+            close = text.find("\n", i) if text.startswith("//", i) else text.find("*/", i + 2)
+            i = len(text) if close < 0 else (close if text.startswith("//", i) else close + 2)
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 #: Python-literal fallbacks tried per parse, and the longest literal read (ast work stays small).
@@ -434,16 +466,32 @@ def _scan_json(text: str, *, lists: bool = True) -> list[tuple[Any, int, int, tu
 #: analysis channel, Gemma's ``<start_of_thought>``...). Parsers that scan the whole completion
 #: before splitting off reasoning return the draft call (PrimeIntellect-ai/renderers#80).
 _REASONING_OPEN = re.compile(
-    r"<(think|thinking|thought|reasoning|reflection|scratchpad)(?:\s[^<>]*)?>|<\|begin_of_thought\|>"
+    r"<(think|thinking|thought|reasoning|reflection|scratchpad|seed:think)(?:\s[^<>]*)?>|<\|begin_of_thought\|>|◁think▷"
     r"|<start_of_thought>|\[THINK\]|(?:<\|start\|>\s*assistant\s*)?<\|channel\|>\s*analysis\s*<\|message\|>", flags=re.I)
 _REASONING_CLOSE = {"think": r"</think\s*>", "thinking": r"</thinking\s*>", "thought": r"</thought\s*>",
                     "reasoning": r"</reasoning\s*>", "reflection": r"</reflection\s*>",
-                    "scratchpad": r"</scratchpad\s*>"}
+                    "scratchpad": r"</scratchpad\s*>", "seed:think": r"</seed:think\s*>"}
 _OTHER_CLOSE = ((r"<|begin_of_thought|>", r"<\|end_of_thought\|>"), ("<start_of_thought>", r"<end_of_thought>"),
-                ("[THINK]", r"\[/THINK\]"), ("<|channel|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"),
+                ("[THINK]", r"\[/THINK\]"), ("◁think▷", r"◁/think▷"), ("<|channel|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"),
                 ("<|start|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"))
 #: A closing marker with no opener before it: the chat template put the opener in the prompt.
-_LEADING_CLOSE = re.compile(r"</(?:think|thinking|reasoning)\s*>|<\|end_of_thought\|>|\[/THINK\]", flags=re.I)
+_LEADING_CLOSE = re.compile(r"</(?:think|thinking|reasoning|seed:think)\s*>|<\|end_of_thought\|>|\[/THINK\]|◁/think▷",
+                            flags=re.I)
+
+
+def _inside_object(text: str, pos: int) -> bool:
+    """Whether ``pos`` lies inside a JSON object that closes after it (a ``<think>`` named in a call's
+    argument, "Qwen3 puts its reasoning in <think> tags": a helper's variant, read as reasoning)."""
+    starts = [m.start() for m in re.finditer(r"\{", text[:pos])][-16:]
+    return any(_match_end(text, b) > pos for b in starts)
+
+
+def _reasoning_marker(pattern: re.Pattern[str], text: str, pos: int = 0) -> re.Match[str] | None:
+    """The first ``pattern`` match from ``pos`` that is not inside a JSON object."""
+    for m in pattern.finditer(text, pos):
+        if not _inside_object(text, m.start()):
+            return m
+    return None
 
 
 def _split_reasoning(text: str) -> tuple[str, str, str]:
@@ -453,13 +501,13 @@ def _split_reasoning(text: str) -> tuple[str, str, str]:
     visible: list[str] = []
     reasoning: list[str] = []
     pos = 0
-    opener = _REASONING_OPEN.search(text)
-    lead = _LEADING_CLOSE.search(text)
+    opener = _reasoning_marker(_REASONING_OPEN, text)
+    lead = _reasoning_marker(_LEADING_CLOSE, text)
     if lead and (opener is None or lead.start() < opener.start()):
         reasoning.append(text[: lead.start()])
         pos = lead.end()
     while True:
-        m = _REASONING_OPEN.search(text, pos)
+        m = _reasoning_marker(_REASONING_OPEN, text, pos)
         if not m:
             visible.append(text[pos:])
             return "".join(visible), "\n".join(r.strip() for r in reasoning if r.strip()), ""
@@ -589,6 +637,9 @@ def _python_calls(source: str, names: Mapping[str, str] | None = None) -> list[_
     for node in nodes:
         if not isinstance(node, ast.Call):
             return None
+        if _dotted(node.func) == "print" and len(node.args) == 1 and not node.keywords and isinstance(
+                node.args[0], ast.Call):
+            node = node.args[0]  # Gemma's tool_code habit: print(default_api.f(...)) (a helper's variant)
         name = _dotted(node.func)
         if name is None:
             return None
@@ -755,10 +806,15 @@ def _fmt_gemma(text: str) -> _Found | None:
     if not cands:
         return None
     tail = _GEMMA_TAIL_RE.match(text, spans[-1][1])
-    if tail and tail.group(0).strip():
+    cut_name = re.sub(r"^.*?call:", "", tail.group(0).strip()) if tail and "call:" in tail.group(0) else ""
+    if tail and tail.group(0).strip() and not (cut_name and not str(cands[-1].name).startswith(cut_name)):
         spans[-1] = (spans[-1][0], len(text))  # "call:get_batt": the start of a copy the token limit cut
         repairs.append("ignored a call cut off at the end of the output")
-    elif cands[-1].cut and len(cands) > 1:
+    elif tail and tail.group(0).strip():
+        pass  # the start of another tool's call: left in the content, where calls() reports it as cut
+    elif cands[-1].cut and len(cands) > 1 and str(cands[-2].name).startswith(str(cands[-1].name)):
+        # a copy of the call before it (the name itself may be cut: "call:get_we"); another tool's
+        # call stays, and the checker reports it cut (a helper's variant: dropped, error null)
         cands.pop()  # the token limit cut the last copy: the complete calls before it stand
         spans[-2] = (spans[-2][0], len(text))
         spans.pop()
@@ -958,11 +1014,15 @@ def _fmt_function_tag(text: str) -> _Found | None:
             args = _tagged_parameters(_PARAMETER_RE, body)
         else:
             args = body or {}
-        cands.append(_Cand(m.group(1), args))
+        # no </function> and a parameter still open: the token limit cut the call (a helper's
+        # variants of parse-05, 2026-12-05: read as a call with the cut value, error null)
+        cut = not m.group(0).endswith("</function>") and _last_open(body, "<parameter=", "</parameter>")
+        cands.append(_Cand(m.group(1), args, cut=cut))
         spans.append(m.span())
     for m in _INVOKE_RE.finditer(text):
         if _NAMED_PARAMETER_RE.search(m.group(2)) or not m.group(2).strip():  # other inner tags: not this form
-            cands.append(_Cand(m.group(1), _tagged_parameters(_NAMED_PARAMETER_RE, m.group(2))))
+            cut = not m.group(0).endswith("</invoke>")  # the output ended inside the invoke
+            cands.append(_Cand(m.group(1), _tagged_parameters(_NAMED_PARAMETER_RE, m.group(2)), cut=cut))
             spans.append(m.span())
     for m in _FUNCTION_NAME_RE.finditer(text):
         at = _after_fence_opener(text, m.end())  # the object may come in a code fence
@@ -976,6 +1036,12 @@ def _fmt_function_tag(text: str) -> _Found | None:
         repairs.extend(got[2] if got else ())
         spans.append((m.start(), _after_fence_closer(text, got[1]) if got else m.end()))
     return (cands, spans, repairs) if cands else None
+
+
+def _last_open(body: str, opener: str, closer: str) -> bool:
+    """Whether the last ``opener`` in ``body`` has no ``closer`` after it."""
+    at = body.rfind(opener)
+    return at >= 0 and closer not in body[at:]
 
 
 def _inner_tag_call(segment: str) -> tuple[list[_Cand], list[str]]:
@@ -1052,6 +1118,9 @@ def _fmt_mistral(text: str) -> _Found | None:
     for m in _mistral_headers(text):
         got = _decode_at(text, m.end()) if text.startswith("{", m.end()) else None
         if got is None and text.startswith("{", m.end()) and _match_end(text, m.end()) < 0:
+            if cands and cands[-1].name == m.group(1) and _starts_like(text[m.end():], json.dumps(cands[-1].arguments)):
+                spans[-1] = (spans[-1][0], len(text))  # a copy the token limit cut (parse-39's kind)
+                repairs.append("ignored a call cut off at the end of the output")
             continue  # cut off by the token limit: left in the content, where calls() reports it
         if got is None:
             rest = re.compile(r"[^\[]*").match(text, m.end())
@@ -1063,7 +1132,7 @@ def _fmt_mistral(text: str) -> _Found | None:
         repairs.extend(fixed)
         spans.append((m.start(), end))
     if cands:
-        return cands, spans, repairs
+        return _once_back_to_back(cands, spans, repairs)
     for m in re.finditer(r"\[TOOL_CALLS\]\s*", text):
         got = _decode_at(text, m.end()) if text[m.end(): m.end() + 1] in ("[", "{") else None
         if got is None:
@@ -1079,8 +1148,8 @@ def _fmt_mistral(text: str) -> _Found | None:
 
 def _fmt_python_tag(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
-    for m in re.finditer(r"<\|python_tag\|>", text):
-        stop = re.compile(r"<\|(?:eom_id|eot_id|python_tag)\|>").search(text, m.end())
+    for m in re.finditer(r"<\|python_tag\|>|<\|python_start\|>", text):  # Llama 3.1; Llama 4
+        stop = re.compile(r"<\|(?:eom_id|eot_id|python_tag|python_end|python_start)\|>").search(text, m.end())
         seg_end = stop.start() if stop else len(text)
         segment = text[m.end():seg_end]
         c, _, r = _json_cands_in(segment, m.end())
@@ -1089,7 +1158,8 @@ def _fmt_python_tag(text: str) -> _Found | None:
         if c:
             cands.extend(c)
             repairs.extend(r)
-            end = stop.end() if stop and text.startswith(("<|eom_id|>", "<|eot_id|>"), stop.start()) else seg_end
+            end = stop.end() if stop and text.startswith(("<|eom_id|>", "<|eot_id|>", "<|python_end|>"),
+                                                          stop.start()) else seg_end
             spans.append((m.start(), end))
     return (cands, spans, repairs) if cands else None
 
@@ -1208,10 +1278,12 @@ def _fmt_api_line(text: str) -> _Found | None:
 # the labels may be set in bold or italics ("**Action:** search", "__Action Input__:")
 _MARK = r"(?:\*\*|__|\*|_)?"
 # the name may stand in backticks or quotes ("Action: `search_docs`": a helper's variant of parse-19)
-_ACTION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action" + _MARK + r"[ \t]*:" + _MARK + r"[ \t]*[`'\"]?(" + _NAME
-                        + r")[`'\"]?")
-_ACTION_INPUT_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action[ \t]+Input" + _MARK + r"[ \t]*:" + _MARK + r"[ \t]*")
-_OBSERVATION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Observation" + _MARK + r"[ \t]*:")
+# "Action 1:" numbers the steps as the ReAct paper does; "[web:search]" copies the prompt's list of names
+_ACTION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action(?:[ \t]*\d+)?" + _MARK + r"[ \t]*:" + _MARK
+                        + r"[ \t]*(?:\[(?=[^\]\n]*\][ \t]*$))?[`'\"]?(" + _NAME + r")[`'\"]?(?:\](?=[ \t]*$))?")
+_ACTION_INPUT_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action[ \t]+Input(?:[ \t]*\d+)?" + _MARK + r"[ \t]*:" + _MARK
+                              + r"[ \t]*")
+_OBSERVATION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Observation(?:[ \t]*\d+)?" + _MARK + r"[ \t]*:")
 
 
 def _fmt_react(text: str) -> _Found | None:
@@ -1264,6 +1336,10 @@ def _fmt_fenced(text: str) -> _Found | None:
         c, c_spans, r = _json_cands_in(body, m.start(2))
         if not c and lang in ("tool_code", "tool_call", "python_tag"):
             c = _python_calls(body) or []
+        elif not c and lang in ("python", "py", ""):  # a code block of nothing but calls of offered tools
+            c = _python_calls(body) or []
+            for cand in c:
+                cand.offered_only = True
         if c:
             cands.extend(c)
             repairs.extend(r)
@@ -1321,9 +1397,12 @@ def _fmt_python_call(text: str) -> _Found | None:
         if len(cands) >= 32 or (spans and m.start() < spans[-1][1]):
             continue
         close = _paren_end(text, m.end())
-        if close < 0 or text[close:_line_end(text, close)].strip() not in ("", ";"):
+        after = text[close:_line_end(text, close)].strip() if close > 0 else ""
+        if close < 0 or not re.fullmatch(r";?\s*(?:#.*)?", after):  # a trailing "# comment" is no sentence
             continue
         got = _call_with_name(m.group(1), text[m.end():close])
+        if got and got[0].name == "print":
+            got = _python_calls(text[m.start():close])  # print(f(...)): the call inside it
         if got:
             got[0].offered_only = True
             cands.append(got[0])
@@ -1434,13 +1513,39 @@ def _harmony_answer(text: str) -> tuple[str, bool]:
 #: A tool's result the model wrote itself after its call (Hermes/Qwen ``<tool_response>``, and
 #: kin): the tool has not run, so the result and the answer built on it are invented.
 _INVENTED_RESULT_RE = re.compile(r"<(?:tool_response|tool_result|tool_output|function_results?|function_output)\b[^>]*>"
-                                 r"|<\|(?:tool_response|tool_result|python_output|ipython)\|>"
+                                 r"|<\|(?:tool_response|tool_result|python_output|ipython)\|>|<\|tool_response>"
+                                 r"|\[TOOL_RESULTS\]|<start_function_response>"
                                  rf"|<{_DS_BAR}tool{_DS_SP}outputs?{_DS_SP}begin{_DS_BAR}>", flags=re.I)
 _INVENTED_REPAIR = "dropped a tool result the model wrote itself, and what followed it (the tool has not run)"
 #: End-of-turn tokens a raw completion may end with (DeepSeek, Llama 3, ChatML, harmony, Gemma, GPT-2):
 #: never content.
 _TRAILING_END_RE = re.compile(rf"(?:\s*(?:<{_DS_BAR}end{_DS_SP}of{_DS_SP}sentence{_DS_BAR}>"
-                              r"|<\|(?:eot_id|eom_id|im_end|endoftext|end|return)\|>|<end_of_turn>|</s>))+\s*\Z")
+                              r"|<\|(?:eot_id|eom_id|im_end|endoftext|end_of_text|eot|end|return|END_OF_TURN_TOKEN)\|>"
+                              r"|<end_of_turn>|</s>))+\s*\Z")
+#: An end-of-turn token with more after it: the model wrote past the end of its turn (an invented
+#: user turn, an invented ``ipython`` result: a helper's variants of parse-39, 2026-12-05); what
+#: follows is not the reply. Harmony's ``<|end|>`` and ``<|return|>`` separate its messages, so
+#: they are not among these.
+_END_OF_TURN_RE = re.compile(r"<\|(?:eot_id|eom_id|im_end|endoftext|end_of_text|eot|END_OF_TURN_TOKEN)\|>|<end_of_turn>")
+
+
+#: An ``Observation:`` line after an explicit call: the result ReAct's loop would write, invented.
+_OBSERVATION_AFTER_CALL_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Observation(?:[ \t]*\d+)?" + _MARK + r"[ \t]*:")
+
+
+def _before_invented_result(text: str) -> tuple[str, bool]:
+    """``text`` up to a tool result the model wrote itself after a call it made (a tagged call,
+    then ``<tool_response>`` or ``Observation:``; a helper's variants of parse-39, 2026-12-05: a call
+    after the invented result was made too, and the answer built on it shown as the reply)."""
+    m = _INVENTED_RESULT_RE.search(text)
+    obs = _OBSERVATION_AFTER_CALL_RE.search(text)
+    if obs and not _ACTION_RE.search(text, 0, obs.start()) and _MARKER_RE.search(text, 0, obs.start()):
+        m = obs if m is None or obs.start() < m.start() else m
+    elif m is not None and not _MARKER_RE.search(text, 0, m.start()) and not text[:m.start()].strip().endswith("}"):
+        m = None  # no call before it: the content's own rule (_without_invented_result) applies
+    if m is None or not text[:m.start()].strip():
+        return text, False
+    return text[:m.start()].rstrip(), True
 
 
 def _without_invented_result(content: str) -> tuple[str, bool]:
@@ -1472,7 +1577,9 @@ _FORMATS = {
 # ---------------------------------------------------------------------------------------------
 
 _ENVELOPE_KEYS = frozenset(ENVELOPE_KEYS)
-_, _, _MESSAGE, _TOOL_CALLS = ENVELOPE_KEYS  # the keys the parser reads by name
+_, _STATUS, _MESSAGE, _TOOL_CALLS = ENVELOPE_KEYS  # the keys the parser reads by name
+#: A broken envelope whose status says "call" but that ended before any call (a helper's variant).
+_CUT_BEFORE_CALLS = 'its status is "call" but it ended before any call'
 _ENVELOPE_KEY = "(" + "|".join(map(re.escape, ENVELOPE_KEYS)) + ")"
 
 
@@ -1545,9 +1652,18 @@ def _broken_envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
         start = keys[_TOOL_CALLS].end()
         if body.startswith("[", start):
             start += 1
-        cands, _, _ = _json_cands_in(body[start:], 0)
+        cands, spans, _ = _json_cands_in(body[start:], 0)
     head = (f"the envelope is not valid JSON (cut off?); read its message and {len(cands)} complete "
             f"call{'s' if len(cands) != 1 else ''} from it")
+    if _TOOL_CALLS in keys:
+        rest = body[start + max((e for _, e in spans), default=0):]
+        cut_at = _cut_off_tail(rest)
+        if cut_at is not None:  # a call the token limit cut: an error, never dropped in silence
+            name = re.search(r'"(?:name|function|tool)"\s*:\s*"([^"]+)"', rest[cut_at:])
+            cands.append(_Cand(name.group(1) if name else None, None, cut=True))
+    status = re.match(r'"([^"]*)"', body[keys[_STATUS].end():]) if _STATUS in keys else None
+    if not cands and status and status.group(1) == "call":
+        notes.append(_CUT_BEFORE_CALLS)
     return cands, message, [head, *fixes, *notes]
 
 
@@ -1558,7 +1674,7 @@ def _native(text: str) -> tuple[list[_Cand], list[tuple[int, int]], list[str]] |
         return None
     got = _decode_at(text, start)
     if got is None:
-        return None
+        return _sdk_repr(text)
     value, end, fixed = got
     cands = _from_object(value)
     if cands is None:
@@ -1566,6 +1682,25 @@ def _native(text: str) -> tuple[list[_Cand], list[tuple[int, int]], list[str]] |
             return [], [(0, end)], list(fixed)
         return None
     return cands, [(0, end)], list(fixed)
+
+
+_SDK_FUNCTION_RE = re.compile(r"Function\(\s*(\w+\s*=\s*(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+                              r"\s*,\s*\w+\s*=\s*(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"))\s*\)")
+
+
+def _sdk_repr(text: str) -> tuple[list[_Cand], list[tuple[int, int]], list[str]] | None:
+    """The OpenAI SDK's printed ``tool_calls`` (``ChatCompletionMessageToolCall(id=..., function=
+    Function(arguments='{...}', name='f'), type='function')``, a helper's variant: no call and no
+    error): each ``Function(...)``'s two keyword strings, read as literals, never evaluated."""
+    cands, spans = [], []
+    for m in _SDK_FUNCTION_RE.finditer(text):
+        got = _python_calls(f"f({m.group(1)})")
+        if not got or not isinstance(got[0].arguments, dict):
+            continue
+        fields = got[0].arguments
+        cands.append(_Cand(fields.get("name"), fields.get("arguments", _MISSING)))
+        spans.append(m.span())
+    return (cands, [(0, len(text))], ["read the SDK's printed tool calls"]) if cands else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1694,6 +1829,9 @@ class _Checker:
 
     def check(self, cand: _Cand) -> list[Call]:
         name = cand.name
+        if cand.cut and (not isinstance(name, str) or not name.strip()):
+            self.error("a call was cut off before its end (the output hit the token limit?); send the whole call again")
+            return []
         if not isinstance(name, str) or not name.strip():
             self.error(f"a tool call without a tool name (got {name!r}); call one of: {self._valid()}")
             return []
@@ -1974,6 +2112,10 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         checker.repairs.append(f"read only the first {_MAX_CHARS} of {len(text)} characters")
         text = text[:_MAX_CHARS]
     text = _TRAILING_END_RE.sub("", text)  # "...<｜end▁of▁sentence｜>" ended the content (a helper's variant)
+    past_end = _END_OF_TURN_RE.search(text)
+    if past_end and text[past_end.end():].strip():
+        text = text[:past_end.start()]
+        checker.repairs.append("dropped what the model wrote after its end-of-turn token (its turn had ended)")
     reasoning = ""
 
     def finish(cands: list[_Cand], content: str, fmt: str, repairs: Iterable[str], source: str) -> Parsed:
@@ -1999,9 +2141,15 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     text, final = _harmony_answer(text)
     if final:
         checker.repairs.append("read the answer out of its harmony final-channel tokens")
+    text, invented = _before_invented_result(text)
+    if invented:
+        checker.repairs.append(_INVENTED_REPAIR)
     env = (_envelope(text) if reasoning else None) or _broken_envelope(text)
     if env is not None:
         cands, message, fixed = env
+        if _CUT_BEFORE_CALLS in fixed:
+            checker.error("the envelope was cut off before its call (the output hit the token limit?); send the "
+                          "whole envelope again")
         return finish(cands, message.strip(), "envelope", fixed, "envelope")
     for fmt in (*TEXT_FORMATS, "text_tag"):
         got = _text_tags(text, text_tags) if fmt == "text_tag" else _FORMATS[fmt](text)
@@ -2022,9 +2170,15 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
             content = content[:tail].rstrip(" \t\n;,")
             checker.error(f"a call after the {len(cands)} read was cut off before its end (the output hit the "
                           "token limit?); send it again")
+        content = _EMPTY_WRAPPER_RE.sub("", content)  # "<tools></tools>" once the calls are out: no prose
+        content = _PHI_MARKER_RE.sub("", content)
         source = _source(fmt, content)
-        if source != "prose" and re.search(r"\w", content) and (_in_inline_code(text, spans)
-                                                             or _inside_a_sentence(text, spans)):
+        if source != "prose" and _EXAMPLE_INTRO_RE.search(text[:min(s for s, _ in spans)] if spans else ""):
+            # "I did not call anything, I'm only showing the format. A call would look like: ```json...```",
+            # "The ReAct format is: Thought: ... Action: ...": shown, not made (a helper's variants of parse-07)
+            source = "prose"
+        elif source != "prose" and re.search(r"\w", content) and (_in_inline_code(text, spans)
+                                                                 or _inside_a_sentence(text, spans)):
             # "Small models answer with `<tool_call>{...}</tool_call>` - that's the Hermes format":
             # a call quoted in inline code inside a sentence is shown, not made (a helper's variant)
             source = "prose"
@@ -2038,6 +2192,12 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
                     cands = cands + more[0]
                     fixed = [*fixed, *more[2]]
                     content = _cut(content, more[1])
+            bare = _fmt_bare_json(content) if content.lstrip().startswith("{") else None
+            if bare and not re.sub(r"[\s;,]", "", _cut(content, bare[1])):
+                # a tagged call, then a call object standing alone (a helper's variant: left as content)
+                cands = cands + bare[0]
+                fixed = [*fixed, *bare[2]]
+                content = ""
         content = _EMPTY_WRAPPER_RE.sub("", content)  # "<function_calls></function_calls>" once the calls are out
         if not re.sub(r"[`\s]", "", content):
             content = ""  # a call wrapped in backticks leaves them alone
@@ -2054,6 +2214,16 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
                       'as one JSON object {"name": ..., "arguments": {...}}')
     return finish([], text.strip(), "", (), "")
 
+
+#: Words that introduce an example of a call, not a call: "a call would look like", "the ReAct
+#: format is", "for example" (a helper's variants of parse-07, 2026-12-05: the example's state-changing
+#: "cancel" came back as a call that would run without confirmation).
+_EXAMPLE_INTRO_RE = re.compile(
+    r"(?i)\b(?:would look like|could look like|might look like|looks like this|for example|for instance|e\.g\.|"
+    r"an example|example (?:call|output|format)|the (?:\w+ )?format is|showing the format|here is how|"
+    r"i did not call|i didn't call|i have not called|i haven't called|without calling)\b")
+#: Phi-4-mini writes its calls as ``functools[{...}]``: the word is a marker, not content.
+_PHI_MARKER_RE = re.compile(r"^\s*functools\s*$")
 
 #: A wrapper around calls left empty once they are read (``<function_calls><invoke name=...>``, a
 #: helper's variant of parse-37: the markup reached the user as the reply's text).
@@ -2169,7 +2339,14 @@ def _cut_off_tail(content: str) -> int | None:
     for m in list(_PY_CALL_START_RE.finditer(content))[:64]:
         if _paren_end(content, m.end() - 1) < 0 and not re.search(r"\)\s*$", content):
             return m.start(1)
-    return None
+    opened = _OPEN_CALL_MARKER_RE.search(content)
+    return opened.start() if opened else None
+
+
+#: A call opener that nothing closes after it (``<start_function_call>call:weather:cur``, ``<function=f>``).
+_OPEN_CALL_MARKER_RE = re.compile(
+    r"(?:<start_function_call>|<\|tool_call>|<function=[^>\s]+>|<invoke\b)(?![\s\S]*(?:<end_function_call>|<tool_call\|>|"
+    r"</function>|</invoke>))")
 
 
 def _attempt(text: str, offered: Sequence[str]) -> str | None:
@@ -2201,7 +2378,9 @@ def _attempt(text: str, offered: Sequence[str]) -> str | None:
             break
         end = _match_end(text, m.start())
         body = text[m.start(): end if end > 0 else m.start() + 2000]
-        if not _NAME_KEY_RE.search(body) and not any(n and n in body for n in offered):
+        # an arguments object opening the call counts too: Granite writes it before the name (a helper's variant)
+        if not _NAME_KEY_RE.search(body) and not any(n and n in body for n in offered) and not (
+                end < 0 and re.match(r"""\{\s*["']?(?:arguments|parameters)["']?\s*:\s*\{""", body)):
             continue
         if end < 0 and _match_end(text, m.start(), quotes="\"'") < 0:
             return "a call cut off before its end (its braces are never closed)"

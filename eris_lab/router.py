@@ -14,7 +14,7 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -66,7 +66,7 @@ from .guard import (
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
 from .offer import Offer, build, ordered
-from .policy import ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, action_of, decide_turn, requested_action
+from .policy import ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, Rule, action_of, decide_turn, requested_action
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
            "dialog_tools", "last_turn_tools", "added_tools", "rank_catch_all_last", "without_asking", "without_pull", "REFERRING_CUE_RE", "FAILED_STATUSES"]
@@ -954,6 +954,9 @@ class Router:
         offer = ordered(build(decision, self.catalog, knobs=self.knobs,
                               companions=default_table(self.catalog) if self.knobs.subset_margin < 2.0 else None),
                         self.catalog, self.last_order, text=clean, scores={h.name: h.score for h in hits})
+        if decision.rule == Rule.FAILED_TOOL_RETRY:  # the failed tools first, whatever the cosine order (DESIGN)
+            first = [n for n in failed if n in offer.names]
+            offer = replace(offer, names=tuple(dict.fromkeys([*first, *offer.names])))
         timings["offer"] = (time.perf_counter() - start) * 1000
         timings["total"] = (time.perf_counter() - total) * 1000
         return Routed(text=clean, hits=hits, decision=decision, offer=offer, timings_ms=timings, guard=guard)

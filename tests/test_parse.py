@@ -1206,3 +1206,50 @@ def test_a_lone_call_the_token_limit_cut_says_so(raw):
 
 def test_a_marker_at_the_start_with_a_name_after_it_is_still_a_failed_attempt():
     assert calls("<tool_call> clock_now", _NOW_SEARCH).error
+
+
+# -- parsing_variants.json: a helper's variants of the handed kinds, read as `parse --catalog descriptors` --
+
+PARSING_VARIANTS = load_cases("parsing_variants.json")["cases"]
+
+
+@pytest.fixture(scope="module")
+def descriptor_schemas():
+    from eris_lab.catalog import load
+
+    catalog = load(ROOT_DIR / "descriptors")
+    return {tool.name: tool.parameters for tool in catalog}
+
+
+def _as_pairs(items):
+    return [(c["name"], c["arguments"]) for c in items]
+
+
+@pytest.mark.parametrize("case", PARSING_VARIANTS, ids=[c["id"] for c in PARSING_VARIANTS])
+def test_parsing_variant_of_a_handed_kind(case, descriptor_schemas):
+    """Cut-off calls in every format are errors, never partial calls (cu-, ge-); end-of-turn tokens,
+    invented turns and invented results are not content and end the reply (eo-, ir-, ll-08, mi-06);
+    a call shown as an example is prose (fe-07, pr-07); reasoning in other markers (th-) and more
+    model families' call forms (ll-, ge-08, ph-02, re-, py-) are read."""
+    schemas = {n: descriptor_schemas[n] for n in case["offered"]}
+    parsed = calls(case["raw"], case["offered"], channel=case["channel"], schemas=schemas)
+    got = [(c.name, dict(c.arguments)) for c in parsed.calls]
+    expect = case["expect"]
+    if "calls" in expect:
+        assert got == _as_pairs(expect["calls"]), parsed
+    if "calls_allowed" in expect:
+        assert all(pair in _as_pairs(expect["calls_allowed"]) for pair in got), parsed
+    if "calls_or_error" in expect:
+        assert got == _as_pairs(expect["calls_or_error"]) or (got == [] and parsed.error), parsed
+    if expect.get("no_calls"):
+        assert got == [], parsed
+    if expect.get("no_real_calls"):
+        assert all(c.source == "prose" for c in parsed.calls), parsed
+    if expect.get("error") == "nonnull":
+        assert parsed.error, parsed
+    if "sources_in" in expect:
+        assert all(c.source in expect["sources_in"] for c in parsed.calls), parsed
+    if "content_equals" in expect:
+        assert parsed.content == expect["content_equals"], parsed
+    for text in expect.get("content_excludes", ()):
+        assert text not in parsed.content, parsed
