@@ -773,7 +773,11 @@ class Router:
         timings["embed"] = (time.perf_counter() - embed_start) * 1000
         score_start = time.perf_counter()
         # a countdown needs a duration in the message (case route-27)
-        countdowns = set() if names_duration(text) else {self.catalog.position(n) for n in countdown_tools(self.catalog)}
+        # ... in the message, or in the turn it follows up: "stop it" right after "start a 5 minute timer"
+        # acts on that timer (a helper's variants of route-03, 2026-12-05: clock:timer was left out);
+        # a countdown that just ran is never demoted
+        countdowns = set() if names_duration(text) or (follow_up and previous and names_duration(previous)) else {
+            self.catalog.position(n) for n in countdown_tools(self.catalog) if n not in recent}
         # exact for the best RANKED_HITS (+ the countdowns demoted below) and everything >= threshold
         raw = self.score_raw(q, k=RANKED_HITS + len(countdowns), floor=min(self.knobs.threshold, self.score_floor))
         rows = self.calibrate(raw)

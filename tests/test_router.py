@@ -874,3 +874,16 @@ def test_a_one_word_command_hands_over_its_quote(real_embedder):
     router = Router.with_calibrated_knobs(Catalog(tools_from_json(tools)), real_embedder)
     offer = router.route('tweet: "alarm set for 6, meetings cancelled, pizza tonight"').offer.names
     assert "post_tweet" in offer and not {"set_alarm", "cancel_meeting", "order_pizza"} & set(offer)
+
+
+@pytest.mark.parametrize("text", ["stop it", "cancel it"])
+def test_a_pointer_right_after_a_countdown_keeps_the_countdown(text, real_embedder):
+    """A helper's variants of route-03 (2026-12-05): the countdown demotion (route-27: no duration in
+    the message) left clock:timer out of "stop it" right after "start a 5 minute timer"."""
+    from eris_lab._files import repo_root
+    from eris_lab.catalog import load
+
+    router = Router.with_calibrated_knobs(load(repo_root() / "descriptors"), real_embedder)
+    history = [{"role": "user", "content": "start a 5 minute timer"}, {"role": "tool_used", "name": "clock:timer"}]
+    routed = router.route(text, history=history)
+    assert routed.offer.names[:1] == ("clock:timer",), routed.decision.reason
