@@ -479,17 +479,28 @@ _LEADING_CLOSE = re.compile(r"</(?:think|thinking|reasoning|seed:think)\s*>|<\|e
                             flags=re.I)
 
 
+#: How far back (characters) and how many opening braces :func:`_inside_object` looks at, and how
+#: many markers :func:`_reasoning_marker` tests: hostile output full of markers stays linear.
+_OBJECT_LOOKBACK, _OBJECT_STARTS, _MARKER_TRIES = 4000, 16, 64
+
+
 def _inside_object(text: str, pos: int) -> bool:
     """Whether ``pos`` lies inside a JSON object that closes after it (a ``<think>`` named in a call's
     argument, "Qwen3 puts its reasoning in <think> tags": a helper's variant, read as reasoning)."""
-    starts = [m.start() for m in re.finditer(r"\{", text[:pos])][-16:]
-    return any(_match_end(text, b) > pos for b in starts)
+    lo, at, starts = max(0, pos - _OBJECT_LOOKBACK), pos, []
+    while len(starts) < _OBJECT_STARTS:
+        at = text.rfind("{", lo, at)
+        if at < 0:
+            break
+        starts.append(at)
+    return any(_match_end(text[:pos + _OBJECT_LOOKBACK], b) > pos for b in starts)
 
 
 def _reasoning_marker(pattern: re.Pattern[str], text: str, pos: int = 0) -> re.Match[str] | None:
-    """The first ``pattern`` match from ``pos`` that is not inside a JSON object."""
-    for m in pattern.finditer(text, pos):
-        if not _inside_object(text, m.start()):
+    """The first ``pattern`` match from ``pos`` that is not inside a JSON object (after
+    :data:`_MARKER_TRIES` markers inside objects, the next one counts whatever it is in)."""
+    for tries, m in enumerate(pattern.finditer(text, pos)):
+        if tries >= _MARKER_TRIES or not _inside_object(text, m.start()):
             return m
     return None
 
@@ -2339,14 +2350,15 @@ def _cut_off_tail(content: str) -> int | None:
     for m in list(_PY_CALL_START_RE.finditer(content))[:64]:
         if _paren_end(content, m.end() - 1) < 0 and not re.search(r"\)\s*$", content):
             return m.start(1)
-    opened = _OPEN_CALL_MARKER_RE.search(content)
+    closers = [m.end() for m in _CLOSE_CALL_MARKER_RE.finditer(content)]
+    opened = _OPEN_CALL_MARKER_RE.search(content, closers[-1] if closers else 0)
     return opened.start() if opened else None
 
 
-#: A call opener that nothing closes after it (``<start_function_call>call:weather:cur``, ``<function=f>``).
-_OPEN_CALL_MARKER_RE = re.compile(
-    r"(?:<start_function_call>|<\|tool_call>|<function=[^>\s]+>|<invoke\b)(?![\s\S]*(?:<end_function_call>|<tool_call\|>|"
-    r"</function>|</invoke>))")
+#: A call opener that nothing closes after it (``<start_function_call>call:weather:cur``, ``<function=f>``):
+#: the first opener after the last closer (one pass each, whatever the output holds).
+_OPEN_CALL_MARKER_RE = re.compile(r"<start_function_call>|<\|tool_call>|<function=[^>\s]+>|<invoke\b")
+_CLOSE_CALL_MARKER_RE = re.compile(r"<end_function_call>|<tool_call\|>|</function>|</invoke>")
 
 
 def _attempt(text: str, offered: Sequence[str]) -> str | None:
