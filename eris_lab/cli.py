@@ -485,11 +485,12 @@ def _run_grammar(args) -> int:
                 schema = json.loads(text, object_pairs_hook=no_duplicate_keys)  # a key twice: refused
         except json.JSONDecodeError as exc:
             raise SchemaError(f"not valid JSON (line {exc.lineno}: {exc.msg})", where=args.schema) from None
-        except ValueError as exc:  # an integer of more than 4,300 digits (Python's int limit)
-            raise SchemaError(f"not valid JSON ({exc})", where=args.schema) from None
-        except SchemaError:  # [[[... 100,000 deep: json's scanner recursed past any sane limit
+        except SchemaError:  # [[[... 100,000 deep: json's scanner recursed past any sane limit (before
+            # ValueError, which it is: the message said "not valid JSON" for valid JSON, a helper's check)
             raise SchemaError(f"JSON nested too deeply to read; a schema may nest at most {MAX_SCHEMA_DEPTH} "
                               "levels", where=args.schema) from None
+        except ValueError as exc:  # an integer of more than 4,300 digits (Python's int limit)
+            raise SchemaError(f"not valid JSON ({exc})", where=args.schema) from None
         try:
             grammar = compile_schema(schema, lenient=args.lenient, style=style(knobs))
         except SchemaError as exc:
