@@ -327,6 +327,56 @@ GOODS_TOOL_RE = (r"(?i)\b(?:products|product\s+(?:catalog\w*|search|ids?|details
                  r"categor\w*|reviews?)|shop\w*|online\s+store|catalog(?:ue)?s?|inventor(?:y|ies)|merchandise|goods|"
                  r"e-?commerce)\b")
 
+#: Words of everyday requests in Spanish, French, Italian, Portuguese, Dutch and Polish, with an
+#: English gloss: the bundled MiniLM reads English (and the German glosses above), so "¿Tengo correos
+#: nuevos?" was conversation and "Jaka jest pogoda w Krakowie?" ranked no weather tool (a helper's
+#: variants of route-08, 2026-12-05). A short list of the demo catalogue's subjects, written for this
+#: project; ``router.gloss_foreign`` reads it only for text that reads neither English nor German.
+FOREIGN_GLOSSES: dict[str, str] = {
+    # weather
+    "tiempo": "weather", "clima": "weather", "llueve": "rain", "lluvia": "rain", "météo": "weather",
+    "meteo": "weather", "pluie": "rain", "pleut": "rain", "neige": "snow", "tempo": "weather", "pioggia": "rain",
+    "piove": "rain", "chuva": "rain", "weer": "weather", "regent": "rain", "pogoda": "weather", "pogodę": "weather",
+    "deszcz": "rain", "pada": "rain", "temperatura": "temperature", "température": "temperature",
+    # mail and messages
+    "correo": "email", "correos": "emails", "courriel": "email", "courriels": "emails", "mails": "emails",
+    "posta": "mail", "e-mails": "emails", "poczta": "mail", "poczty": "mail", "wiadomość": "message",
+    "wiadomości": "messages", "mensaje": "message", "mensajes": "messages", "messaggio": "message",
+    "messaggi": "messages", "mensagem": "message", "bericht": "message", "berichten": "messages",
+    "envía": "send", "envia": "send", "envoie": "send", "envoyer": "send", "invia": "send", "manda": "send",
+    "stuur": "send", "wyślij": "send", "nuevos": "new", "nuevo": "new", "nouveaux": "new", "nuovi": "new",
+    "novos": "new", "nieuwe": "new", "nowe": "new",
+    # calendar, reminders, alarms, timers
+    "calendario": "calendar", "calendrier": "calendar", "agenda": "agenda", "kalendarz": "calendar",
+    "reunión": "meeting", "reunion": "meeting", "réunion": "meeting", "riunione": "meeting", "reunião": "meeting",
+    "vergadering": "meeting", "spotkanie": "meeting", "cita": "appointment", "rendez-vous": "appointment",
+    "appuntamento": "appointment", "afspraak": "appointment", "alarma": "alarm", "alarme": "alarm",
+    "sveglia": "alarm", "wekker": "alarm", "budzik": "alarm", "temporizador": "timer", "minuteur": "timer",
+    "timer": "timer", "minutnik": "timer", "recordatorio": "reminder", "recuérdame": "remind me",
+    "recuerdame": "remind me", "rappel": "reminder", "rappelle-moi": "remind me", "ricordami": "remind me",
+    "promemoria": "reminder", "lembrete": "reminder", "herinnering": "reminder", "przypomnij": "remind",
+    "przypomnienie": "reminder", "mañana": "tomorrow", "demain": "tomorrow", "domani": "tomorrow",
+    "amanhã": "tomorrow", "morgen": "tomorrow", "jutro": "tomorrow", "hoy": "today", "aujourd'hui": "today",
+    "oggi": "today", "hoje": "today", "vandaag": "today", "dzisiaj": "today", "hora": "time", "heure": "time",
+    "ora": "time", "godzina": "time",
+    # music, news, files, notes, search
+    "música": "music", "musica": "music", "musique": "music", "muziek": "music", "muzyka": "music",
+    "canción": "song", "chanson": "song", "canzone": "song", "liedje": "song", "piosenka": "song",
+    "noticias": "news", "nouvelles": "news", "actualités": "news", "notizie": "news", "notícias": "news",
+    "nieuws": "news", "archivo": "file", "fichier": "file", "fichiers": "files", "ficheiro": "file",
+    "arquivo": "file", "bestand": "file", "plik": "file", "nota": "note", "notas": "notes", "note": "note",
+    "notitie": "note", "notatka": "note", "busca": "search", "buscar": "search", "cherche": "search",
+    "cerca": "search", "zoek": "search", "szukaj": "search", "lee": "read", "lis": "read", "lire": "read",
+    "leggi": "read", "lees": "read", "przeczytaj": "read", "borra": "delete", "elimina": "delete",
+    "supprime": "delete", "cancella": "delete", "verwijder": "delete", "usuń": "delete",
+    "traduce": "translate", "traduis": "translate", "traduci": "translate", "vertaal": "translate",
+    "przetłumacz": "translate", "tren": "train", "train": "train", "treno": "train", "trein": "train",
+    "pociąg": "train", "luz": "light", "lumière": "light", "luce": "light", "lamp": "light", "światło": "light",
+    "volumen": "volume", "volume": "volume", "głośność": "volume", "calcula": "calculate", "calcule": "calculate",
+    "calcola": "calculate", "bereken": "calculate", "oblicz": "calculate", "convierte": "convert",
+    "convertis": "convert", "converti": "convert", "zamień": "convert",
+}
+
 #: English function words that are not German words too ("in", "an", "was", "die" are left out):
 #: a message reads German on function words alone only when its German ones outnumber these, so
 #: a German particle inside an English sentence's name ("cities such as Des Moines", "mail it to

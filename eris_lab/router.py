@@ -64,7 +64,7 @@ from .guard import (
     without_small_talk,
 )
 from .knobs import Knobs
-from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
+from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, FOREIGN_GLOSSES, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
 from .offer import Offer, build, ordered
 from .policy import ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, Rule, action_of, decide_turn, requested_action
 
@@ -150,6 +150,26 @@ def translate_german(text: str) -> str:
         elif word and word.lower() not in GERMAN_CUES:
             out.append(word)
     return " ".join(out)
+
+
+def gloss_foreign(text: str) -> str:
+    """``text`` read word for word in English through :data:`~eris_lab.lexicon.FOREIGN_GLOSSES`
+    (Spanish, French, Italian, Portuguese, Dutch, Polish: "¿Tengo correos nuevos?" -> "emails new";
+    other words stay only when they name something), or ``""`` when the text reads English or German (``guard.foreign_language``) or no word is
+    known. Scored beside the message, so it can raise a score, never lower one (a helper's variants
+    of route-08, 2026-12-05: the first was conversation, "Jaka jest pogoda w Krakowie?" ranked no
+    weather tool)."""
+    if not foreign_language(text):
+        return ""
+    out, known = [], 0
+    for i, token in enumerate(text.split()):
+        word = token.strip(".,;:!?¿¡\"'()[]")
+        gloss = FOREIGN_GLOSSES.get(word.lower())
+        known += gloss is not None
+        # other words stay only when they name something: a name ("Krakowie", "Luis"), a number, a path
+        names = bool(re.search(r"[\d/@.:_]", word)) or (i > 0 and word[:1].isupper())
+        out.append(gloss or (word if names else ""))
+    return " ".join(w for w in out if w) if known else ""
 
 
 def _gloss_keys(word: str, by_stem: dict[str, str]) -> tuple[str, ...]:
@@ -685,6 +705,10 @@ class Router:
             queries.append(f"{fixed} ({gloss})")
             queries.append(translate_german(fixed))  # word for word: "Bestell mir bitte Sushi" -> "order Sushi"
             notes.append("german gloss")
+        foreign = gloss_foreign(fixed)
+        if foreign:  # likewise for a few other languages' everyday words: "¿Tengo correos nuevos?"
+            queries.append(foreign)
+            notes.append("foreign words glossed")
         addressed = read_addresses(fixed)
         if addressed:  # like a spelling fix, scored beside the message as written
             queries.append(addressed)

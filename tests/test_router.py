@@ -887,3 +887,30 @@ def test_a_pointer_right_after_a_countdown_keeps_the_countdown(text, real_embedd
     history = [{"role": "user", "content": "start a 5 minute timer"}, {"role": "tool_used", "name": "clock:timer"}]
     routed = router.route(text, history=history)
     assert routed.offer.names[:1] == ("clock:timer",), routed.decision.reason
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("¿Tengo correos nuevos?", "emails new"),
+    ("Jaka jest pogoda w Krakowie?", "weather Krakowie"),
+    ("Envía un correo a Luis diciendo que llego tarde", "send email Luis"),
+    ("check the weather in Berlin", ""),  # English: nothing to gloss
+    ("Wie wird das Wetter morgen?", ""),  # German has its own glosses
+])
+def test_gloss_foreign_reads_everyday_words_of_other_languages(text, expected):
+    from eris_lab.router import gloss_foreign
+
+    assert gloss_foreign(text) == expected
+
+
+@pytest.mark.parametrize("text, gold", [
+    ("¿Tengo correos nuevos?", "mail:check"),  # was conversation
+    ("Jaka jest pogoda w Krakowie?", "weather:current"),  # 16 tools, no weather tool
+    ("Envía un correo a Luis diciendo que llego tarde", "mail:write"),  # the doc domain's cluster
+])
+def test_short_requests_in_other_languages_reach_their_tool(text, gold, real_embedder):
+    """A helper's variants of route-08 (2026-12-05): MiniLM reads neither Spanish nor Polish."""
+    from eris_lab._files import repo_root
+    from eris_lab.catalog import load
+
+    routed = Router.with_calibrated_knobs(load(repo_root() / "descriptors"), real_embedder).route(text)
+    assert gold in routed.offer.names[:5], routed.decision.reason
