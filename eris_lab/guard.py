@@ -238,6 +238,8 @@ _THANKS_FOR_RE = re.compile(
     r"^(?:(?:ok|okay|oh|hey|great|cool|awesome|perfect)\s+)*(?:thanks|thank you|thank u|thx|ty|many thanks|cheers|danke|"
     r"vielen dank|merci|gracias|grazie|wish me luck|fingers crossed|drück mir die daumen)(?:\s+(?:so much|a lot|again|anyway|very much|a ton))?"
     r"(?:\s+(?:for|für|pour|por|per|on|with|bei)\s+\S.*)?$")
+#: What turns such thanks into a request: a question or a request word ("thanks! now book it").
+_THANKS_THEN_ASKS_RE = re.compile(r"[?]|\b(?:but|now|can you|could you|please)\b", re.IGNORECASE)
 
 
 def is_small_talk(text: str) -> bool:
@@ -252,8 +254,7 @@ def is_small_talk(text: str) -> bool:
     words = _normalise_for_greeting(text).split()
     if not words or all(w in _GREETING_WORDS for w in words):
         return False  # a bare greeting is is_greeting's (and "ok" alone is no small talk)
-    if _THANKS_FOR_RE.match(" ".join(words)) and not re.search(r"[?]|\b(?:but|now|can you|could you|please)\b", text,
-                                                                 re.IGNORECASE):
+    if _THANKS_FOR_RE.match(" ".join(words)) and not _THANKS_THEN_ASKS_RE.search(text):
         return True
     i = 0
     while i < len(words):

@@ -160,11 +160,13 @@ def build(decision: Decision, catalog: Catalog, *, knobs: Knobs = Knobs(),
 
 
 def ordered(offer: Offer, catalog: Catalog, key: np.ndarray | None, *, text: str = "",
-            scores: Mapping[str, float] | None = None) -> Offer:
+            scores: Mapping[str, float] | None = None, failed: Sequence[str] = ()) -> Offer:
     """``offer`` with its names sorted by ``key``, highest first; the same names, the same decision.
 
     With ``text`` (the message), a tool whose name does the CRUD action the message opens with goes
     before the siblings it nearly ties (``policy.action_order``; the decision's reason says so).
+    Under ``FAILED_TOOL_RETRY`` the ``failed`` tools go first, whatever the key (DESIGN: the reply
+    supplies what the failed call lacked).
 
     Parameters
     ----------
@@ -178,6 +180,8 @@ def ordered(offer: Offer, catalog: Catalog, key: np.ndarray | None, *, text: str
     scores : mapping of str to float, optional
         Each tool's cosine, for the action order where ``key`` is None (the offer keeps its order
         otherwise).
+    failed : sequence of str
+        Recent tool calls that failed, oldest first (``Router.route``'s ``failed``).
 
     Returns
     -------
@@ -203,7 +207,9 @@ def ordered(offer: Offer, catalog: Catalog, key: np.ndarray | None, *, text: str
     if moved:
         decision = replace(decision, reason=f"{decision.reason}; {', '.join(moved)} first: the message asks to "
                                             f"{requested_action(text)}")
-    return Offer(names=names, decision=decision, overlays=offer.overlays)
+    if decision.rule == Rule.FAILED_TOOL_RETRY:
+        names = list(dict.fromkeys([*(n for n in failed if n in names), *names]))
+    return Offer(names=tuple(names), decision=decision, overlays=offer.overlays)
 
 
 def for_model(offer: Offer, *, intents: Sequence[Hit] = (), intent_floor: float = 0.0,

@@ -40,7 +40,8 @@ from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, nam
 from .guard import (countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, singular,
                     tool_keywords, unread_script, without_small_talk)
 from .knobs import Knobs
-from .lexicon import ACTION_WORDS, ENGLISH_CUES, GOODS_QUESTION_WORDS, GOODS_TOOL_RE, QUESTION_WORDS, OPEN_SUBJECT_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS
+from .lexicon import (ACTION_WORDS, ENGLISH_CUES, GOODS_QUESTION_WORDS, GOODS_TOOL_RE, OPEN_SUBJECT_WORDS,
+                      QUESTION_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS)
 from .slots import MissingSlot, has_evidence, required_slots
 
 __all__ = [

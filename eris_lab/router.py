@@ -14,12 +14,12 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, Tool, domain_of, lexical_text, routing_phrases
+from .catalog import Catalog, domain_of, lexical_text, routing_phrases
 from .embed import Embedder, VectorCache, default_embedder, normalize_rows
 from .errors import CatalogError, ErisLabError
 from .guard import (
@@ -66,7 +66,7 @@ from .guard import (
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, FOREIGN_GLOSSES, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
 from .offer import Offer, build, ordered
-from .policy import ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, Rule, action_of, decide_turn, requested_action
+from .policy import ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, action_of, decide_turn, requested_action
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
            "dialog_tools", "last_turn_tools", "added_tools", "rank_catch_all_last", "without_asking", "without_pull", "REFERRING_CUE_RE", "FAILED_STATUSES"]
@@ -128,48 +128,58 @@ def gloss_german(text: str) -> str:
     return " ".join(dict.fromkeys(GERMAN_GLOSSES[k] for k in keys))
 
 
-def translate_german(text: str) -> str:
+def translate_german(text: str, gloss: str | None = None) -> str:
     """``text`` read word for word in English: each known German word replaced by its gloss
     (:func:`gloss_german`), German function words (:data:`~eris_lab.lexicon.GERMAN_CUES`) left out,
     every other word (a name, "Sushi") kept; ``""`` when the message does not read German or
-    nothing was glossed.
+    nothing was glossed. ``gloss``: :func:`gloss_german` of ``text`` where the caller has it.
 
     The glosses appended to the German message left a food order at cosine 0.57 ("Bestell mir
     bitte Sushi. (order)"), below the single-hit floor, where "order Sushi" scores 0.77 (a helper's
     variant of route-08, 2026-12-05). Scored beside the message, so it can raise a score, never
     lower one."""
-    if not gloss_german(text):
+    if not (gloss if gloss is not None else gloss_german(text)):
         return ""
     by_stem = _gloss_stems()
-    out = []
-    for token in text.split():  # a path or an address stays one token
-        word = token.strip(".,;:!?\"'()[]")
+
+    def glosses(word: str) -> tuple[str, ...]:
         keys = _gloss_keys(word.lower(), by_stem) if _WORD_RE.fullmatch(word) else ()
-        if keys:
-            out.extend(GERMAN_GLOSSES[k] for k in keys)
-        elif word and word.lower() not in GERMAN_CUES:
-            out.append(word)
-    return " ".join(out)
+        return tuple(GERMAN_GLOSSES[k] for k in keys)
+
+    return _word_for_word(text, glosses, lambda i, word: word.lower() not in GERMAN_CUES)
 
 
 def gloss_foreign(text: str) -> str:
     """``text`` read word for word in English through :data:`~eris_lab.lexicon.FOREIGN_GLOSSES`
     (Spanish, French, Italian, Portuguese, Dutch, Polish: "¿Tengo correos nuevos?" -> "emails new";
-    other words stay only when they name something), or ``""`` when the text reads English or German (``guard.foreign_language``) or no word is
-    known. Scored beside the message, so it can raise a score, never lower one (a helper's variants
-    of route-08, 2026-12-05: the first was conversation, "Jaka jest pogoda w Krakowie?" ranked no
-    weather tool)."""
+    other words stay only when they name something), or ``""`` when the text reads English or
+    German (``guard.foreign_language``) or no word is known. Scored beside the message, so it can
+    raise a score, never lower one (a helper's variants of route-08, 2026-12-05: the first was
+    conversation, "Jaka jest pogoda w Krakowie?" ranked no weather tool)."""
     if not foreign_language(text):
         return ""
-    out, known = [], 0
+
+    def glosses(word: str) -> tuple[str, ...]:
+        gloss = FOREIGN_GLOSSES.get(word.lower())
+        return (gloss,) if gloss else ()
+
+    def names_something(i: int, word: str) -> bool:  # a name ("Krakowie", "Luis"), a number, a path
+        return bool(re.search(r"[\d/@.:_]", word)) or (i > 0 and word[:1].isupper())
+
+    return _word_for_word(text, glosses, names_something)
+
+
+def _word_for_word(text: str, glosses: Callable[[str], tuple[str, ...]], keep: Callable[[int, str], bool]) -> str:
+    """``text`` token by token (a path or an address stays one token): a word's English glosses
+    where it has some, else the word itself where ``keep(position, word)``; ``""`` if no word has a
+    gloss (shared by :func:`translate_german` and :func:`gloss_foreign`)."""
+    out, known = [], False
     for i, token in enumerate(text.split()):
         word = token.strip(".,;:!?¿¡\"'()[]")
-        gloss = FOREIGN_GLOSSES.get(word.lower())
-        known += gloss is not None
-        # other words stay only when they name something: a name ("Krakowie", "Luis"), a number, a path
-        names = bool(re.search(r"[\d/@.:_]", word)) or (i > 0 and word[:1].isupper())
-        out.append(gloss or (word if names else ""))
-    return " ".join(w for w in out if w) if known else ""
+        found = glosses(word) if word else ()
+        known = known or bool(found)
+        out.extend(found or ((word,) if word and keep(i, word) else ()))
+    return " ".join(out) if known else ""
 
 
 def _gloss_keys(word: str, by_stem: dict[str, str]) -> tuple[str, ...]:
@@ -703,7 +713,9 @@ class Router:
         gloss = gloss_german(fixed)
         if gloss:
             queries.append(f"{fixed} ({gloss})")
-            queries.append(translate_german(fixed))  # word for word: "Bestell mir bitte Sushi" -> "order Sushi"
+            word_for_word = translate_german(fixed, gloss)  # "Bestell mir bitte Sushi" -> "order Sushi"
+            if word_for_word:
+                queries.append(word_for_word)
             notes.append("german gloss")
         foreign = gloss_foreign(fixed)
         if foreign:  # likewise for a few other languages' everyday words: "¿Tengo correos nuevos?"
@@ -981,10 +993,8 @@ class Router:
 
         offer = ordered(build(decision, self.catalog, knobs=self.knobs,
                               companions=default_table(self.catalog) if self.knobs.subset_margin < 2.0 else None),
-                        self.catalog, self.last_order, text=clean, scores={h.name: h.score for h in hits})
-        if decision.rule == Rule.FAILED_TOOL_RETRY:  # the failed tools first, whatever the cosine order (DESIGN)
-            first = [n for n in failed if n in offer.names]
-            offer = replace(offer, names=tuple(dict.fromkeys([*first, *offer.names])))
+                        self.catalog, self.last_order, text=clean, scores={h.name: h.score for h in hits},
+                        failed=failed)
         timings["offer"] = (time.perf_counter() - start) * 1000
         timings["total"] = (time.perf_counter() - total) * 1000
         return Routed(text=clean, hits=hits, decision=decision, offer=offer, timings_ms=timings, guard=guard)

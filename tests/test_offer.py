@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from eris_lab.catalog import Catalog
 from eris_lab.knobs import Knobs
-from eris_lab.offer import Offer, build, for_model
+import numpy as np
+
+from eris_lab.offer import Offer, build, for_model, ordered
 from eris_lab.policy import Decision, Hit, Rule
 
 from conftest import load_cases
@@ -112,3 +114,16 @@ def test_for_model_keeps_each_request_its_tool():
     assert for_model(offer, intents=two, intent_floor=0.65, knobs=PICKS).names == ("weather:forecast",)
     same = (Hit(name="weather:forecast", score=0.7), Hit(name="weather:forecast", score=0.6))
     assert for_model(offer, intents=same, intent_floor=0.5, knobs=PICKS).names == ("weather:forecast",)
+
+
+def test_ordered_puts_the_failed_tools_first_under_failed_tool_retry():
+    # the reply supplies what the failed call lacked (DESIGN); the key alone ranks it last
+    names = ("weather:current", "mail:read", "clock:now")
+    key = np.zeros(len(REGISTRY.names))
+    for rank, name in enumerate(names):
+        key[REGISTRY.position(name)] = 3 - rank
+    retry = Offer(names=names, decision=Decision(rule=Rule.FAILED_TOOL_RETRY, kind="subset", names=names))
+    assert ordered(retry, REGISTRY, key, failed=("clock:now",)).names == ("clock:now", "weather:current", "mail:read")
+    # another rule keeps the key's order, failed or not
+    ranked = Offer(names=names, decision=decision(*names))
+    assert ordered(ranked, REGISTRY, key, failed=("clock:now",)).names == names

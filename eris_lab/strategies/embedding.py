@@ -276,7 +276,7 @@ class EmbeddingPolicy(Strategy):
         table = self.companions_ if same_table else self.companion_table(knobs)
         offer = ordered(build(decision, catalog, knobs=knobs, companions=table), catalog,
                         scored.order if knobs.order_by_cosine else None, text=scored.text,
-                        scores={h.name: h.score for h in scored.hits})
+                        scores={h.name: h.score for h in scored.hits}, failed=scored.failed)
         return Routed(text=scored.text, hits=scored.hits[:MAX_HITS], decision=decision, offer=offer, guard=scored.guard)
 
     def _route(self, text: str, context: Context) -> Routed:
