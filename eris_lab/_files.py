@@ -11,16 +11,19 @@
 * :func:`read_user_text`, :func:`load_json_file` / :func:`loads_json`, :func:`load_toml_file` /
   :func:`loads_toml`: the one way every subcommand reads a file a user names (catalogues, hits,
   suites, knobs, params, candidates). Each refusal is one ``ErisLabError`` (of the caller's
-  subclass) naming the file: a folder, a missing file, more than :data:`MAX_INPUT_BYTES`
+  subclass) naming the file: a folder, a missing file, a loop of symbolic links, a pipe with
+  nothing to read (a named FIFO nobody writes to never blocks), more than :data:`MAX_INPUT_BYTES`
   (``/dev/zero`` never fills memory), bytes that are not UTF-8, JSON/TOML that does not parse,
   or data nested deeper than :data:`MAX_NESTING` (never a ``RecursionError``).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import tomllib
 from contextlib import contextmanager
@@ -31,7 +34,7 @@ from .errors import ErisLabError
 
 __all__ = [
     "repo_root", "shown_path", "cache_dir", "atomic_path", "write_atomic", "sha256_file",
-    "MAX_INPUT_BYTES", "MAX_NESTING", "read_user_text", "no_duplicate_keys", "loads_json", "load_json_file", "loads_toml",
+    "MAX_INPUT_BYTES", "MAX_NESTING", "read_user_text", "no_duplicate_keys", "refuse_json_constant", "loads_json", "load_json_file", "loads_toml",
     "load_toml_file", "nesting_depth",
 ]
 
@@ -147,20 +150,30 @@ def read_user_text(path: str | os.PathLike[str], *, error: type[ErisLabError] = 
     Raises
     ------
     ErisLabError (of class ``error``)
-        No such file, a folder, unreadable (the OS reason), longer than ``max_bytes``, or not
-        UTF-8 (the byte offset of the first bad byte). A leading UTF-8 BOM is dropped.
+        No such file, a folder, a loop of symbolic links, a pipe with nothing to read (never
+        blocks on a named FIFO nobody writes to), unreadable (the OS reason), longer than
+        ``max_bytes``, or not UTF-8 (the byte offset of the first bad byte). A leading UTF-8
+        BOM is dropped.
     """
     where = str(path) if where is None else where
     target = Path(path)
-    if target.is_dir():
-        raise error("is a folder, expected a file", where=where)
     try:
-        with target.open("rb") as handle:
-            raw = handle.read(max_bytes + 1)  # never more: /dev/zero or a FIFO cannot fill memory
+        mode = target.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise error("is a folder, expected a file", where=where)
+        if stat.S_ISFIFO(mode):
+            raw = _read_pipe(target, max_bytes + 1)
+        else:
+            with target.open("rb") as handle:
+                raw = handle.read(max_bytes + 1)  # never more: /dev/zero cannot fill memory
     except FileNotFoundError:
         raise error("no such file", where=where) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # Path.stat says so; "no such file" misled (a helper's bad input)
+            raise error("a loop of symbolic links, no file at its end", where=where) from None
         raise error(f"cannot read ({exc.strerror or exc})", where=where) from None
+    if stat.S_ISFIFO(mode) and not raw:
+        raise error("a pipe with nothing to read (no writer, or an empty one)", where=where)
     if len(raw) > max_bytes:
         raise error(f"larger than {max_bytes >> 20} MiB (the limit for an input file: {max_bytes:,} bytes)",
                     where=where)
@@ -168,6 +181,34 @@ def read_user_text(path: str | os.PathLike[str], *, error: type[ErisLabError] = 
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise error(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})", where=where) from None
+
+
+def _read_pipe(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of a pipe (``/dev/stdin`` under ``|``, a named FIFO, ``<(...)``).
+
+    Opened non-blocking: a named FIFO that no process writes to would block ``open`` forever
+    (a helper's ``--knobs FIFO`` hung, 2026-12-05); it then reads as empty at once. Once a
+    writer is known to be there the reads block as usual until it closes its end.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        try:
+            first = os.read(fd, limit)
+        except BlockingIOError:  # a writer, nothing written yet: wait for it
+            first = None
+        if first == b"":
+            return b""  # no writer at all
+        os.set_blocking(fd, True)
+        chunks, size = ([first] if first else []), len(first or b"")
+        while size < limit:
+            chunk = os.read(fd, min(1 << 20, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def nesting_depth(value: Any) -> int:
@@ -194,7 +235,16 @@ def _too_deep(where: str, error: type[ErisLabError], max_nesting: int) -> ErisLa
                  where=where)
 
 
-def _no_constant(name: str) -> Any:
+def refuse_json_constant(name: str) -> Any:
+    """``parse_constant`` for :func:`json.loads`: ``NaN``, ``Infinity`` and ``-Infinity`` are not
+    JSON (RFC 8259) and no schema or catalogue may carry them (a ``const: NaN`` reached the
+    grammar compiler as a traceback, a helper's bad input).
+
+    Raises
+    ------
+    ValueError
+        Always, naming the constant.
+    """
     raise ValueError(f"{name} is not JSON")
 
 
@@ -209,7 +259,7 @@ def loads_json(text: str, *, where: str, error: type[ErisLabError] = ErisLabErro
         deeper than ``max_nesting``.
     """
     try:
-        data = json.loads(text, parse_constant=_no_constant, object_pairs_hook=no_duplicate_keys)
+        data = json.loads(text, parse_constant=refuse_json_constant, object_pairs_hook=no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise error(f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})", where=where) from None
     except ValueError as exc:  # parse_constant's refusal

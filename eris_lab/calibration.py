@@ -50,7 +50,7 @@ import numpy as np
 from ._files import cache_dir, repo_root
 from .catalog import Catalog, Tool, base_name, name_words, routing_phrases
 from .embed import Embedder, normalize_rows, vector_key
-from .errors import DataError
+from .errors import CatalogError, DataError
 from .knobs import Knobs
 
 __all__ = [
@@ -501,11 +501,14 @@ def calibrate(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.ndarray 
         ``alpha`` outside (0, 1).
     DataError
         A labelled query names a tool the catalogue lacks, or none needs a tool.
+    CatalogError
+        The catalogue has no tools (``route`` refuses it too; an empty one printed knobs).
     """
     from .router import embed_tools
 
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    _require_tools(catalog)
     start = time.perf_counter()
     base = base if base is not None else Knobs()
     vectors = normalize_rows(tool_vectors) if tool_vectors is not None else embed_tools(catalog, embedder.embed)
@@ -755,6 +758,7 @@ def calibrated_knobs(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.n
     provenance (``"cached": true``) and name this catalogue's source, not the one first fitted
     (the same fingerprint may live in another checkout).
     """
+    _require_tools(catalog)  # before the cache: an empty catalogue's knobs were cached and printed
     path = _cache_path(catalog, vector_key(embedder), alpha)  # model and encoder: their vectors differ
     if cache and path.is_file():
         try:
@@ -773,6 +777,12 @@ def calibrated_knobs(catalog: Catalog, embedder: Embedder, *, tool_vectors: np.n
         except OSError:
             pass  # a read-only cache folder only costs the refit next time
     return knobs
+
+
+def _require_tools(catalog: Catalog) -> None:
+    if not len(catalog):
+        raise CatalogError("the catalogue has no tools; calibration needs at least one",
+                           where=catalog.source or "catalog")
 
 
 def describe(knobs: Knobs) -> dict[str, Any]:

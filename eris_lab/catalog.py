@@ -14,6 +14,7 @@ pypa/packaging's ``pylock.py`` getters.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -371,6 +372,20 @@ def enrich_for_routing(tool: Tool) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def _with_known_companions(catalog: Catalog) -> Catalog:
+    """``catalog``, once every declared companion names one of its tools: a misspelt companion
+    was dropped without a word (a helper's bad input, 2026-12-05). Checked where a file loads,
+    not in ``Catalog`` itself: a subset (a case's candidates) may leave a companion out."""
+    for tool in catalog:
+        unknown = next((c for c in tool.companions if c not in catalog), None)
+        if unknown is not None:
+            close = difflib.get_close_matches(unknown, catalog.names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise CatalogError(f"companion {unknown!r} is not a tool of this catalogue{hint}",
+                               where=f"{tool.source or catalog.source}: {tool.name}: companions")
+    return catalog
+
+
 def load(path: str | os.PathLike[str] | None = None) -> Catalog:
     """Load a catalogue from a descriptors folder, a TOML file or a JSON file.
 
@@ -388,7 +403,8 @@ def load(path: str | os.PathLike[str] | None = None) -> Catalog:
     ------
     CatalogError
         Missing path, bad TOML or JSON, a tool without name or description, duplicate names,
-        ``parameters`` that are not a JSON Schema, or an empty folder. ``where`` names file and field.
+        ``parameters`` that are not a JSON Schema, a companion that is no tool of the file (or
+        folder), or an empty folder. ``where`` names file and field.
     """
     path = Path(path) if path is not None else default_descriptors()
     if path.is_dir():
@@ -398,13 +414,16 @@ def load(path: str | os.PathLike[str] | None = None) -> Catalog:
         tools: list[Tool] = []
         for file in files:
             tools.extend(_load_toml_file(file))
-        return Catalog(tools, source=str(path))
+        return _with_known_companions(Catalog(tools, source=str(path)))
     if not path.exists():
+        if path.is_symlink():  # exists() is False for a loop too; "no such file" misled (a helper's bad input)
+            raise CatalogError("a symbolic link that leads to no file (a loop, or its target is gone)",
+                               where=str(path))
         raise CatalogError("no such file or folder", where=str(path))
     if path.suffix == ".toml":
-        return Catalog(_load_toml_file(path), source=str(path))
+        return _with_known_companions(Catalog(_load_toml_file(path), source=str(path)))
     if path.suffix in (".json", ".jsonl"):
-        return Catalog(_load_json_file(path), source=str(path))
+        return _with_known_companions(Catalog(_load_json_file(path), source=str(path)))
     raise CatalogError(
         f"unknown catalogue format {path.suffix!r}; expected a folder, .toml or .json", where=str(path)
     )

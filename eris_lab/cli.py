@@ -473,7 +473,7 @@ def _run_grammar(args) -> int:
     from .errors import SchemaError
     from .grammar import compile as compile_grammar
     from .grammar import compile_schema
-    from ._files import no_duplicate_keys
+    from ._files import no_duplicate_keys, refuse_json_constant
     from .grammar.compiler import MAX_SCHEMA_DEPTH, recursion_headroom
     from .grammar.envelope import style
 
@@ -482,14 +482,15 @@ def _run_grammar(args) -> int:
         text = _read_text(args.schema, "--schema")
         try:
             with recursion_headroom(where=args.schema):  # deep JSON gets the depth message below
-                schema = json.loads(text, object_pairs_hook=no_duplicate_keys)  # a key twice: refused
+                schema = json.loads(text, object_pairs_hook=no_duplicate_keys,  # a key twice: refused
+                                    parse_constant=refuse_json_constant)  # NaN: refused
         except json.JSONDecodeError as exc:
             raise SchemaError(f"not valid JSON (line {exc.lineno}: {exc.msg})", where=args.schema) from None
         except SchemaError:  # [[[... 100,000 deep: json's scanner recursed past any sane limit (before
             # ValueError, which it is: the message said "not valid JSON" for valid JSON, a helper's check)
             raise SchemaError(f"JSON nested too deeply to read; a schema may nest at most {MAX_SCHEMA_DEPTH} "
                               "levels", where=args.schema) from None
-        except ValueError as exc:  # an integer of more than 4,300 digits (Python's int limit)
+        except ValueError as exc:  # an integer of more than 4,300 digits (Python's int limit), NaN
             raise SchemaError(f"not valid JSON ({exc})", where=args.schema) from None
         try:
             grammar = compile_schema(schema, lenient=args.lenient, style=style(knobs))

@@ -37,6 +37,13 @@ MAX_ENVELOPE_CHARS = 100_000  # not imported from the grammar: routing loads no 
 #: The most calls one envelope may carry (``grammar.envelope.MAX_CALLS``, a copy for the same reason);
 #: refused when knobs load, not first when a grammar is compiled (a helper's bad knobs, 2026-12-05).
 MAX_CALLS = 100
+
+#: Lowest ``forced_floor``: forced hits are lexical evidence (a name or keyword in the message,
+#: scored 0.99 in DESIGN), above any cosine a paraphrase reaches with MiniLM; below 0.5 ordinary
+#: embedding hits would count as forced and escape the lone-hit demotion (``forced_floor = -1``
+#: was accepted, a helper's bad knobs, 2026-12-05).
+MIN_FORCED_FLOOR = 0.5
+
 #: ``relevance_weights``: an intercept and one weight per gate feature (``calibration.GATE_FEATURES``:
 #: top cosine, its z-score, the chit-chat cosine); 2 numbers failed inside a matrix product.
 GATE_WEIGHTS = 4
@@ -121,6 +128,10 @@ class Knobs:
                 raise KnobsError(f"expected a cosine in [-1, 1], got {value!r}", where=name)
         if self.margin < 0:
             raise KnobsError(f"expected >= 0, got {self.margin!r}", where="margin")
+        if self.forced_floor < MIN_FORCED_FLOOR:
+            raise KnobsError(f"expected a cosine in [{MIN_FORCED_FLOOR}, 1], got {self.forced_floor!r}; below it "
+                             "embedding hits would count as forced and escape the lone-hit demotion",
+                             where="forced_floor")
         for name in ("subset_margin", "relevance_floor", "widen_lexical_weight", "uncovered_floor"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
@@ -186,6 +197,10 @@ class Knobs:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise KnobsError(f"expected an integer >= 0, got {value!r}", where=name)
+        if self.widen_k < 1:  # a ranked widening of no tools gave the whole roster (a helper's bad knobs)
+            raise KnobsError(f"expected an integer >= 1, got {self.widen_k!r} (the tools a ranked widening "
+                             'offers; for no offer when nothing clears the bar set empty_fallback = "none")',
+                             where="widen_k")
         if self.max_calls > MAX_CALLS:
             raise KnobsError(f"{self.max_calls:,} is above {MAX_CALLS}, the most calls one reply may carry",
                              where="max_calls")
@@ -294,6 +309,9 @@ class Knobs:
         """
         path = Path(path)
         data = load_toml_file(path, error=KnobsError)  # a folder, /dev/zero, bad UTF-8: one line
+        if not data or data == {"knobs": {}}:  # an empty file silently gave the reference knobs
+            raise KnobsError("holds no knobs; give --knobs reference for DESIGN's reference values, or leave "
+                             "--knobs out for the calibrated ones", where=str(path))
         if "knobs" in data:
             # beside the [knobs] table nothing else is read: a knob left outside it was dropped
             # without a word (a helper's bad knobs, 2026-12-05)

@@ -125,6 +125,79 @@ def _check_local_refs(schema: Any, where: str) -> None:
             stack.extend((value, path + (i,)) for i, value in enumerate(node))
 
 
+def _ref_path(document: Any, ref: str) -> tuple[Any, ...]:
+    """The path tuple (list indices as ints) of a local ``$ref`` known to resolve."""
+    from urllib.parse import unquote
+
+    node, parts = document, []
+    for raw in unquote(ref[1:]).split("/")[1:]:
+        part: Any = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list):
+            part = int(part)
+        node = node[part]
+        parts.append(part)
+    return tuple(parts)
+
+
+def _check_recursion_ends(schema: dict, where: str) -> None:
+    """A recursive ``$ref`` has a base case: some finite value is valid at every ``$ref``.
+
+    A least fixpoint over the schema's objects: an object is *productive* when its ``$ref``
+    target, every ``allOf`` branch, some ``anyOf``/``oneOf`` branch, every required property
+    and (with ``minItems >= 1``) its ``items`` are. Boolean schemas count as productive, so only
+    recursion can fail here. The grammar compiler refuses the same schemas later
+    (``_analysis.unproductive``); a catalogue with ``{"$ref": "#/$defs/a"}`` as ``a`` itself was
+    routed and offered before that (a helper's bad input, 2026-12-05).
+    """
+    nodes: dict[tuple[Any, ...], dict] = {}
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            nodes[path] = node
+            stack.extend((value, path + (key,)) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((value, path + (i,)) for i, value in enumerate(node))
+    productive: set[tuple[Any, ...]] = set()
+
+    def holds(value: Any, path: tuple[Any, ...]) -> bool:
+        return not isinstance(value, dict) or path in productive
+
+    def ends(node: dict, path: tuple[Any, ...]) -> bool:
+        ref = node.get("$ref")
+        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")) and _ref_path(schema, ref) not in productive:
+            return False
+        if isinstance(node.get("allOf"), list) and not all(
+                holds(v, path + ("allOf", i)) for i, v in enumerate(node["allOf"])):
+            return False
+        for key in ("anyOf", "oneOf"):
+            branches = node.get(key)
+            if isinstance(branches, list) and branches and not any(
+                    holds(v, path + (key, i)) for i, v in enumerate(branches)):
+                return False
+        properties = node.get("properties")
+        if isinstance(properties, dict) and isinstance(node.get("required"), list):
+            if not all(holds(properties[r], path + ("properties", r))
+                       for r in node["required"] if isinstance(r, str) and r in properties):
+                return False
+        min_items = node.get("minItems", 0)
+        if isinstance(min_items, int) and min_items >= 1 and not holds(node.get("items"), path + ("items",)):
+            return False
+        return True
+
+    changed = True
+    while changed:
+        changed = False
+        for path, node in nodes.items():
+            if path not in productive and ends(node, path):
+                productive.add(path)
+                changed = True
+    stuck = sorted((p for p, n in nodes.items() if p not in productive and "$ref" in n), key=len)
+    if stuck:
+        raise SchemaError("recursive $ref without a base case: no finite value is valid",
+                          where=f"{where}{pointer(stuck[0] + ('$ref',))}")
+
+
 def check(schema: Any, *, where: str = "") -> None:
     """Raise :class:`SchemaError` unless ``schema`` is a JSON Schema (a boolean or an object).
 
@@ -139,7 +212,8 @@ def check(schema: Any, *, where: str = "") -> None:
     ------
     SchemaError
         ``<where>#/path: not a JSON Schema: <jsonschema's message>``, a schema that is neither
-        an object nor a boolean, or a local ``$ref`` that points at nothing.
+        an object nor a boolean, a local ``$ref`` that points at nothing, or a recursive
+        ``$ref`` without a base case.
     """
     if isinstance(schema, bool):
         return
@@ -150,6 +224,8 @@ def check(schema: Any, *, where: str = "") -> None:
         key = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError):
         key = None
+    if key is None or '"$ref"' in key:  # most tools hold no $ref: no walk for them
+        _check_recursion_ends(schema, where)
     if key is not None and key in _CHECKED:
         return
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest() if key is not None else None

@@ -49,6 +49,11 @@ ROWS = {
     61: ["test_bad_input_is_one_line_naming_it"], 62: ["test_bad_input_is_one_line_naming_it"],
     63: ["test_control_characters_in_the_prompt_table_are_escaped"],
     46: ["test_temporary_sessions_are_removed"],
+    64: ["test_bad_input_is_one_line_naming_it", "test_a_pipe_with_a_writer_is_read"],
+    65: ["test_bad_input_is_one_line_naming_it"], 66: ["test_bad_input_is_one_line_naming_it"],
+    67: ["test_bad_input_is_one_line_naming_it"], 68: ["test_bad_input_is_one_line_naming_it"],
+    69: ["test_bad_input_is_one_line_naming_it", "test_a_recursive_schema_with_a_base_case_loads"],
+    70: ["test_bad_input_is_one_line_naming_it"],
 }
 
 TOOLS = [{"name": "clock:alarm", "description": "Set an alarm at a time.",
@@ -135,6 +140,26 @@ def _make(tmp: Path) -> dict[str, str]:
             "type": "object", "properties": {"k": {"type": "string"}}, "if": {"required": ["k"]}}}]),
         "hits_twice": '[["clock:now", 0.9], ["clock:now", 0.1]]',
         "schema_dupkey": '{"type": "object", "properties": {"a": {"type": "string"}, "a": {"type": "integer"}}}',
+        # 64-69 (a helper's variants, 2026-12-05)
+        "schema_nan": '{"type": "number", "const": NaN}',
+        "schema_inf": '{"enum": [1, Infinity]}',
+        "knobs_empty": "",
+        "knobs_emptytable": "# nothing here\n[knobs]\n",
+        "knobs_forcedlow": "threshold = -1\nsingle_hit_floor = -1\nforced_floor = -1\n",
+        "knobs_widen": "widen_k = 0\n",
+        "cat_empty": "[]",
+        "cat_cycle": json.dumps([{"name": "a:b", "description": "x", "parameters": {
+            "type": "object", "properties": {"n": {"$ref": "#/$defs/node"}}, "required": ["n"],
+            "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}, "required": ["next"]}}}}]),
+        "cat_alias": json.dumps([{"name": "a:b", "description": "x", "parameters": {
+            "type": "object", "properties": {"n": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"$ref": "#/$defs/a"}}}}]),
+        "cat_companion": json.dumps([{"name": "fs:cd", "description": "change the folder"},
+                                     {"name": "fs:mv", "description": "move a file", "companions": ["fs:cdd"]}]),
+        "suite_added": '{"query": "wake me at 7", "gold": ["clock:alarm"], "history": [{"role": "tools_added", "names": ["no:pe"]}]}\n',
+        "suite_names": '{"query": "wake me at 7", "gold": ["clock:alarm"], "history": [{"role": "tools_added", "names": "clock:now"}]}\n',
+        "suite_content": '{"query": "wake me at 7", "gold": ["clock:alarm"], "history": [{"role": "user", "content": 5}]}\n',
+        "suite_role": '{"query": "wake me at 7", "gold": ["clock:alarm"], "history": [{"content": "hi"}]}\n',
+        "suite_status": '{"query": "wake me at 7", "gold": ["clock:alarm"], "history": [{"role": "tool_used", "name": "clock:now", "status": {"a": 1}}]}\n',
     }
     out = {}
     for key, data in files.items():
@@ -154,6 +179,11 @@ def _make(tmp: Path) -> dict[str, str]:
     (descriptors / "sub.toml").mkdir()
     out["desc_subdir"] = str(descriptors)
     out["missing"] = str(tmp / "missing.py")
+    os.mkfifo(tmp / "fifo.toml")  # nobody writes to it: opening it for reading blocked for ever
+    out["fifo"] = str(tmp / "fifo.toml")
+    os.symlink(tmp / "loop_b.json", tmp / "loop_a.json")
+    os.symlink(tmp / "loop_a.json", tmp / "loop_b.json")
+    out["loop"] = str(tmp / "loop_a.json")
     return out
 
 
@@ -308,6 +338,31 @@ CASES_2 = [
      "'clock:now' is scored twice"),
     (62, ["grammar-check", "--grammar", "{gbnf_string}", "--text", "x", "--model", "{missing}"], "{missing}: no such file"),
     (62, ["grammar", "--catalog", "{cat_if}", "--offer", "a:b"], "{cat_if}: a:b: #/if: unsupported keyword 'if'"),
+    # 64-70 (a helper's variants, 2026-12-05)
+    (64, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{fifo}"], "{fifo}: a pipe with nothing to read"),
+    (64, ["decide", "--text", "what time is it", "--hits", "@{fifo}", "--catalog", "{cat}"], "a pipe with nothing to read"),
+    (64, ["grammar", "--schema", "{fifo}"], "a pipe with nothing to read"),
+    (64, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{loop}"], "{loop}: a loop of symbolic links"),
+    (64, ["route", "x y z w", "--catalog", "{loop}"], "{loop}: a symbolic link that leads to no file"),
+    (65, ["grammar", "--schema", "{schema_nan}"], "{schema_nan}: not valid JSON (NaN is not JSON)"),
+    (65, ["grammar", "--schema", "{schema_inf}"], "{schema_inf}: not valid JSON (Infinity is not JSON)"),
+    (66, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_empty}"], "{knobs_empty}: holds no knobs"),
+    (66, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_emptytable}"], "holds no knobs"),
+    (67, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_forcedlow}"], "forced_floor: expected a cosine in [0.5, 1]"),
+    (67, ["route", "x y z w", "--catalog", "{cat}", "--knobs", "{knobs_widen}"], "widen_k: expected an integer >= 1, got 0"),
+    (68, ["calibrate", "--catalog", "{cat_empty}", "--no-cache"], "{cat_empty}: the catalogue has no tools"),
+    (68, ["calibrate", "--catalog", "{cat_empty}"], "{cat_empty}: the catalogue has no tools"),
+    (69, ["route", "x y z w", "--catalog", "{cat_cycle}"], "#/properties/n/$ref: recursive $ref without a base case"),
+    (69, ["prompt", "--catalog", "{cat_alias}", "--offer", "a:b"], "#/$defs/a/$ref: recursive $ref without a base case"),
+    (69, ["prompt", "--catalog", "{cat_companion}", "--offer", "fs:mv"],
+     "fs:mv: companions: companion 'fs:cdd' is not a tool of this catalogue; did you mean 'fs:cd'?"),
+    (70, ["eval", "--suite", "{suite_added}", "--catalog", "{cat}", "--strategy", "bm25"], "unknown tool 'no:pe'"),
+    (70, ["eval", "--suite", "{suite_names}", "--catalog", "{cat}", "--strategy", "bm25"],
+     "history[0].names: expected a non-empty list of tool names"),
+    (70, ["eval", "--suite", "{suite_content}", "--catalog", "{cat}", "--strategy", "bm25"], "history[0].content: expected a string"),
+    (70, ["eval", "--suite", "{suite_role}", "--catalog", "{cat}", "--strategy", "bm25"], "history[0].role: expected a role of"),
+    (70, ["eval", "--suite", "{suite_status}", "--catalog", "{cat}", "--strategy", "bm25"],
+     "history[0].status: expected a string such as 'ok'"),
 ]
 
 
@@ -602,3 +657,28 @@ def test_control_characters_in_the_prompt_table_are_escaped(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "| ctl\\x1b[31m:x | evil \\x1b]0;title\\x07 desc\\x00 |" in out
     assert not any(ch in out for ch in "\x1b\x07\x00")
+
+
+def test_a_pipe_with_a_writer_is_read(tmp_path):  # row 64: refusing FIFOs must not refuse `... | --knobs /dev/stdin`
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    (tmp_path / "c.json").write_text(json.dumps(TOOLS), encoding="utf-8")
+    argv = [sys.executable, "-m", "eris_lab", "route", "what time is it", "--catalog", str(tmp_path / "c.json"),
+            "--knobs", "/dev/stdin"]
+    done = subprocess.run(argv, input="widen_k = 0\n", capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and "widen_k" in done.stderr, done.stderr  # read, then judged
+    done = subprocess.run(argv, input="", capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and "a pipe with nothing to read" in done.stderr, done.stderr
+
+
+def test_a_recursive_schema_with_a_base_case_loads(tmp_path):  # row 69: only recursion that never ends is refused
+    from eris_lab.catalog import load
+
+    tree = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+                                             "v": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/node"}]},
+                                             "next": {"$ref": "#/$defs/node"}},
+            "required": ["kids", "v"]}
+    schema = {"type": "object", "properties": {"n": {"$ref": "#/$defs/node"}}, "required": ["n"], "$defs": {"node": tree}}
+    (tmp_path / "c.json").write_text(json.dumps([{"name": "a:b", "description": "x", "parameters": schema}]), encoding="utf-8")
+    assert load(tmp_path / "c.json").names == ("a:b",)

@@ -6,6 +6,7 @@ data (fetched once per session, as test_eval_datasets does) tests the shipped su
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -253,14 +254,21 @@ def test_dataflow_companions_supply_a_required_value_from_a_lookup_of_the_same_f
 
 def test_declared_companions_from_a_descriptor_field_and_the_reference_table(tmp_path):
     toml = tmp_path / "d.toml"
-    toml.write_text('domain = "trip"\n[[tools]]\nname = "trip:book"\nshort_description = "Book a trip."\n'
-                    'companions = ["trip:login", "trip:gone"]\n'
-                    '[[tools]]\nname = "trip:login"\nshort_description = "Log in."\n', encoding="utf-8")
+    text = ('domain = "trip"\n[[tools]]\nname = "trip:book"\nshort_description = "Book a trip."\n'
+            'companions = ["trip:login", "trip:gone"]\n'
+            '[[tools]]\nname = "trip:login"\nshort_description = "Log in."\n')
+    toml.write_text(text, encoding="utf-8")
     from eris_lab.catalog import load
+    from eris_lab.errors import CatalogError
 
+    with pytest.raises(CatalogError, match="companion 'trip:gone' is not a tool of this catalogue"):
+        load(toml)  # a misspelt companion is refused where the file loads (bad_inputs.md row 69)
+    toml.write_text(text.replace(', "trip:gone"', ""), encoding="utf-8")
     catalog = load(toml)
-    assert catalog.tool("trip:book").companions == ("trip:login", "trip:gone")
-    assert declared(catalog) == {"trip:book": (("trip:login", "declared"),)}  # an absent tool is skipped
+    assert catalog.tool("trip:book").companions == ("trip:login",)
+    subset = Catalog([dataclasses.replace(catalog.tool("trip:book"), companions=("trip:login", "trip:gone")),
+                      catalog.tool("trip:login")])
+    assert declared(subset) == {"trip:book": (("trip:login", "declared"),)}  # a tool a subset leaves out is skipped
     offer = build(Decision(rule=Rule.SINGLE_STRONG_HIT, kind="subset", names=("trip:book",)), catalog)
     assert offer.names == ("trip:book", "trip:login")
     assert offer.overlays == ("companion trip:login <- trip:book",)

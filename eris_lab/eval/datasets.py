@@ -451,14 +451,47 @@ def _str_list(value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+#: The turns a query's history may hold (``router.Router.route``'s ``history``): the message
+#: turns, a tool that ran (``tool_used``, with an optional ``status`` or ``ok``) and tools the host
+#: listed anew (``tools_added``, as BFCL's miss-func turns).
+HISTORY_ROLES = ("user", "assistant", "system", "tool", "tool_used", "tools_added")
+
+
+def _check_history_turn(turn: Any, where: str) -> None:
+    """One history turn has the shape its role needs; each field was read loosely before, so a
+    misspelt role or a ``names`` string was silently no memory at all (a helper's bad suite,
+    2026-12-05). Raises :class:`DataError` naming the field."""
+    if not isinstance(turn, dict):
+        raise DataError(f"expected a {{role, content|name}} object, got {turn!r:.80}", where=where)
+    role = turn.get("role")
+    if role not in HISTORY_ROLES:
+        raise DataError(f"expected a role of {', '.join(HISTORY_ROLES)}, got {role!r:.80}", where=f"{where}.role")
+    if role == "tool_used":
+        if not isinstance(turn.get("name"), str) or not turn["name"]:
+            raise DataError(f"expected a tool name, got {turn.get('name')!r:.80}", where=f"{where}.name")
+        if "status" in turn and not isinstance(turn["status"], str):
+            raise DataError(f"expected a string such as 'ok' or 'failed', got {turn['status']!r:.80}",
+                            where=f"{where}.status")
+        if "ok" in turn and not isinstance(turn["ok"], bool):
+            raise DataError(f"expected true or false, got {turn['ok']!r:.80}", where=f"{where}.ok")
+    elif role == "tools_added":
+        names = turn.get("names")
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+            raise DataError(f"expected a non-empty list of tool names, got {names!r:.80}", where=f"{where}.names")
+    elif not isinstance(turn.get("content"), str) and not (role == "assistant" and "tool_calls" in turn
+                                                           and turn.get("content") is None):  # OpenAI's call turn
+        raise DataError(f"expected a string, got {turn.get('content')!r:.80}", where=f"{where}.content")
+
+
 def load_jsonl(path: str | os.PathLike[str], *, catalog: Catalog | None = None) -> tuple[Query, ...]:
     """Queries from a JSONL file of ``{"query", "gold", "history"}`` lines (+ ``id``, ``split``, ``tags``).
 
     Raises
     ------
     DataError
-        A line is not JSON, lacks ``query``/``gold``, has a wrong type, or names a gold tool
-        (or a ``tool_used`` in history) that ``catalog`` does not have. ``where`` is ``file:line``.
+        A line is not JSON, lacks ``query``/``gold``, has a wrong type, a history turn without
+        the fields its role needs (:data:`HISTORY_ROLES`), or names a gold tool (or a tool of a
+        ``tool_used``/``tools_added`` turn) that ``catalog`` does not have. ``where`` is ``file:line``.
     """
     path = Path(path)
     queries = []
@@ -471,8 +504,10 @@ def load_jsonl(path: str | os.PathLike[str], *, catalog: Catalog | None = None) 
             raise DataError("missing required field 'gold' (a list of tool names, empty = no tool)", where=where)
         gold = _str_list(row["gold"], f"{where}.gold")
         history = row.get("history", [])
-        if not isinstance(history, list) or not all(isinstance(h, dict) for h in history):
+        if not isinstance(history, list):
             raise DataError(f"expected a list of {{role, content|name}} objects, got {history!r}", where=f"{where}.history")
+        for j, turn in enumerate(history):
+            _check_history_turn(turn, f"{where}.history[{j}]")
         split = row.get("split", "")
         if split not in ("", "train", "test"):
             raise DataError(f"expected 'train' or 'test', got {split!r}", where=f"{where}.split")
@@ -481,9 +516,10 @@ def load_jsonl(path: str | os.PathLike[str], *, catalog: Catalog | None = None) 
             raise DataError(f"duplicate id {case_id!r}", where=f"{where}.id")
         seen.add(case_id)
         if catalog is not None:
-            used = [h.get("name") for h in history if h.get("role") == "tool_used"]
+            named = [h["name"] for h in history if h["role"] == "tool_used"]
+            named += [n for h in history if h["role"] == "tools_added" for n in h["names"]]
             try:
-                catalog.require(gold + tuple(u for u in used if isinstance(u, str)), where=where)
+                catalog.require(gold + tuple(named), where=where)
             except CatalogError as exc:
                 raise DataError(exc.message, where=where) from None
         queries.append(Query(id=case_id, query=row["query"], gold=gold, expect="all" if gold else "none",
