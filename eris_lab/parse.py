@@ -3,8 +3,9 @@
 ``calls(raw, offered)`` reads the envelope JSON the grammar asks for first
 (``{"thought", "status", "message", "tool_calls": [{"name", "arguments"}]}``; one cut off at the
 token limit still yields its message and every complete call, reported); when the output
-is not an envelope it takes reasoning blocks out (``<think>...</think>`` and kin: a call drafted
-while thinking is never a call, and output that ends inside an open block yields none) and tries
+is not an envelope it takes reasoning blocks out (``<think>...</think>``, Cohere's ``<|START_THINKING|>``
+and kin: a call drafted while thinking is never a call, and output that ends inside an open block
+yields none) and tries
 the text formats small models are known to emit, in this order (:data:`TEXT_FORMATS`); the
 first format that yields call-shaped text wins:
 
@@ -15,25 +16,48 @@ first format that yields call-shaped text wins:
                    a copy cut by the token limit ignored)
 ``deepseek``       DeepSeek's ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>name`` + a fenced
                    ``{json}`` (V3, R1) or ``<｜tool▁call▁begin｜>name<｜tool▁sep｜>{json}`` (V3.1),
-                   each to ``<｜tool▁call▁end｜>``
+                   each to ``<｜tool▁call▁end｜>``; Kimi K2's ``<|tool_calls_section_begin|>
+                   <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{json}
+                   <|tool_call_end|><|tool_calls_section_end|>`` (the same shape)
 ``harmony``        gpt-oss's ``<|channel|>commentary to=functions.name <|constrain|>json
                    <|message|>{json}<|call|>`` (``to=`` before or after the channel)
-``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen) and
-                   ``<|tool_call|>[{json}]<|/tool_call|>`` (Phi-4-mini, Granite)
+``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen),
+                   ``<|tool_call|>[{json}]<|/tool_call|>`` (Phi-4-mini, Granite), GLM-4.5's
+                   ``<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>``,
+                   ``<tool_call><tool_name>name</tool_name><parameters>{json}</parameters>``,
+                   LFM2's ``<|tool_call_start|>[f(k="v")]<|tool_call_end|>``, InternLM2's
+                   ``<|action_start|><|plugin|>{json}<|action_end|>`` and Cohere Command R7B's
+                   ``<|START_ACTION|>[{json}]<|END_ACTION|>``
 ``function_tag``   ``<function=name>{json}</function>`` (Llama 3.1), Qwen3-Coder's
                    ``<function=name><parameter=k>v</parameter></function>``, and
-                   ``<function>name</function>`` followed by bare JSON arguments
+                   ``<function>name</function>`` followed by bare JSON arguments (or by
+                   ``<parameters>{json}</parameters>``)
 ``xml_tag``        ``<tool>``/``<toolcall>``/``<function_call>`` around ``{json}``,
-                   ``<name>{json}</name>`` or ``<name>n</name><arguments>{json}</arguments>``
+                   ``<name>{json}</name>`` (one or more) or ``<name>n</name><arguments>{json}
+                   </arguments>``; ``<function_call name="n">{json}</function_call>``; Cline's and
+                   Roo Code's ``<name><k>v</k></name>`` (only where ``name`` is an offered tool)
 ``mistral``        ``[TOOL_CALLS][{json}]`` and ``name[ARGS]{json}`` (one object per header)
-``python_tag``     ``<|python_tag|>`` + JSON or a Python-style call (parsed with ``ast``)
+``python_tag``     ``<|python_tag|>`` + JSON or a Python-style call (parsed with ``ast``);
+                   Gorilla OpenFunctions' ``<<function>>f(k=v)``, NexusRaven's ``Call: f(k=v)``
 ``api_line``       ``API: name {json}`` / ``API: name(k=v)`` / ``API: name k=v`` lines
-``react``          ``Action: name`` + ``Action Input: ...`` or ``Action: name ({json})``
+``react``          ``Action: name`` + ``Action Input: ...`` or ``Action: name ({json})``;
+                   Qwen-Agent's ``✿FUNCTION✿: name`` + ``✿ARGS✿: {json}`` (an invented
+                   ``Observation:`` / ``✿RESULT✿`` and what follows are dropped)
+``name_line``      a line that is an offered tool's name, then ``{json}`` on the next line (GLM-4)
+                   or a fence holding ``tool_call(k=v)`` (ChatGLM3); ``>>>name`` + ``{json}``
+                   (Functionary v3.2, whose ``>>>all`` + text is the answer)
 ``fenced``         code fences holding call-shaped JSON (``tool_code`` fences: Python calls)
 ``bare_json``      call-shaped JSON objects or lists anywhere, one after another (separated
                    by whitespace, ``;`` or ``,``)
-``python_call``    lines that are a whole Python-style call of an offered tool
+``python_call``    lines that are a whole Python-style call of an offered tool, and a reply that
+                   is a list of calls ``[f(a=1), g()]`` (back-to-back copies read once, a copy
+                   cut by the token limit ignored)
 =================  =====================================================================
+
+Markers around an answer (Cohere's ``<|START_RESPONSE|>``, Functionary's ``>>>all``), empty call
+wrappers (``<seed:tool_call></seed:tool_call>``) and end-of-turn markers (GLM's ``<|observation|>``,
+NexusRaven's ``<bot_end>``) are never content; a call's invented result (``<tool_response>``, Gemma 3's
+```` ```tool_output ```` fence) is cut with what follows it.
 
 Plain-text tags (``[SEARCH: query]``) are read only through the ``text_tags`` mapping a caller
 takes from its catalogue; without an entry a tag is never guessed to be a call.
@@ -50,7 +74,9 @@ never runs a state-changing tool from a ``prose`` call without confirmation (iss
 Rules (issues #5 and #16, tests/cases/parsing_cases.json):
 
 * A JSON object is call-shaped only with a string ``name`` and one of the keys ``arguments``,
-  ``parameters``, ``args`` (or an OpenAI ``{"function": {...}}`` wrapper); an object whose one
+  ``parameters``, ``args`` (:data:`ARGUMENT_KEYS`; Anthropic's ``input`` holding an object), or an
+  OpenAI ``{"function": {...}}`` wrapper (the legacy ``{"function_call": {...}}`` too); LangChain's
+  ``{"action": "Final Answer", "action_input": text}`` is the answer, not a call; an object whose one
   key is ``name`` is a call without arguments only when it names an offered tool, and data
   otherwise (a package.json in a fence, JSON inside code) that stays content.
 * A name outside the offer is never returned as a call; it is reported in ``error``. A name
@@ -63,7 +89,9 @@ Rules (issues #5 and #16, tests/cases/parsing_cases.json):
 * A bare-string argument is put into the tool's one string parameter only when ``schemas``
   show there is exactly one; otherwise it is a recoverable error. An arguments string holding
   JSON objects run together is read once when they are identical, one call each otherwise.
-* Arguments encoded twice (a JSON string literal inside the arguments string) are decoded.
+* Arguments encoded twice (a JSON string literal inside the arguments string) are decoded, and
+  arguments in a code fence (```` ```json\n{...}\n``` ````) are read as the object in it: markup
+  never goes into a string parameter.
   A call that sends ``null`` where another call of the same tool, agreeing on the rest, gives
   a value is a draft and is dropped (parse-25; no schema needed).
 * With ``schemas``, a call missing a required argument (or sending ``null`` for it) is
@@ -113,9 +141,10 @@ def parse_python(text: str, mode: str = "eval") -> ast.AST:
         return ast.parse(text, mode=mode)
 
 
-#: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form, and
-#: LangChain's agent JSON: ``{"action": ..., "action_input": ...}``, ``{"tool": ..., "tool_input": ...}``).
-ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args", "tool_input", "action_input")
+#: Keys a call object may carry its arguments under (OpenAI/Hermes, Llama 3.x, short form,
+#: LangChain's agent JSON: ``{"action": ..., "action_input": ...}``, ``{"tool": ..., "tool_input": ...}``,
+#: and Anthropic's ``{"type": "tool_use", "name": ..., "input": {...}}``; ``input`` only holding an object).
+ARGUMENT_KEYS: tuple[str, ...] = ("arguments", "parameters", "args", "tool_input", "action_input", "input")
 #: Keys a call object may name its tool under, in this order; the others only when they hold a
 #: string beside an argument key (``{"function": "get_weather", "parameters": {...}}``, seen from
 #: small models that mix the OpenAI wrapper's key into the flat form).
@@ -124,7 +153,7 @@ NAME_KEYS: tuple[str, ...] = ("name", "function", "tool", "tool_name", "action")
 #: Text formats tried after the envelope, in this order (see the module docstring).
 TEXT_FORMATS: tuple[str, ...] = (
     "gemma", "deepseek", "harmony", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line", "react",
-    "fenced", "bare_json", "python_call",
+    "name_line", "fenced", "bare_json", "python_call",
 )
 
 #: Work bounds that keep hostile input linear-ish: start positions tried per scan, input chars read.
@@ -463,19 +492,24 @@ def _scan_json(text: str, *, lists: bool = True) -> list[tuple[Any, int, int, tu
 
 #: Opening and closing markers of reasoning blocks that models emit in their output (Qwen3 /
 #: DeepSeek-R1 ``<think>``, Claude-style ``<thinking>``, Magistral ``[THINK]``, gpt-oss's
-#: analysis channel, Gemma's ``<start_of_thought>``...). Parsers that scan the whole completion
+#: analysis channel, Gemma's ``<start_of_thought>``, Kimi's ``◁think▷``, Cohere Command R7B's
+#: ``<|START_THINKING|>``...). Parsers that scan the whole completion
 #: before splitting off reasoning return the draft call (PrimeIntellect-ai/renderers#80).
 _REASONING_OPEN = re.compile(
     r"<(think|thinking|thought|reasoning|reflection|scratchpad|seed:think)(?:\s[^<>]*)?>|<\|begin_of_thought\|>|◁think▷"
-    r"|<start_of_thought>|\[THINK\]|(?:<\|start\|>\s*assistant\s*)?<\|channel\|>\s*analysis\s*<\|message\|>", flags=re.I)
+    r"|<start_of_thought>|\[THINK\]|<\|START_THINKING\|>"
+    r"|(?:<\|start\|>\s*assistant\s*)?<\|channel\|>\s*analysis\s*<\|message\|>", flags=re.I)
 _REASONING_CLOSE = {"think": r"</think\s*>", "thinking": r"</thinking\s*>", "thought": r"</thought\s*>",
                     "reasoning": r"</reasoning\s*>", "reflection": r"</reflection\s*>",
                     "scratchpad": r"</scratchpad\s*>", "seed:think": r"</seed:think\s*>"}
 _OTHER_CLOSE = ((r"<|begin_of_thought|>", r"<\|end_of_thought\|>"), ("<start_of_thought>", r"<end_of_thought>"),
-                ("[THINK]", r"\[/THINK\]"), ("◁think▷", r"◁/think▷"), ("<|channel|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"),
+                ("[THINK]", r"\[/THINK\]"), ("◁think▷", r"◁/think▷"),
+                ("<|START_THINKING|>", r"<\|END_THINKING\|>"),
+                ("<|channel|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"),
                 ("<|start|>", r"<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)"))
 #: A closing marker with no opener before it: the chat template put the opener in the prompt.
-_LEADING_CLOSE = re.compile(r"</(?:think|thinking|reasoning|seed:think)\s*>|<\|end_of_thought\|>|\[/THINK\]|◁/think▷",
+_LEADING_CLOSE = re.compile(r"</(?:think|thinking|reasoning|seed:think)\s*>|<\|end_of_thought\|>|\[/THINK\]"
+                            r"|◁/think▷|<\|END_THINKING\|>",
                             flags=re.I)
 
 
@@ -550,6 +584,11 @@ class _Cand:
     offered_only: bool = False  # {"name": X} alone, a line "x(...)": a call only if X is offered, else data
     cut: bool = False  # a call the output ended inside (token limit)
     source: str = ""  # one of SOURCES, set once the format is known
+    answer: bool = False  # LangChain's {"action": "Final Answer", "action_input": text}: content, not a call
+
+
+#: The action names LangChain's agents give their final answer (not a tool).
+_FINAL_ANSWER_NAMES = frozenset({"final answer", "final_answer", "finalanswer"})
 
 
 def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
@@ -567,7 +606,8 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
         return None
     if isinstance(obj.get("tool_calls"), list) and "name" not in obj:
         return _from_object(obj["tool_calls"], depth=depth + 1) or None
-    function = obj.get("function")
+    # the OpenAI wrapper {"function": {...}}, and its legacy form {"function_call": {"name", "arguments"}}
+    function = obj.get("function") if isinstance(obj.get("function"), dict) else obj.get("function_call")
     if isinstance(function, dict) and "name" in function:
         return _from_object(function, depth=depth + 1)
     name = obj.get("name")
@@ -583,6 +623,14 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
                 return None
             if not isinstance(obj[key], (dict, str)) and obj[key] is not None:
                 return None  # {"name": "Alice", "arguments": 3}: a record, not a call
+            if key == "input" and not (isinstance(obj[key], dict) or str(obj[key]).lstrip().startswith("{")):
+                return None  # {"name": "form", "input": "text"}: a record; tool_use's input is an object
+            if key == "input" and obj.get("type") != "tool_use":
+                # {"name": "signup", "input": {...}} may be a record: a call only when the name is offered
+                return [_Cand(name, obj[key], offered_only=True)]
+            if key == "action_input" and str(name).strip().lower() in _FINAL_ANSWER_NAMES:
+                # LangChain's JSON agent ends with {"action": "Final Answer", "action_input": "..."}: the answer
+                return [_Cand(name, obj[key], answer=True)]
             return [_Cand(name, obj[key])]
     return None
 
@@ -877,9 +925,30 @@ def _json_cands_in(segment: str, offset: int, *, skip_code_values: bool = False
 
 
 #: Hermes/Qwen's ``<tool_call>`` and Phi-4-mini's (and Granite's) ``<|tool_call|>``, each with its
-#: closing tag (``</tool_call>``, ``<|/tool_call|>``); Gemma's ``<|tool_call>`` is the ``gemma`` format.
-_TOOL_CALL_OPEN_RE = re.compile(r"<tool_call>|<\|tool_call\|>")
-_TOOL_CALL_CLOSE_RE = re.compile(r"</tool_call>|<\|/tool_call\|>")
+#: closing tag (``</tool_call>``, ``<|/tool_call|>``), LFM2's ``<|tool_call_start|>...<|tool_call_end|>``,
+#: InternLM2's ``<|action_start|><|plugin|>...<|action_end|>`` and Cohere Command R7B's
+#: ``<|START_ACTION|>...<|END_ACTION|>``; Gemma's ``<|tool_call>`` is the ``gemma`` format.
+_TOOL_CALL_OPEN_RE = re.compile(r"<tool_call>|<\|tool_call\|>|<\|tool_call_start\|>|<\|action_start\|>\s*<\|plugin\|>"
+                                r"|<\|START_ACTION\|>")
+_TOOL_CALL_CLOSE_RE = re.compile(r"</tool_call>|<\|/tool_call\|>|<\|tool_call_end\|>|<\|action_end\|>|<\|END_ACTION\|>")
+#: GLM-4.5's ``<tool_call>NAME<arg_key>k</arg_key><arg_value>v</arg_value>...</tool_call>``.
+_GLM_HEAD_RE = re.compile(r"\s*(" + _NAME + r")\s*(?:<arg_key>|\Z)")
+_ARG_KEY_RE = re.compile(r"<arg_key>([^<>]*)</arg_key>\s*<arg_value>(.*?)(?:</arg_value>|\Z)", flags=re.S)
+
+
+def _arg_key_call(segment: str, closed: bool) -> list[_Cand]:
+    """GLM-4.5's call in a ``<tool_call>`` tag: the name, then ``<arg_key>``/``<arg_value>`` pairs (a
+    value is JSON when it reads as JSON, else text); a closed tag with only a name is a call without
+    arguments (unclosed, the name itself may be cut)."""
+    head = _GLM_HEAD_RE.match(segment)
+    if head is None or (head.group(0).rstrip().endswith(head.group(1)) and not closed):
+        return []
+    body = segment[head.start(1) + len(head.group(1)):]
+    if re.sub(r"\s", "", _ARG_KEY_RE.sub("", body)):
+        return []  # other text beside the pairs: not this form
+    cut = not closed and _last_open(body, "<arg_value>", "</arg_value>")
+    args = {key.strip(): value for key, value in _tagged_parameters(_ARG_KEY_RE, body).items()}
+    return [_Cand(head.group(1), args, cut=cut)]
 
 
 def _fmt_tool_call_tag(text: str) -> _Found | None:
@@ -912,13 +981,27 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
             c, r = (got[0], got[2]) if got else ([], [])
         if not c:
             c, r = _name_tag_call(segment)
-        if not c and not re.match(r"\s*<(?:name|arguments|parameters|args)>", segment):
+        if not c and not re.match(r"\s*<(?:name|tool_name|function_name|arguments|parameters|args)>", segment):
             c, r = _inner_tag_call(segment)
         if not c:
             c = _python_calls(segment) or []
+        if not c and closing is None and segment.lstrip().startswith("["):
+            got = _cut_call_list(segment.strip())  # LFM2's '[f(a=1), f(a=1), f(a=': the list the token limit cut
+            if got:
+                c, r = got[0], got[2]
+                at = end + len(segment) - len(segment.lstrip())
+                c_spans = [(at, at + got[1])]
+        if not c:
+            c = _arg_key_call(segment, closing is not None)
         span = (start, closing.end() if closing else seg_end)
         if c and close < 0:
             span = _without_cut_tail(text, span, c_spans)
+        if not c and close < 0 and k == len(opens) - 1 and not segment.strip():
+            # an opener and nothing after it: a call the token limit cut before its first character
+            # (which call cannot be told), reported as cut, never left in the content
+            cands.append(_Cand(None, None, cut=True))
+            cand_spans.append(span)
+            continue
         if not c and close < 0 and cands and k == len(opens) - 1 and _starts_like(segment, previous):
             cand_spans[-1] = (cand_spans[-1][0], len(text))  # the token limit cut a last copy before its name
             repairs.append("ignored a call cut off at the end of the output")
@@ -961,20 +1044,22 @@ _FUNCTION_RE = re.compile(r"<function=([^>\s]+)>(.*?)(?:</function>|\Z)", flags=
 #: ``<function>NAME</function>`` and then the arguments as a bare JSON object (Gemma 3, Qwen MoE;
 #: madroidmaq/mlx-omni-server#126).
 _FUNCTION_NAME_RE = re.compile(r"<function>\s*(" + _NAME + r")\s*</function>\s*")
-_NAME_TAG_RE = re.compile(r"<name>\s*(" + _NAME + r")\s*</name>\s*(?:<(arguments|parameters|args)>\s*(.*?)\s*"
-                          r"(?:</\2>|\Z))?", flags=re.S)
+_ARGUMENTS_TAG_RE = re.compile(r"<(parameters|arguments|args)>\s*")
+_NAME_TAG_RE = re.compile(r"<(name|tool_name|function_name)>\s*(" + _NAME + r")\s*</\1>\s*"
+                          r"(?:<(arguments|parameters|args)>\s*(.*?)\s*(?:</\3>|\Z))?", flags=re.S)
 
 
 def _name_tag_call(segment: str) -> tuple[list[_Cand], list[str]]:
-    """``<name>NAME</name><arguments>{json}</arguments>`` inside a call tag (arguments optional)."""
+    """``<name>NAME</name><arguments>{json}</arguments>`` inside a call tag (arguments optional; the name
+    tag may be ``<tool_name>`` or ``<function_name>``)."""
     m = _NAME_TAG_RE.search(segment)
     if not m:
         return [], []
-    body = (m.group(3) or "").strip()
+    body = (m.group(4) or "").strip()
     if not body:
-        return [_Cand(m.group(1), {})], []
+        return [_Cand(m.group(2), {})], []
     got = _decode_at(body, 0) if body.startswith(("{", "[")) else None
-    return [_Cand(m.group(1), got[0] if got else body)], list(got[2]) if got else []
+    return [_Cand(m.group(2), got[0] if got else body)], list(got[2]) if got else []
 _PARAMETER_RE = re.compile(r"<parameter=([^>\s]+)>\n?(.*?)\n?(?:</parameter>|(?=<parameter=)|\Z)", flags=re.S)
 #: ``<invoke name="NAME"><parameter name="KEY">VALUE</parameter>...</invoke>`` (the XML call form
 #: of Anthropic-style prompts; a helper's variant of case parse-37).
@@ -1036,7 +1121,9 @@ def _fmt_function_tag(text: str) -> _Found | None:
             cands.append(_Cand(m.group(1), _tagged_parameters(_NAMED_PARAMETER_RE, m.group(2)), cut=cut))
             spans.append(m.span())
     for m in _FUNCTION_NAME_RE.finditer(text):
-        at = _after_fence_opener(text, m.end())  # the object may come in a code fence
+        # the object may come in a code fence, or in a tag (<function>f</function><parameters>{...}</parameters>)
+        wrapper = _ARGUMENTS_TAG_RE.match(text, m.end())
+        at = wrapper.end() if wrapper else _after_fence_opener(text, m.end())
         got = _decode_at(text, at) if text.startswith(("{", "["), at) else None
         if got is None and text[at:].lstrip().startswith("{"):
             # "{..." that never closes: cut off, or not JSON
@@ -1045,7 +1132,9 @@ def _fmt_function_tag(text: str) -> _Found | None:
             continue
         cands.append(_Cand(m.group(1), got[0] if got else {}))
         repairs.extend(got[2] if got else ())
-        spans.append((m.start(), _after_fence_closer(text, got[1]) if got else m.end()))
+        end = _after_fence_closer(text, got[1]) if got else m.end()
+        closer = re.compile(rf"\s*</{wrapper.group(1)}>").match(text, end) if wrapper and got else None
+        spans.append((m.start(), closer.end() if closer else (wrapper.end() if wrapper and not got else end)))
     return (cands, spans, repairs) if cands else None
 
 
@@ -1055,43 +1144,112 @@ def _last_open(body: str, opener: str, closer: str) -> bool:
     return at >= 0 and closer not in body[at:]
 
 
+_INNER_TAG_RE = re.compile(r"\s*<(" + _NAME + r")>\s*")
+_PARAM_TAG_RE = re.compile(r"\s*<([A-Za-z_][\w\-]*)>")
+
+
+def _param_tags(body: str) -> dict[str, Any] | None:
+    """``<city>Oslo</city><days>3</days>``: one tag per parameter (a value that reads as JSON is
+    decoded, any other is text); None when ``body`` is anything else."""
+    args: dict[str, Any] = {}
+    pos = 0
+    while body[pos:].strip() and len(args) < 64:
+        m = _PARAM_TAG_RE.match(body, pos)
+        close = body.find(f"</{m.group(1)}>", m.end()) if m else -1
+        if close < 0:
+            return None
+        value = body[m.end():close].strip()
+        try:
+            args[m.group(1)] = json.loads(value) if value[:1] in '{["0123456789-tfn' else value
+        except ValueError:
+            args[m.group(1)] = value
+        pos = close + len(m.group(1)) + 3
+    return args if not body[pos:].strip() else None
+
+
 def _inner_tag_call(segment: str) -> tuple[list[_Cand], list[str]]:
-    """``<NAME>{json}</NAME>`` inside a call tag: the tool's name is the inner tag (PR #2104;
-    inside ``<toolcall>`` and ``<tool_call>`` alike)."""
-    inner_tag = re.match(r"\s*<(" + _NAME + r")>\s*(.*?)\s*(?:</\1>|\Z)", segment, flags=re.S)
-    if not inner_tag or inner_tag.group(2).startswith("<"):
-        return [], []
-    body = inner_tag.group(2).strip()
-    if body.startswith("{"):
-        got = _decode_at(body, 0)
-        if got is not None:
-            args, _, fixed = got
-            return [_Cand(inner_tag.group(1), args)], list(fixed)
-        return [_Cand(inner_tag.group(1), body)], []
-    return [_Cand(inner_tag.group(1), body or {})], []
+    """``<NAME>{json}</NAME>`` inside a call tag, one after another: the tool's name is the inner tag
+    (PR #2104; inside ``<toolcall>`` and ``<tool_call>`` alike); the arguments may be one tag per
+    parameter (``<NAME><city>Oslo</city></NAME>``, Cline's form)."""
+    cands: list[_Cand] = []
+    repairs: list[str] = []
+    pos = 0
+    while len(cands) < 32:
+        head = _INNER_TAG_RE.match(segment, pos)
+        if head is None:
+            break
+        close = segment.find(f"</{head.group(1)}>", head.end())
+        body = segment[head.end():close if close >= 0 else len(segment)].strip()
+        pos = close + len(head.group(1)) + 3 if close >= 0 else len(segment)
+        if body.startswith("<"):
+            args = _param_tags(body)
+            if args is None:
+                break
+            cands.append(_Cand(head.group(1), args))
+        elif body.startswith("{"):
+            got = _decode_at(body, 0)
+            cands.append(_Cand(head.group(1), got[0] if got is not None else body))
+            repairs.extend(got[2] if got is not None else ())
+        else:
+            cands.append(_Cand(head.group(1), body or {}))
+    return cands, repairs
+
+
+#: ``<NAME>`` opening a line of parameter tags: Cline's and Roo Code's call form when NAME is offered.
+_TOOL_TAG_RE = re.compile(r"<(" + _NAME + r")>\s*(?=</?[A-Za-z_])")
+
+
+def _tool_tags(text: str, taken: Sequence[tuple[int, int]]) -> tuple[list[_Cand], list[tuple[int, int]]]:
+    """Cline/Roo Code calls, ``<get_weather><city>Oslo</city></get_weather>``: a call only when the outer
+    tag is an offered tool (any other tag is markup in the content), outside the spans already ``taken``."""
+    cands, spans = [], []
+    for tries, m in enumerate(_TOOL_TAG_RE.finditer(text)):
+        if tries >= _MAX_STARTS:
+            break
+        if any(a <= m.start() < b for a, b in [*taken, *spans]):
+            continue
+        close = text.find(f"</{m.group(1)}>", m.end())
+        args = _param_tags(text[m.end():close]) if close >= 0 else None
+        if args is not None:
+            cands.append(_Cand(m.group(1), args, offered_only=True))
+            spans.append((m.start(), close + len(m.group(1)) + 3))
+    return cands, spans
 
 
 def _fmt_xml_tag(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
-    for m in re.finditer(r"<(toolcall|tool|tool_use|function_call|functioncall)>(.*?)(?:</\1>|\Z)", text, flags=re.S):
-        inner = m.group(2)
+    # <function_call name="f">{json}</function_call>: the name in an attribute, the arguments inside
+    for m in re.finditer(r"<(toolcall|tool|tool_use|function_call|functioncall)"
+                         r"(?:\s+name\s*=\s*[\"']([^\"'<>]+)[\"'])?\s*>(.*?)(?:</\1>|\Z)", text, flags=re.S | re.I):
+        inner = m.group(3)
+        if m.group(2):
+            body = inner.strip()
+            got = _decode_at(body, 0) if body.startswith(("{", "[")) else None
+            closed = m.group(0).lower().endswith(f"</{m.group(1).lower()}>")
+            cands.append(_Cand(m.group(2), got[0] if got else (body or {}), cut=not closed))
+            repairs.extend(got[2] if got else ())
+            spans.append(m.span())
+            continue
         named, fixed = _name_tag_call(inner)
         if named:
             cands.extend(named)
             repairs.extend(fixed)
-            spans.append(m.span())
+            spans.extend([m.span()] * len(named))  # one span per call: the offer check keeps them paired
             continue
         tagged, fixed = _inner_tag_call(inner)
         if tagged:
             cands.extend(tagged)
             repairs.extend(fixed)
-            spans.append(m.span())
+            spans.extend([m.span()] * len(tagged))
             continue
-        c, _, r = _json_cands_in(inner, m.start(2))
+        c, _, r = _json_cands_in(inner, m.start(3))
         if c:
             cands.extend(c)
             repairs.extend(r)
-            spans.append(m.span())
+            spans.extend([m.span()] * len(c))
+    tagged, tag_spans = _tool_tags(text, spans)
+    cands.extend(tagged)
+    spans.extend(tag_spans)
     return (cands, spans, repairs) if cands else None
 
 
@@ -1157,8 +1315,35 @@ def _fmt_mistral(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
+#: Markers before Python-style calls: Gorilla OpenFunctions' ``<<function>>f(k=v)`` and NexusRaven's
+#: ``Call: f(k=v)`` line (calls joined by ``;``).
+_CALL_PREFIX_RE = re.compile(r"<<function>>[ \t]*|(?m:^)[ \t]*Call:[ \t]*")
+_CALL_HEAD_RE = re.compile(r"[ \t]*;?[ \t]*(" + _NAME + r")[ \t]*(?=\()")
+
+
+def _prefixed_calls(text: str) -> _Found:
+    """The calls after :data:`_CALL_PREFIX_RE` markers, each read up to its closing parenthesis (a
+    call the token limit cut stays in the content, where :func:`calls` reports it)."""
+    cands, spans = [], []
+    for tries, m in enumerate(_CALL_PREFIX_RE.finditer(text)):
+        if tries >= 32:  # each try may scan to the end for its parenthesis: hostile output stays linear
+            break
+        pos, start = m.end(), m.start()
+        while len(cands) < 32:
+            head = _CALL_HEAD_RE.match(text, pos)
+            close = _paren_end(text, head.end()) if head else -1
+            got = _call_with_name(head.group(1), text[head.end():close]) if close > 0 else None
+            if not got:
+                break
+            got[0].offered_only = not m.group(0).startswith("<<")  # "Call: mom(tonight)" may be English
+            cands.append(got[0])
+            spans.append((start, close))
+            pos = start = close
+    return cands, spans, []
+
+
 def _fmt_python_tag(text: str) -> _Found | None:
-    cands, spans, repairs = [], [], []
+    cands, spans, repairs = _prefixed_calls(text)
     for m in re.finditer(r"<\|python_tag\|>|<\|python_start\|>", text):  # Llama 3.1; Llama 4
         stop = re.compile(r"<\|(?:eom_id|eot_id|python_tag|python_end|python_start)\|>").search(text, m.end())
         seg_end = stop.start() if stop else len(text)
@@ -1290,11 +1475,14 @@ def _fmt_api_line(text: str) -> _Found | None:
 _MARK = r"(?:\*\*|__|\*|_)?"
 # the name may stand in backticks or quotes ("Action: `search_docs`": a helper's variant of parse-19)
 # "Action 1:" numbers the steps as the ReAct paper does; "[web:search]" copies the prompt's list of names
-_ACTION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action(?:[ \t]*\d+)?" + _MARK + r"[ \t]*:" + _MARK
+# Qwen-Agent's ``✿FUNCTION✿: name`` / ``✿ARGS✿: {json}`` / ``✿RESULT✿:`` are the same three lines
+_ACTION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"(?:Action(?:[ \t]*\d+)?|✿FUNCTION✿)" + _MARK + r"[ \t]*:" + _MARK
                         + r"[ \t]*(?:\[(?=[^\]\n]*\][ \t]*$))?[`'\"]?(" + _NAME + r")[`'\"]?(?:\](?=[ \t]*$))?")
-_ACTION_INPUT_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Action[ \t]+Input(?:[ \t]*\d+)?" + _MARK + r"[ \t]*:" + _MARK
+_ACTION_INPUT_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"(?:Action[ \t]+Input(?:[ \t]*\d+)?|✿ARGS✿)" + _MARK
+                              + r"[ \t]*:" + _MARK
                               + r"[ \t]*")
-_OBSERVATION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Observation(?:[ \t]*\d+)?" + _MARK + r"[ \t]*:")
+_OBSERVATION_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"(?:Observation(?:[ \t]*\d+)?|✿RESULT✿)" + _MARK
+                             + r"[ \t]*:")
 
 
 def _fmt_react(text: str) -> _Found | None:
@@ -1307,7 +1495,10 @@ def _fmt_react(text: str) -> _Found | None:
     for m in _ACTION_RE.finditer(text, 0, limit):
         name = m.group(1)
         line_end = _line_end(text, m.end())
-        got = _inline_args(text, m.end(), line_end, name)
+        final = _FINAL_ANSWER_RE.match(text, m.start(1), line_end)  # "Action: Final Answer": the answer
+        if final:
+            name = "Final Answer"
+        got = None if final else _inline_args(text, m.end(), line_end, name)
         if got is not None:
             args, _, fixed = got
             repairs.extend(fixed)
@@ -1321,7 +1512,7 @@ def _fmt_react(text: str) -> _Found | None:
         if text.startswith(("{", "["), p):
             dec = _decode_at(text, p)
             if dec is not None:
-                cands.append(_Cand(name, dec[0]))
+                cands.append(_Cand(name, dec[0], answer=bool(final)))
                 repairs.extend(dec[2])
                 continue
         value_text = text[p:_line_end(text, p)].strip()
@@ -1332,12 +1523,55 @@ def _fmt_react(text: str) -> _Found | None:
                 value_text = value_text.strip('"')
         elif len(value_text) >= 2 and value_text[0] == value_text[-1] == "'":
             value_text = value_text[1:-1]  # 'who won the 2018 world cup': quoted as a Python string
-        cands.append(_Cand(name, value_text))
+        cands.append(_Cand(name, value_text, answer=bool(final)))
     # content: the Thought before the first Action; an invented Observation / Final Answer is dropped
     return cands, [(first.start(), len(text))], repairs
 
 
 _FENCE_RE = re.compile(r"```[ \t]*([\w+\-]*)[ \t]*\n?(.*?)(?:```|\Z)", flags=re.S)
+_FINAL_ANSWER_RE = re.compile(r"(?i)final[ _]?answer[`'\"]?[ \t]*$", flags=re.M)
+
+#: A line that is a tool's name (alone: GLM-4, ChatGLM3; after ``>>>``: Functionary v3.2) with the
+#: arguments on the next line, as a JSON object or in a code fence.
+_NAME_LINE_RE = re.compile(r"(?m)(?:^[ \t]*|(?=>>>))(>>>)?(" + _NAME + r")[ \t]*\n[ \t]*(?=[{`])")
+
+
+def _fmt_name_line(text: str) -> _Found | None:
+    """``NAME`` on its own line, then ``{json}`` (GLM-4) or a fence: ``{json}`` in it, or ChatGLM3's
+    ``tool_call(k=v)`` (read as a Python call, never evaluated). A bare name line is a call only when
+    the name is offered (else it is a heading over data); Functionary's ``>>>`` marks a call."""
+    cands, spans, repairs = [], [], []
+    for tries, m in enumerate(_NAME_LINE_RE.finditer(text)):
+        if tries >= 64:  # each try may read to the end for its object's closing brace
+            break
+        if spans and m.start() < spans[-1][1]:
+            continue
+        name, at, args, end = m.group(2), m.end(), None, -1
+        if text.startswith("{", at):
+            got = _decode_at(text, at)
+            if got is not None and isinstance(got[0], dict) and _from_object(got[0]) is None:
+                args, end, fixed = got
+                repairs.extend(fixed)
+        else:
+            fence = _FENCE_RE.match(text, at)
+            body = fence.group(2).strip() if fence else ""
+            if body.startswith("{"):
+                got = _decode_at(body, 0)
+                if got is not None and isinstance(got[0], dict) and not body[got[1]:].strip() \
+                        and _from_object(got[0]) is None:
+                    args, end = got[0], fence.end()
+                    repairs.extend(got[2])
+            elif fence and fence.group(1).lower() in ("python", "py", ""):
+                inner = _python_calls(body) or []
+                if len(inner) == 1 and inner[0].name in ("tool_call", name) and not inner[0].positional:
+                    args, end = inner[0].arguments, fence.end()  # ChatGLM3: the name line, then tool_call(...)
+        if args is None:
+            continue
+        # ChatGLM3's tool_call(...) marks a call as Functionary's >>> does: an unknown name is an error
+        marked = m.group(1) or not text.startswith("{", at)
+        cands.append(_Cand(name, args, offered_only=not marked))
+        spans.append((m.start(), end))
+    return (cands, spans, repairs) if cands else None
 
 
 def _fmt_fenced(text: str) -> _Found | None:
@@ -1368,6 +1602,26 @@ _PY_CALL_LINE_RE = re.compile(r"(?m)^[ \t]*(" + _NAME + r")[ \t]*(?=\()")
 _PY_LIST_LINE_RE = re.compile(r"(?m)^[ \t]*\[[ \t]*" + _NAME + r"[ \t]*\(")
 
 
+def _cut_call_list(listed: str) -> tuple[list[_Cand], int, list[str]] | None:
+    """A list of Python-style calls the token limit cut (``[f(a=1), f(a=1), f(a=1``): the whole calls
+    before the cut one, and where they end. A cut copy of the call before it (a model repeating its
+    call up to the limit, parse-39's kind) goes with them, reported; another call stays after ``end``,
+    where :func:`calls` reports it cut."""
+    commas = [i for i, ch in enumerate(listed) if ch == ","][::-1][:16]
+    for n, k in enumerate(commas):
+        whole = _python_calls(listed[:k] + "]")
+        if not whole:
+            continue
+        rest = listed[k + 1:].strip()
+        for j in [*commas[n + 1:], 0]:  # the text of the last whole call, to compare the cut one with
+            if len(_python_calls("[" + listed[j + 1:k] + "]") or ()) == 1:
+                if rest and _starts_like(rest, listed[j + 1:k]):
+                    return whole, len(listed), ["ignored a call cut off at the end of the output"]
+                break
+        return whole, k, []
+    return None
+
+
 def _fmt_python_call(text: str) -> _Found | None:
     """Lines that are a whole Python-style call, ``clock_alarm(action="set", time="07:00")``
     (arguments read as literals, never evaluated); a call only when the name is offered. A whole
@@ -1378,7 +1632,13 @@ def _fmt_python_call(text: str) -> _Found | None:
         listed = _python_calls(stripped)
         if listed:  # the reply is nothing but calls: a name not offered is an error, not prose
             start = text.index("[")
-            return listed, [(start, start + len(stripped))], []
+            return _once_back_to_back(listed, [(start, start + len(stripped))] * len(listed), [])
+    if stripped.startswith("[") and len(stripped) <= 20_000 and _cut_off_tail(stripped[1:]) is not None:
+        got = _cut_call_list(stripped)
+        if got:  # '[f(a=1), f(a=1), f(a=1': the token limit cut the list
+            listed, end, repairs = got
+            start = text.index("[")
+            return _once_back_to_back(listed, [(start, start + end)] * len(listed), repairs)
     if ";" in stripped and len(stripped) <= 20_000:  # 'get_weather(city="Oslo"); get_weather(city="Bergen")'
         joined = _python_calls(stripped)  # (a helper's variant of parse-43: no call, and a wrong error)
         if not joined and _cut_off_tail(stripped) is not None:
@@ -1394,16 +1654,23 @@ def _fmt_python_call(text: str) -> _Found | None:
                 cand.offered_only = True
             start = text.index(stripped[0])
             return joined, [(start, start + len(stripped))], []
-    cands, spans = [], []
+    cands, spans, repairs = [], [], []
     for m in _PY_LIST_LINE_RE.finditer(text):  # a line that is a whole list of calls, after prose
         line_end = _line_end(text, m.start())
         line = text[m.start():line_end].strip()
         listed = _python_calls(line) if line.endswith("]") and len(line) <= 20_000 else None
+        end = line_end
+        if not listed and not text[line_end:].strip() and len(line) <= 20_000 and _cut_off_tail(line[1:]) is not None:
+            got = _cut_call_list(line)  # the last line, a list the token limit cut
+            if got:
+                listed, repairs = got[0], [*repairs, *got[2]]
+                end = text.index("[", m.start()) + got[1]
         if listed:
             for cand in listed:
                 cand.offered_only = True
+            listed, _, repairs = _once_back_to_back(listed, [(m.start(), end)] * len(listed), repairs)
             cands.extend(listed)
-            spans.extend([(m.start(), line_end)] * len(listed))
+            spans.extend([(m.start(), end)] * len(listed))
     for m in _PY_CALL_LINE_RE.finditer(text):
         if len(cands) >= 32 or (spans and m.start() < spans[-1][1]):
             continue
@@ -1411,6 +1678,8 @@ def _fmt_python_call(text: str) -> _Found | None:
         after = text[close:_line_end(text, close)].strip() if close > 0 else ""
         if close < 0 or not re.fullmatch(r";?\s*(?:#.*)?", after):  # a trailing "# comment" is no sentence
             continue
+        if "```" in text and _fence_language_at(text, m.start(1)) in _CODE_LANGUAGES:
+            continue  # 'get_weather({city: "Oslo"});' in a ```js fence: JavaScript, not a call
         got = _call_with_name(m.group(1), text[m.end():close])
         if got and got[0].name == "print":
             got = _python_calls(text[m.start():close])  # print(f(...)): the call inside it
@@ -1418,16 +1687,20 @@ def _fmt_python_call(text: str) -> _Found | None:
             got[0].offered_only = True
             cands.append(got[0])
             spans.append((m.start(), _line_end(text, close)))
-    return (cands, spans, []) if cands else None
+    return (cands, spans, repairs) if cands else None
 
 
 # DeepSeek's special tokens: full-width bars and the SentencePiece space; plain "|" and "_" are
 # read too (a server that normalised them)
 _DS_BAR, _DS_SP = "[｜|]", "[▁_ ]"
 _DS_CALL_BEGIN_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}call{_DS_SP}begin{_DS_BAR}>")
-_DS_SEP_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}sep{_DS_BAR}>")
+# Kimi K2 writes the same shape with its own tokens: <|tool_call_argument_begin|> for the separator,
+# <|tool_calls_section_begin|>/<|tool_calls_section_end|> around the block, "functions.NAME:0" as the head
+_DS_SEP_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}sep{_DS_BAR}>|<\|tool_call_argument_begin\|>")
 _DS_CALL_END_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}call{_DS_SP}end{_DS_BAR}>")
-_DS_CALLS_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}(?:begin|end){_DS_BAR}>")
+_DS_CALLS_RE = re.compile(rf"<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}(?:section{_DS_SP})?(?:begin|end){_DS_BAR}>")
+#: Kimi K2's call id after the name: ``functions.get_weather:0`` (the index of the call in the turn).
+_KIMI_INDEX_RE = re.compile(r":\d+\Z")
 
 
 def _arguments_at(text: str, pos: int, end: int) -> tuple[Any, list[str]]:
@@ -1461,8 +1734,8 @@ def _fmt_deepseek(text: str) -> _Found | None:
         if head in ("function", ""):  # V3 / R1: the type, then the name on the line after the separator
             line_end = _line_end(text, sep.end())
             name, args_at = text[sep.end():line_end].strip(), line_end
-        else:  # V3.1: the name, then the arguments
-            name, args_at = head, sep.end()
+        else:  # V3.1 and Kimi K2: the name (Kimi's with an index: functions.NAME:0), then the arguments
+            name, args_at = _KIMI_INDEX_RE.sub("", head), sep.end()
         if not re.fullmatch(_NAME, name):
             continue
         arguments, fixed = _arguments_at(text, args_at, end)
@@ -1514,6 +1787,17 @@ def _fmt_harmony(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
+#: Markers around (or before) an answer's text, never content: Cohere Command R7B's
+#: ``<|START_RESPONSE|>...<|END_RESPONSE|>``, Functionary v3.2's ``>>>all`` (the text recipient).
+_ANSWER_MARKER_RE = re.compile(r"<\|(?:START|END)_RESPONSE\|>|<\|(?:START|END)_TEXT\|>|>>>all[ \t]*(?:\n|\Z)")
+
+
+def _answer_markers(text: str) -> tuple[str, bool]:
+    """``text`` without the markers around its answer (:data:`_ANSWER_MARKER_RE`), and whether any were."""
+    read, count = _ANSWER_MARKER_RE.subn("", text)
+    return read, bool(count)
+
+
 def _harmony_answer(text: str) -> tuple[str, bool]:
     """``text`` with each harmony final-channel message replaced by its body (``<|start|>assistant
     <|channel|>final<|message|>Which file?<|return|>`` is "Which file?"), and whether any was."""
@@ -1522,26 +1806,41 @@ def _harmony_answer(text: str) -> tuple[str, bool]:
 
 
 #: A tool's result the model wrote itself after its call (Hermes/Qwen ``<tool_response>``, and
-#: kin): the tool has not run, so the result and the answer built on it are invented.
+#: kin, Gemma 3's ```` ```tool_output ```` fence): the tool has not run, so the result and the answer built
+#: on it are invented.
 _INVENTED_RESULT_RE = re.compile(r"<(?:tool_response|tool_result|tool_output|function_results?|function_output)\b[^>]*>"
                                  r"|<\|(?:tool_response|tool_result|python_output|ipython)\|>|<\|tool_response>"
-                                 r"|\[TOOL_RESULTS\]|<start_function_response>"
+                                 r"|\[TOOL_RESULTS\]|<start_function_response>|```[ \t]*tool_output\b"
                                  rf"|<{_DS_BAR}tool{_DS_SP}outputs?{_DS_SP}begin{_DS_BAR}>", flags=re.I)
 _INVENTED_REPAIR = "dropped a tool result the model wrote itself, and what followed it (the tool has not run)"
 #: End-of-turn tokens a raw completion may end with (DeepSeek, Llama 3, ChatML, harmony, Gemma, GPT-2):
 #: never content.
 _TRAILING_END_RE = re.compile(rf"(?:\s*(?:<{_DS_BAR}end{_DS_SP}of{_DS_SP}sentence{_DS_BAR}>"
                               r"|<\|(?:eot_id|eom_id|im_end|endoftext|end_of_text|eot|end|return|END_OF_TURN_TOKEN)\|>"
-                              r"|<end_of_turn>|</s>))+\s*\Z")
+                              r"|<end_of_turn>|</s>|<\|observation\|>|<bot_end>))+\s*\Z")
+
+
+def _without_trailing_end(text: str) -> str:
+    """``text`` without the end-of-turn tokens it ends with (:data:`_TRAILING_END_RE`), read in the last
+    400 characters: the pattern's leading ``\s*`` is quadratic over a long run of spaces."""
+    body = text.rstrip()
+    start = max(0, len(body) - 400)
+    tail = _TRAILING_END_RE.sub("", body[start:])
+    return text if tail == body[start:] else (body[:start] + tail).rstrip()
+
+
 #: An end-of-turn token with more after it: the model wrote past the end of its turn (an invented
 #: user turn, an invented ``ipython`` result: a helper's variants of parse-39, 2026-12-05); what
 #: follows is not the reply. Harmony's ``<|end|>`` and ``<|return|>`` separate its messages, so
 #: they are not among these.
-_END_OF_TURN_RE = re.compile(r"<\|(?:eot_id|eom_id|im_end|endoftext|end_of_text|eot|END_OF_TURN_TOKEN)\|>|<end_of_turn>")
+#: GLM-4's ``<|observation|>`` opens the tool's turn and NexusRaven's ``<bot_end>`` ends its own.
+_END_OF_TURN_RE = re.compile(r"<\|(?:eot_id|eom_id|im_end|endoftext|end_of_text|eot|END_OF_TURN_TOKEN|observation)\|>"
+                             r"|<end_of_turn>|<bot_end>")
 
 
 #: An ``Observation:`` line after an explicit call: the result ReAct's loop would write, invented.
-_OBSERVATION_AFTER_CALL_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"Observation(?:[ \t]*\d+)?" + _MARK + r"[ \t]*:")
+_OBSERVATION_AFTER_CALL_RE = re.compile(r"(?m)^[ \t]*" + _MARK + r"(?:Observation(?:[ \t]*\d+)?|✿RESULT✿)" + _MARK
+                                        + r"[ \t]*:")
 
 
 def _before_invented_result(text: str) -> tuple[str, bool]:
@@ -1577,6 +1876,7 @@ _FORMATS = {
     "python_tag": _fmt_python_tag,
     "api_line": _fmt_api_line,
     "react": _fmt_react,
+    "name_line": _fmt_name_line,
     "fenced": _fmt_fenced,
     "bare_json": _fmt_bare_json,
     "python_call": _fmt_python_call,
@@ -1738,6 +2038,16 @@ def _single_string_param(schema: Mapping[str, Any] | None) -> str | None:
     return strings[0] if len(props) == 1 and len(strings) == 1 else None
 
 
+def _unfenced(text: str) -> str | None:
+    """The body of a code fence that is the whole of ``text`` (```` ```json\n{...}\n``` ````) when it
+    holds a JSON object or list; else None (a server passed the model's fenced arguments on)."""
+    if not (text.startswith("```") and text.endswith("```") and len(text) >= 6):
+        return None
+    opener = _FENCE_OPENER_RE.match(text)
+    body = text[opener.end() if opener else 3:-3].strip()
+    return body if body.startswith(("{", "[")) else None
+
+
 def _json_string_literal(text: str) -> str | None:
     """The string a JSON string literal ``text`` spells (``"\\"cheap flights\\""``), else None."""
     if len(text) < 2 or not (text.startswith('"') and text.endswith('"')):
@@ -1871,8 +2181,16 @@ class _Checker:
                     break
                 self.repairs.append(f"decoded {name}'s arguments, a JSON string inside the arguments string")
                 stripped = inner.strip()
-            parsed: Any = _MISSING
-            if stripped.startswith(("{", "[")) or stripped in ("", "null"):
+            unfenced = _unfenced(stripped)
+            if unfenced is not None:  # '```json\n{"city": "Oslo"}\n```': the object, never markup in a string
+                self.repairs.append(f"read {name}'s arguments out of the code fence around them")
+                stripped = unfenced
+            parsed: Any = _param_tags(stripped) if stripped.startswith("<") else None
+            if parsed:  # "<city>Oslo</city>": one tag per parameter, as in Cline's calls
+                self.repairs.append(f"read {name}'s arguments from one tag per parameter")
+            else:
+                parsed = _MISSING
+            if parsed is _MISSING and (stripped.startswith(("{", "[")) or stripped in ("", "null")):
                 try:
                     parsed, fixed = loads_repaired(stripped) if stripped else ({}, ())
                     self.repairs.extend(fixed)
@@ -1894,7 +2212,8 @@ class _Checker:
                 # a string that opens like an object or a list is broken JSON, not a value: put into
                 # the one string parameter, '{"path": "a.md", "content": "b"' became the path (a
                 # helper's variant of parse-27, 2026-12-05)
-                target = None if stripped.startswith(("{", "[")) else _single_string_param(schema)
+                # markup ("```", "<tag>") is no bare value either: it never goes into a string parameter
+                target = None if stripped.startswith(("{", "[", "```", "<")) else _single_string_param(schema)
                 if target is None or not stripped:
                     self.error(f"arguments for {name} are not a JSON object (got {_short(args)}); "
                                "send the arguments as a JSON object")
@@ -2086,7 +2405,7 @@ def calls(raw: Any, offered: Any, *, channel: str = "text",
 
 #: Formats whose calls are explicit call syntax; ``fenced`` and the free-standing ones are decided below.
 _TAGGED = frozenset({"gemma", "deepseek", "harmony", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line",
-                     "react", "text_tag"})
+                     "react", "name_line", "text_tag"})
 
 
 def _source(fmt: str, content: str) -> str:
@@ -2122,7 +2441,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     if len(text) > _MAX_CHARS:
         checker.repairs.append(f"read only the first {_MAX_CHARS} of {len(text)} characters")
         text = text[:_MAX_CHARS]
-    text = _TRAILING_END_RE.sub("", text)  # "...<｜end▁of▁sentence｜>" ended the content (a helper's variant)
+    text = _without_trailing_end(text)  # "...<｜end▁of▁sentence｜>" ended the content (a helper's variant)
     past_end = _END_OF_TURN_RE.search(text)
     if past_end and text[past_end.end():].strip():
         text = text[:past_end.start()]
@@ -2152,6 +2471,12 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     text, final = _harmony_answer(text)
     if final:
         checker.repairs.append("read the answer out of its harmony final-channel tokens")
+    text, marked = _answer_markers(text)
+    if marked:
+        checker.repairs.append("took the markers around the answer out of the content")
+    text, empty = _EMPTY_WRAPPER_RE.subn("", text)
+    if empty:  # "<seed:tool_call></seed:tool_call>": no call, and no markup left for the user
+        checker.repairs.append("removed an empty call wrapper")
     text, invented = _before_invented_result(text)
     if invented:
         checker.repairs.append(_INVENTED_REPAIR)
@@ -2199,6 +2524,9 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
             # "[TOOL_CALLS]send_message[ARGS]{...}": the second call was lost, error null)
             for other in _MARKED:
                 more = _FORMATS[other](content) if other != fmt else None
+                if more and len(more[0]) == len(more[1]):  # one span per call: a call only if offered is paired
+                    keep = [i for i, c in enumerate(more[0]) if not c.offered_only or checker.resolve(c.name)]
+                    more = ([more[0][i] for i in keep], [more[1][i] for i in keep], more[2]) if keep else None
                 if more:
                     cands = cands + more[0]
                     fixed = [*fixed, *more[2]]
@@ -2215,6 +2543,13 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         content, invented = _without_invented_result(content)
         if invented:
             fixed = [*fixed, _INVENTED_REPAIR]
+        answers = [c.arguments if isinstance(c.arguments, str) else json.dumps(c.arguments, ensure_ascii=False)
+                   for c in cands if c.answer]
+        if answers:  # LangChain's final answer is the reply's text, not a call of a tool named "Final Answer"
+            cands = [c for c in cands if not c.answer]
+            content = re.sub(r"(?m)^[ \t]*Action[ \t]*:[ \t]*$", "", content)  # its label, before the fence
+            content = "\n\n".join(t.strip() for t in (content, *answers) if t.strip())
+            fixed = [*fixed, "read the agent's final answer as the reply's text"]
         return finish(cands, content, fmt, fixed, source)
     problem = _attempt(text, offered_names)
     if unclosed and (problem or _attempt(reasoning, offered_names) or _has_cands(reasoning)):
@@ -2238,7 +2573,16 @@ _PHI_MARKER_RE = re.compile(r"^\s*functools\s*$")
 
 #: A wrapper around calls left empty once they are read (``<function_calls><invoke name=...>``, a
 #: helper's variant of parse-37: the markup reached the user as the reply's text).
-_EMPTY_WRAPPER_RE = re.compile(r"<(function_calls|tool_calls|toolcalls|calls|tools)>\s*</\1>\s*")
+#: Empty, a call wrapper holds no call (nor an error): ``<seed:tool_call></seed:tool_call>`` (Seed-OSS),
+#: ``<minimax:tool_call>`` (MiniMax-M2), ``<TOOLCALL>`` (Nemotron), Cohere's ``<|START_ACTION|><|END_ACTION|>``,
+#: InternLM2's ``<|action_start|><|plugin|><|action_end|>``, LFM2's and Kimi K2's token pairs.
+_EMPTY_WRAPPER_RE = re.compile(
+    r"<((?:seed:|minimax:)?tool_calls?|function_calls|toolcalls?|calls|tools)>\s*</\1>\s*"
+    r"|<\|START_ACTION\|>\s*<\|END_ACTION\|>\s*|<\|action_start\|>\s*(?:<\|plugin\|>)?\s*<\|action_end\|>\s*"
+    r"|<\|tool_call_start\|>\s*<\|tool_call_end\|>\s*|<\|tool_call\|>\s*<\|/tool_call\|>\s*"
+    r"|<\|tool_calls_section_begin\|>\s*<\|tool_calls_section_end\|>\s*"
+    rf"|<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}begin{_DS_BAR}>\s*<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}end{_DS_BAR}>\s*",
+    flags=re.I)
 
 #: Formats with explicit call markers, read again on what the first one left (two wrappers in one output).
 _MARKED = tuple(f for f in TEXT_FORMATS if f in _TAGGED and f not in ("api_line", "react"))  # not line-shaped ones
@@ -2361,6 +2705,54 @@ _OPEN_CALL_MARKER_RE = re.compile(r"<start_function_call>|<\|tool_call>|<functio
 _CLOSE_CALL_MARKER_RE = re.compile(r"<end_function_call>|<tool_call\|>|</function>|</invoke>")
 
 
+#: Words before a call that name it without making it: the past ("Earlier I called f(...)"), the
+#: user told to run it ("You can run `f(...)` yourself"), code around it (``const r = f({...})``).
+_MENTION_BEFORE_RE = re.compile(
+    r"(?i)(?:\b(?:called|ran|invoked|used|executed|tried|you\s+(?:can|could|may|might|should|need\s+to|have\s+to"
+    r"|want\s+to)?\s*(?:also\s+)?(?:run|call|use|try|invoke|execute|type))\s+(?:the\s+)?(?:tool\s+|function\s+)?"
+    r"[`'\"]?|\b(?:const|let|var|await|return|def|function)\s+(?:\w+\s*=\s*)?|[\w\]\)]\s*=\s*"
+    r"|\w+(?:Error|Exception):\s*)\Z")
+#: Words after a call's parentheses that make it a signature or a quoted Python error, not a call.
+_MENTION_AFTER_RE = re.compile(r"\s*->|\s*(?:missing \d+ required|takes \d+|takes no |got an unexpected|got multiple)"
+                               r"|[`'\"]?\s+(?:yourself|in your (?:terminal|shell|console|notebook|code))\b")
+#: Code fences in languages no tool call is written in: a call there is code, not an attempt.
+_CODE_LANGUAGES = frozenset({"js", "javascript", "jsx", "ts", "typescript", "tsx", "java", "c", "cpp", "c++", "cs",
+                             "csharp", "go", "rust", "rs", "ruby", "rb", "php", "kotlin", "swift", "bash", "sh",
+                             "shell", "console", "scala", "lua", "r", "sql"})
+
+
+def _named_not_made(text: str, start: int, paren: int) -> bool:
+    """Whether the call of an offered tool at ``text[start:]`` (its bracket at ``paren``) is named in
+    prose or code, not made: a signature (``f(city: str) -> dict``), a quoted Python error (``f()
+    missing 1 required positional argument``), the past or the user's own run (:data:`_MENTION_BEFORE_RE`),
+    or code in another language's fence. Look-back and fences are bounded."""
+    before = text[max(text.rfind("\n", 0, start) + 1, start - 200):start]
+    if _MENTION_BEFORE_RE.search(before):
+        return True
+    close = _paren_end(text, paren) if text.startswith("(", paren) else -1
+    if close > 0:
+        if _MENTION_AFTER_RE.match(text, close):
+            return True
+        try:  # "f(city: str, days: int = 3)": parameters with annotations are a signature
+            parse_python(f"def _f{text[paren:close]}: pass", mode="exec")
+            if _call_with_name("f", text[paren:close]) is None:
+                return True
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
+    return _fence_language_at(text, start) in _CODE_LANGUAGES
+
+
+def _fence_language_at(text: str, pos: int) -> str | None:
+    """The language named on the code fence whose body holds ``pos`` (``""`` if it names none), None
+    outside fences (the first 32 fences are looked at)."""
+    for tries, fence in enumerate(_FENCE_RE.finditer(text)):
+        if tries >= 32 or fence.start() > pos:
+            break
+        if fence.start(2) <= pos < fence.end(2):
+            return fence.group(1).lower()
+    return None
+
+
 def _attempt(text: str, offered: Sequence[str]) -> str | None:
     """Why ``text`` looks like a tool call attempt that yielded no call, or None when it reads as
     an answer. Called only when no call and no error came out, so a hit here means the model
@@ -2400,7 +2792,8 @@ def _attempt(text: str, offered: Sequence[str]) -> str | None:
             return "a call-shaped object that is neither JSON nor a Python literal"
     words = {w for n in offered for w in {n, n.replace(":", "."), n.replace(":", "_")} if w}
     for w in sorted(words, key=len, reverse=True)[:256]:
-        hit = re.search(rf"(?<![\w.:]){re.escape(w)}\s*[({{]", text)
+        hits = re.finditer(rf"(?<![\w.:]){re.escape(w)}\s*[({{]", text)
+        hit = next((h for h, _ in zip(hits, range(16)) if not _named_not_made(text, h.start(), h.end() - 1)), None)
         if hit:
             end = _paren_end(text, hit.end() - 1) if text[hit.end() - 1] == "(" else -1
             if end > 0 and _call_with_name(w, text[hit.end() - 1:end]):

@@ -328,7 +328,16 @@ _PIECES = ['<tool_call>', '</tool_call>', '<function=get_weather>', '</function>
            '"parameters"', '"tool_calls"', '"message"', '{"thought": ', 'tool_calls=', '(', ')', 'f(x=1)', '\\', '\n',
            ' ', 'null', '1', 'x=', "'", '"function"', 'NaN', '-Infinity', '<think>',
            '</think>', '<start_function_call>', 'call:get_weather{', '<escape>', '<end_function_call>',
-           '<function>get_weather</function>', '//', '/*', '*/', 'get_weather(', '; ', '[SEARCH: ']
+           '<function>get_weather</function>', '//', '/*', '*/', 'get_weather(', '; ', '[SEARCH: ',
+           # the formats and markers read since the third stop (Kimi, GLM, Functionary, LFM2, Cohere, ...)
+           '<|tool_call_start|>', '<|tool_call_end|>', '<arg_key>', '</arg_key>', '<arg_value>', '</arg_value>',
+           '>>>', '>>>all\n', '<<function>>', 'Call: ', '<bot_end>', '<|observation|>', '✿FUNCTION✿: ', '✿ARGS✿: ',
+           '✿RESULT✿: ', '<|tool_calls_section_begin|>', '<|tool_call_begin|>functions.get_weather:0',
+           '<|tool_call_argument_begin|>', '<|START_RESPONSE|>', '<|END_RESPONSE|>', '<|START_ACTION|>',
+           '<|END_ACTION|>', '<|action_start|><|plugin|>', '<|action_end|>', '"input"', '"function_call"',
+           '<function_call name="get_weather">', '</function_call>', '<tool_name>', '</tool_name>', '<parameters>',
+           '</parameters>', '<city>', '</city>', '<get_weather>', '</get_weather>', '```tool_output\n', '```js\n',
+           'get_weather\n', '"Final Answer"', '"action_input"', '<seed:tool_call>', '</seed:tool_call>']
 _GLUED = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 _TEXT = st.one_of(st.text(max_size=300), _mangled(), _GLUED)
 _CHANNEL = st.sampled_from(["text", "native"])
@@ -347,9 +356,11 @@ def test_calls_never_raises_many(raw, channel):
     _check_never_raises(raw, channel)
 
 
-_OPENERS = ["<think>", "<thinking>", "<reasoning>", "[THINK]", "<|channel|>analysis<|message|>"]
+_OPENERS = ["<think>", "<thinking>", "<reasoning>", "[THINK]", "<|channel|>analysis<|message|>", "<|START_THINKING|>",
+            "◁think▷"]
 _CLOSERS = {"<think>": "</think>", "<thinking>": "</thinking>", "<reasoning>": "</reasoning>",
-            "[THINK]": "[/THINK]", "<|channel|>analysis<|message|>": "<|end|>"}
+            "[THINK]": "[/THINK]", "<|channel|>analysis<|message|>": "<|end|>", "<|START_THINKING|>": "<|END_THINKING|>",
+            "◁think▷": "◁/think▷"}
 #: Text after a reasoning block that holds no call syntax at all (no braces, tags, parentheses, colons).
 _PLAIN = st.text(alphabet=st.characters(blacklist_characters="{}[]()<>:`|'\"=", blacklist_categories=("Cs",)),
                  max_size=40)
@@ -371,6 +382,16 @@ def test_calls_never_raises_on_hostile_inputs():
     for raw in ["{" * 100_000, "[" * 5000 + "]" * 5000, "<|python_tag|>" + "f(" * 5000, b"\xff\xfe{",
                 None, 12, "<tool_call>" * 3000, "Action: x(" + "(" * 3000, "```" * 1000]:
         _check_never_raises(raw, "text")
+
+
+@pytest.mark.parametrize("raw", [
+    "<<function>>get_weather(" * 4000, "Call: get_weather(\n" * 5000, "get_weather\n{" * 7000,
+    ">>>get_weather\n{" * 6000, "<tool_call>get_weather<arg_key>" + " " * 100_000, "<get_weather><city>" * 5000,
+    "<toolcall>" + "<get_weather><c>" * 6000, "called get_weather(" * 5000, "[" + "get_weather(city='a, b'), " * 3000,
+    '<function_call name="get_weather">' * 3000, "<tool_call>" + " " * 100_000,
+])
+def test_calls_never_raises_on_hostile_inputs_in_the_newer_formats(raw):
+    _check_never_raises(raw, "text")  # each reader bounds its tries: seconds at most, never quadratic in the input
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1247,6 +1268,8 @@ def test_parsing_variant_of_a_handed_kind(case, descriptor_schemas):
         assert all(c.source == "prose" for c in parsed.calls), parsed
     if expect.get("error") == "nonnull":
         assert parsed.error, parsed
+    if expect.get("error") == "null":  # read cleanly: neither silence nor a false alarm
+        assert parsed.error is None, parsed
     if "sources_in" in expect:
         assert all(c.source in expect["sources_in"] for c in parsed.calls), parsed
     if "content_equals" in expect:
