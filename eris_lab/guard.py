@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import (QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, ENGLISH_CUES, ENGLISH_HOMOGRAPHS, GERMAN_CUES, GERMAN_GLOSSES,
+from .lexicon import (QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
                       GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
                       VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS, READ_VERBS, WRITE_VERBS,
                       ACTION_WORDS)
@@ -741,6 +741,20 @@ def read_idioms(text: str) -> str:
     return " ".join(read.split()) if count else ""
 
 
+_FIGURATIVE_RES = tuple((re.compile(r"(?i)\b" + pattern + r"\b"), plain) for pattern, plain in FIGURATIVE_IDIOMS.items())
+
+
+def literal_idioms(text: str) -> str:
+    """``text`` with each figure of speech read plainly (:data:`~eris_lab.lexicon.FIGURATIVE_IDIOMS`:
+    "I'm feeling a bit under the weather today" -> "I'm feeling a bit unwell today"), or ``""``
+    when it holds none. The router scores this instead of the message, as it does the message
+    without small talk: the idiom's tool word is no request."""
+    read = text
+    for pattern, plain in _FIGURATIVE_RES:
+        read = pattern.sub(plain, read)
+    return " ".join(read.split()) if read != text else ""
+
+
 _WEATHER_QUESTION_RE = re.compile(r"(?i)" + "|".join(WEATHER_QUESTIONS))
 _SAYS_WEATHER_RE = re.compile(r"(?i)\b(?:weather|forecast)")
 
@@ -753,6 +767,19 @@ def read_weather(text: str) -> str:
     if not _WEATHER_QUESTION_RE.search(text) or _SAYS_WEATHER_RE.search(text):
         return ""
     return f"{text} (weather forecast)"
+
+
+_BILLING_RE = re.compile(r"(?i)" + "|".join(BILLING_COMPLAINTS))
+_SAYS_BILLING_RE = re.compile(r"(?i)\b(?:refund|invoice|billing|bill)\b")
+
+
+def read_billing(text: str) -> str:
+    """``text`` with "(refund, billing problem)" after it when it complains of a charge in other
+    words (:data:`~eris_lab.lexicon.BILLING_COMPLAINTS`: "you took my money twice, I want it
+    back"), else ``""``; scored beside the message like :func:`read_weather`."""
+    if not _BILLING_RE.search(text) or _SAYS_BILLING_RE.search(text):
+        return ""
+    return f"{text} (refund, billing problem)"
 
 
 def read_addresses(text: str) -> str:
@@ -984,7 +1011,10 @@ def foreign_language(text: str) -> bool:
     and no English one is, keyword-style ("check weather Berlin") and misspelt ones included.
     """
     words = [w.lower() for w in _WORD_RE.findall(text) if len(w) >= 2 and w.isalpha()]
-    if len(words) < 3 or any(w in ENGLISH_CUES for w in words) or unread_script(text) or mostly_german(text):
+    cues = [w for w in words if w in ENGLISH_CUES]
+    # "me", "on", "as", "or" are Spanish, French or Portuguese words too: alone they prove no English
+    english = len(cues) >= 2 or any(w not in ENGLISH_CUES_SHARED for w in cues)
+    if len(words) < 3 or english or unread_script(text) or mostly_german(text):
         return False
     known = known_words()
     return sum(w in known for w in words) * 4 < len(words) * 3

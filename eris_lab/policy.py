@@ -3,7 +3,8 @@
 ``decide`` applies DESIGN.md's rules in a fixed order and reports which one decided:
 
 1. dialog pairing from the session's recent successful tools ("delete that email" after
-   ``mail:check``) -> that domain's verbs, the cue's verb first; agenda > mail > calendar > doc;
+   ``mail:check``, "cancel that" after ``calendar:create``) -> that domain's verbs, the cue's verb
+   first; agenda > mail > calendar > doc;
    then conversation (the short-input guard) -> nothing offered; then the relevance gate (knob
    ``relevance_floor``, off in the reference knobs) and the uncovered rule (knob
    ``uncovered_floor``, :func:`uncovered`): "no tool fits" -> nothing offered (never for an
@@ -169,10 +170,18 @@ class Decision:
 
 # "that one", "the second one", "the oat milk one", "the one from the bank"
 _ONE = r"(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}?one"
+#: An event named by its time is the item, as "the 3pm one" is ("call off the 3pm", "move my 10:30";
+#: a tester's variants, 2026-12-05, after calendar:list).
+_AT_TIME = r"(?:the|that|this|my)\s+\d{1,2}(?:[:.]\d\d(?:\s*(?:am|pm))?|\s*(?:am|pm|o['’]?clock|uhr))"
+#: French and German object pronouns, French demonstratives and list places: "supprime-le",
+#: "déplace-la à lundi", "je veux l'annuler", "verschieb ihn", "celui-ci", "ça", "la deuxième".
+_FOREIGN_ANAPHOR = (r"-(?:le|la|les|lui)|l['’]\w+|ihn|cel(?:ui|le|les)(?:-ci|-là)?|ceux(?:-ci|-là)?|ça|cela|"
+                    r"(?:le|la)\s+(?:premi[eè]re?|deuxi[eè]me|troisi[eè]me|derni[eè]re?|suivante?)")
 _ANAPHOR = (r"\b(?:that|this|it|those|these|them|the\s+(?:last|same|previous)|das|dies\w*|den|die|es|"
             # an item of what was just listed: "read the first one", "open the second", "die erste"
             r"the\s+(?:first|second|third|fourth|fifth|next|other|top|latest|newest|oldest)|" + _ONE + "|"
-            r"(?:der|die|das|den)\s+(?:erste|zweite|dritte|nächste|letzte)\w*)\b")
+            + _AT_TIME + "|" + _FOREIGN_ANAPHOR + "|"
+            r"(?:der|die|das|den)\s+(?:erste|zweite|dritte|nächste|letzte)\w*)(?!\w)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,100 +190,216 @@ class _Pairing:
     domain: str
     nouns: re.Pattern[str]
     verbs: tuple[tuple[re.Pattern[str], str], ...]
+    #: Cues that point back at an item by their own words ("who else is coming?", "invite Anna
+    #: too", "cross off the milk"): right after a listing of the domain or a tool that made or
+    #: changed one of its items, they pair without an anaphor or a domain noun.
+    bound: tuple[tuple[re.Pattern[str], str], ...] = ()
+
+    def verb_tool(self, text: str) -> str:
+        """The tool of the first verb or bound cue in ``text`` (verbs first), or ``""``."""
+        return next((tool for pattern, tool in self.verbs + self.bound if pattern.search(text)), "")
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+def _cue(*alternatives: str) -> re.Pattern[str]:
+    """One cue pattern: any of ``alternatives`` from a word start, not running on into a word (a
+    cue may end in punctuation or at the message's end: "where is it?")."""
+    return _rx(r"\b(?:" + "|".join(alternatives) + r")(?!\w)")
+
+
 #: Verbs that delete, shared by every domain's pairing ("drop the 3pm one" after calendar:list was
-#: the whole roster until 2026-12-04: calendar knew only cancel, delete, remove and call off).
+#: the whole roster until 2026-12-04: calendar knew only cancel, delete, remove and call off);
+#: French ones too ("supprime-le", "efface-la", "enlève ça": a tester's variants, 2026-12-05).
 _DELETE = (r"delete|remove|drop|scrap|ditch|trash|bin|axe|kill|scratch|toss|nuke|chuck|junk|wipe|zap|erase|purge|"
-           r"get\s+rid(?:\s+of)?|lösch\w*|losch\w*|entfern\w*")
+           r"get\s+rid(?:\s+of)?|lösch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|enl[eè]v\w*|retir(?:e|er|ez)")
+#: At most four words between a phrasal verb and its particle ("call the 3pm off", "cross the oat
+#: milk one off", "hak das bitte ab"): "cross the street and then turn off the light" is no cue.
+_OBJ = r"(?:\s+[\w'’:.-]+){0,4}?\s+"
+#: Calling an item off: delete for an event, remove for a to-do. The particle may follow the object
+#: ("call it off", "call the 3pm off"); French "annule", German "storniere", "sag ... ab".
+_CANCEL = r"cancel\w*|call" + _OBJ + r"off|annul\w*|storn\w*|absag\w*"
+#: A German separable particle at the end of its clause ("hak das ab", "lade Tom auch ein").
+_CLAUSE_END = r"(?=\s*(?:[.,;!?]|bitte\b|danke\b|$))"
+#: Marking a to-do done, by a phrasal verb split by its object ("cross it off", "tick that off",
+#: "check the milk one off", "mark it as done"), in German ("hak das ab", "abhaken", "erledige es")
+#: and French ("coche-la", "raye-le", "marque-le comme fait"): complete, not remove.
+_DONE_PHRASAL = (r"(?:cross|strike|struck)\w*" + _OBJ + r"(?:off|out|through)|(?:tick|check)\w*" + _OBJ + r"off|"
+                 r"(?:mark|marque|markier)[\w-]*" + _OBJ + r"(?:done|complete\w*|finished|fait\w*|termin[ée]\w*|"
+                 r"erledigt)|"
+                 r"hak\w*" + _OBJ + r"ab" + _CLAUSE_END)
+_DONE = (_DONE_PHRASAL + r"|complete\w*|done|finish\w*|tick(?:s|ed|ing)?|erledig\w*|abhak\w*|coch\w*|"
+         r"ray(?:e|er|ez)|c['’]est\s+fait")
+#: A time an item is moved to ("make it 8 instead", "make that 4pm", "make it Friday").
+_TIME = (r"(?:\d\w*(?:[:.]\d\d\w*)?|noon|midnight|tomorrow|tonight|today|next\s+\w+|"
+         r"(?:mon|tue(?:s)?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?|half\s+past\s+\w+|"
+         r"(?:half\s+an|an?|one|two|three|\d+)\s+(?:hours?|minutes?|mins?|days?|weeks?)\s+(?:later|earlier|sooner)|"
+         r"earlier|later)")
+_ZEIT = r"(?:\d|morgen|übermorgen|heute|nächst|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)\w*"
+_THE_ITEM = r"(?:it|that|this|them|the\s+(?:[\w'-]+\s+){0,3}?one)"
+#: Moving an item in time ("move the dentist one to Monday", "push it to Friday", "make that 4pm
+#: instead", "verschiebe es auf Montag", "mach es um 8", "déplace-le à lundi", "reporte-la"):
+#: calendar:update for an event, agenda:push for a to-do (agenda has no update verb).
+_RESCHEDULE = (r"move|moved|reschedul\w*|postpon\w*|shift|push|bump|delay|defer|"
+               r"make\s+" + _THE_ITEM + r"\s+(?:(?:at|on|for|to)\s+)?" + _TIME + r"|"
+               r"make\s+" + _THE_ITEM + r"\b.{1,30}?\b(?:instead|rather)|"
+               r"(?:change|set|switch)\s+" + _THE_ITEM + r"\s+(?:to|for)\s+" + _TIME + r"|"
+               r"mach\w*\s+(?:es|das|ihn|sie)\s+(?:(?:lieber|doch)\s+)?(?:um|auf|am|für)\s+" + _ZEIT + r"|"
+               r"verschieb\w*|verleg\w*|d[ée]plac\w*|d[ée]cal\w*|repouss\w*|report(?:e|er|ez|ons)")
+#: A new time alone, said as a correction ("actually 8 instead", "no, Friday instead", "how about 9
+#: instead?"): the item just made or listed, moved.
+_INSTEAD = (r"^\W*(?:(?:no|nah|actually|sorry|wait|oh|ok|okay|hmm|um|better|rather|make\s+it|let['’]?s\s+do|"
+            r"can\s+we\s+do|how\s+about|what\s+about|do)\W+)*(?:(?:at|on|to|for)\s+)?" + _TIME +
+            r"\s+(?:instead|stattdessen|plutôt)\W*$")
+#: Who comes is part of an event ("add Tom to it", "invite her to that one", "lade Tom auch ein",
+#: "füge Anna hinzu"): calendar:update, which changes attendees.
+_ATTEND = (r"invit\w*|einlad\w*|lad\w*" + _OBJ + r"ein" + _CLAUSE_END + r"|"
+           r"add\s+(?:[\w'-]+\s+){1,3}?(?:to|on|into)\s+(?:it|that|this|them|the\s+(?:[\w'-]+\s+){0,2}?"
+           r"(?:one|meeting|event|invite|invitation|appointment|call|guest\s+list|attendees))|"
+           r"put\s+(?:[\w'-]+\s+){1,3}?on\s+(?:it|that|this|the\s+invite)|füg\w*" + _OBJ + r"hinzu")
+#: The same without a pronoun: a name added "too" ("invite Anna too", "add Tom as well", "ajoute
+#: Paul aussi") or an invitation that names only who ("invite Anna and Ben").
+_ATTEND_BOUND = (r"(?:invit\w*|add|bring|include|ajout\w*|lad\w*)\s+"
+                 r"(?:[\w'-]+(?:\s*,\s*|\s+and\s+|\s+und\s+|\s+et\s+|\s+)){1,3}?"
+                 r"(?:too|as\s+well|also|along|auch|aussi)|"
+                 r"invit\w*\s+(?:[\w'-]+(?:\s*,\s*|\s+and\s+|\s+)){0,2}[\w'-]+\s*[.!?]*$|"
+                 r"(?:also|too)\s+(?:invit\w*|add|include|bring)")
+#: A question about one event's who, where or when ("who else is coming?", "where is it taking
+#: place?", "when does it start?", "wer kommt noch?", "où a-t-elle lieu ?"): calendar:get shows it.
+#: The item a question is about: "it", "that (one)", "the dentist one".
+_ITEM_REF = r"(?:it|(?:that|this)(?:\s+one)?|the\s+(?:[\w'-]+\s+){0,3}?one)"
+_EVENT_QUESTION = (
+    r"who(?:\s+else)?(?:\s+(?:is|are|was|will\s+be)|['’]s)\s+(?:coming|attending|invited|going|joining|there)|"
+    r"who(?:['’]s|\s+is|\s+are|\s+else\s+is)\s+on\s+(?:it|that|this|the\s+invite|the\s+guest\s+list)|"
+    r"who\s+else\s*[?.!]*$|is\s+(?!it\b)[\w'-]+\s+(?:coming|attending|invited|joining)|(?:what|which)\s+room|"
+    r"(?:where|when)(?:\s+(?:is|was|will|does)|['’]s)\s+" + _ITEM_REF + r"\s+(?:be\s+)?"
+    r"(?:taking\s+place|happening|being\s+held|held)|"
+    r"where(?:\s+(?:is|was|will)|['’]s)\s+" + _ITEM_REF + r"(?:\s+(?:again|at|be))?\s*[?.!]*$|"
+    r"when(?:\s+(?:is|was|does|will)|['’]s)\s+" + _ITEM_REF + r"(?:\s+(?:again|on|scheduled))?"
+    r"(?:\s+(?:start|begin|end|finish)\w*)?\s*[?.!]*$|"
+    r"what\s+time\s+(?:is|does|will)\s+" + _ITEM_REF + r"\s+(?:start|begin|end|finish)\w*|"
+    r"how\s+long\s+(?:is|does|will)\s+" + _ITEM_REF + r"(?:\s+(?:last|take|go|run|be))?\s*[?.!]*$|"
+    r"wer\s+(?:kommt|ist|nimmt)\s+(?:noch|alles|denn|dabei|teil)|wo\s+findet\s+(?:\w+\s+){1,2}statt|"
+    r"wo\s+ist\s+(?:es|das)\s*[?.!]*$|wann\s+(?:ist|beginnt|fängt|endet)\s+(?:es|das|der|die)\b(?:\s+\w+)?\s*[?.!]*$|"
+    r"qui\s+(?:d['’]autre\s+)?(?:vient|viendra|participe|est\s+invit\w*)|"
+    r"o[uù]\s+(?:a-t-(?:il|elle)\s+lieu|est-ce|se\s+passe|a\s+lieu)")
+#: A question about what is left on the to-do list ("what's left?", "when is it due?"): agenda:list.
+_TODO_QUESTION = (r"when(?:\s+(?:is|was)|['’]s)\s+(?:it|that|this)\s+due|"
+                  r"what(?:['’]s|\s+is)\s+(?:left|still\s+open|on\s+(?:it|there))|"
+                  r"what\s+else\s+is\s+(?:on\s+(?:it|there|the\s+list)|left|open)|"
+                  r"how\s+many\s+(?:\w+\s+)?(?:are\s+)?(?:left|open)|was\s+(?:ist|steht)\s+noch\s+(?:an|offen|drauf)")
+#: Who sent a message and when ("who sent it?", "who is that one from?"): mail:read shows it.
+_MAIL_QUESTION = (r"who\s+(?:sent|wrote)\s+(?:it|that|this)|"
+                  r"who(?:['’]s|\s+is|\s+was)\s+(?:it|that|this)(?:\s+one)?\s+from|"
+                  r"when\s+did\s+(?:it|that|this)\s+(?:arrive|come\s+in)|von\s+wem\s+(?:ist|kommt)\s+(?:es|das|die)")
+#: What an item is about ("what's it about?", "tell me more about it"): the tool that reads it.
+_ABOUT = (r"what(?:['’]s|\s+is|\s+was)\s+(?:it|that|this)(?:\s+one)?\s+about|"
+          r"tell\s+me\s+(?:more\s+)?about\s+(?:it|that|this)")
 #: A question about what an item says ("what does the second one say about pricing"): the verb that
 #: reads it (a helper's variants, 2026-12-04, after doc:list, mail:check and calendar:list).
 _SAYS = r"says?|said|mentions?|covers?|contains?|talks?\s+about|steht|sagt"
 
 #: Continuation cues, in priority order (agenda > mail > calendar > doc; issue #2). A cue needs
-#: an anaphor, a domain noun and a verb: a bare "remove it" never pairs.
+#: an anaphor or a domain noun, and a verb, that domain among the recent tools: a bare "remove it"
+#: without one never pairs. A bound cue ("who else is coming?") or a bare command ("abhaken") needs
+#: neither, right after a listing or a making of the domain (:func:`_pairing_on_last`).
 PAIRINGS: tuple[_Pairing, ...] = (
     _Pairing(
         Rule.AGENDA_DIALOG_PAIRING, "agenda",
         _rx(r"\b(?:agenda|reminders?|to-?dos?|tasks?|items?|entry|entries|lists?|erinnerung\w*|aufgabe\w*|"
-            r"eintr[aä]g\w*|liste\w*|punkt\w*)\b"),
+            r"eintr[aä]g\w*|liste\w*|punkt\w*|rappels?|t[aâ]ches?)\b"),
         (
-            (_rx(r"\b(?:" + _DELETE + r"|cancel|clear|take\b.{0,40}\boff|streich\w*)\b"), "agenda:remove"),
-            (_rx(r"\b(?:complete|done|finish\w*|tick\w*|check\s+off|erledig\w*|abhak\w*)\b"), "agenda:complete"),
-            (_rx(r"\b(?:push|postpone|delay|snooze|later|verschieb\w*)\b"), "agenda:push"),
-            (_rx(r"\b(?:remind|erinner\w*)\b"), "agenda:remind_at"),
-            (_rx(r"\b(?:show|list|read|zeig\w*)\b"), "agenda:list"),
+            (_cue(_DELETE, _CANCEL, r"clear|take\b.{0,40}\boff|streich\w*"), "agenda:remove"),
+            (_cue(_DONE), "agenda:complete"),
+            (_cue(_RESCHEDULE, r"snooze|later"), "agenda:push"),
+            (_cue(r"remind|erinner\w*"), "agenda:remind_at"),
+            (_cue(r"show|list|read|zeig\w*"), "agenda:list"),
+        ),
+        (
+            (_cue(_DONE_PHRASAL), "agenda:complete"),
+            (_rx(_INSTEAD), "agenda:push"),
+            (_cue(_TODO_QUESTION), "agenda:list"),
         ),
     ),
     _Pairing(
         Rule.MAIL_DIALOG_PAIRING, "mail",
-        _rx(r"\b(?:e-?mails?|mails?|messages?|inbox|nachricht\w*)\b"),
+        _rx(r"\b(?:e-?mails?|mails?|messages?|inbox|nachricht\w*|courriels?)\b"),
         (
-            (_rx(r"\b(?:" + _DELETE + r")\b"), "mail:delete"),
-            (_rx(r"\b(?:archive|move|file|archivier\w*|verschieb\w*)\b"), "mail:move"),
-            (_rx(r"\b(?:reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*)\b"), "mail:write"),
-            (_rx(r"\b(?:read|open|show|lies|zeig\w*|öffne|" + _SAYS + r")\b"), "mail:read"),
+            (_cue(_DELETE), "mail:delete"),
+            (_cue(r"archive|move|file|archivier\w*|verschieb\w*"), "mail:move"),
+            (_cue(r"reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*"), "mail:write"),
+            (_cue(r"read|open|show|lies|zeig\w*|öffne", _SAYS, _MAIL_QUESTION, _ABOUT), "mail:read"),
         ),
     ),
     _Pairing(
         Rule.CALENDAR_DIALOG_PAIRING, "calendar",
-        _rx(r"\b(?:meetings?|appointments?|events?|calendar|termin\w*|besprechung\w*|kalender\w*)\b"),
+        _rx(r"\b(?:meetings?|appointments?|events?|calendar|termin\w*|besprechung\w*|kalender\w*|r[ée]unions?|"
+            r"rendez-vous|rdv|[ée]v[ée]nements?|[ée]v[èe]nements?|calendrier)\b"),
         (
-            (_rx(r"\b(?:" + _DELETE + r"|cancel|call\s+off|absag\w*|sag\w*\b.*\bab)\b"), "calendar:delete"),
-            (_rx(r"\b(?:move|reschedule|change|update|postpone|shift|push|bump|rename|retitle|edit|modify|"
-                 r"verschieb\w*|änder\w*|umbenenn\w*|benenn\w*)\b"), "calendar:update"),
-            (_rx(r"\b(?:show|details?|open|tell\s+me\s+(?:more\s+)?about|more\s+about|zeig\w*|" + _SAYS + r")\b"),
-             "calendar:get"),
+            (_cue(_DELETE, _CANCEL, r"sag\w*\b.*\bab"), "calendar:delete"),
+            (_cue(_RESCHEDULE, _ATTEND, r"change|update|rename|retitle|edit|modify|änder\w*|umbenenn\w*|benenn\w*|"
+                  r"modifi\w*|renomm\w*"), "calendar:update"),
+            (_cue(r"show|details?|open|tell\s+me\s+(?:more\s+)?about|more\s+about|zeig\w*", _SAYS, _EVENT_QUESTION,
+                  _ABOUT), "calendar:get"),
+        ),
+        (
+            (_cue(_ATTEND_BOUND), "calendar:update"),
+            (_rx(_INSTEAD), "calendar:update"),
+            (_cue(_EVENT_QUESTION), "calendar:get"),
         ),
     ),
     _Pairing(
         Rule.DOC_DIALOG_PAIRING, "doc",
         _rx(r"\b(?:documents?|docs?|pdfs?|dokument\w*)\b"),
         (
-            (_rx(r"\b(?:" + _DELETE + r")\b"), "doc:delete"),
-            (_rx(r"\b(?:read|open|show|lies|zeig\w*)\b"), "doc:read"),
+            (_cue(_DELETE), "doc:delete"),
+            (_cue(r"read|open|show|lies|zeig\w*"), "doc:read"),
             # a question about what it says ("what does the second one say about pricing")
-            (_rx(r"\b(?:summari[sz]e|ask|query|search|question|" + _SAYS + r")\b"), "doc:query"),
+            (_cue(r"summari[sz]e|ask|query|search|question", _SAYS, _ABOUT), "doc:query"),
         ),
     ),
 )
 _ANAPHOR_RE = _rx(_ANAPHOR)
+#: Things of no pairing domain: "move that alarm to 7" after calendar:create is no calendar request.
+_ELSEWHERE_RE = _rx(r"\b(?:alarms?|timers?|weather|forecast|songs?|music|playlist|volume|news|wecker\w*|wetter|"
+                    r"m[ée]t[ée]o|alarmes?)\b")
+#: Nouns every list shares, and "agenda" (a meeting's, or a calendar in French): they name no other
+#: domain's thing ("delete the first item" after mail:check, "what does the 2pm one say about the agenda").
+_GENERIC_NOUNS = frozenset({"item", "items", "entry", "entries", "list", "lists", "liste", "listen", "agenda"})
 
 
 def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
     """A continuation cue: an anaphor, a domain noun and a verb, that domain among the recent tools;
     right after a listing of that domain, a noun and a verb without an anaphor ("please remove
-    the dentist reminder from my agenda" after ``agenda:list``: the item is one just listed)."""
+    the dentist reminder from my agenda" after ``agenda:list``: the item is one just listed);
+    then :func:`_pairing_on_last`."""
     if not recent:
         return None
     anaphor = bool(_ANAPHOR_RE.search(text))
     listed = domain_of(recent[-1]) if _is_listing(recent[-1]) else None
-    if not anaphor and listed is None:
-        return None
-    recent_domains = {domain_of(name) for name in recent} if anaphor else {listed}
-    for pairing in PAIRINGS:
-        cluster = catalog.cluster(pairing.domain)
-        if not cluster or pairing.domain not in recent_domains:
-            continue
-        noun = pairing.nouns.search(text)
-        if not noun:
-            continue
-        verb_tool = next((tool for pattern, tool in pairing.verbs if pattern.search(text)), "")
-        if not verb_tool:
-            continue
-        first = (verb_tool,) if verb_tool in cluster else ()
-        names = first + tuple(n for n in cluster if n not in first)
-        last = next(n for n in reversed(recent) if domain_of(n) == pairing.domain)
-        return Decision(
-            rule=pairing.rule, kind="cluster", names=names,
-            reason=f"continuation cue ({noun.group(0)!r}) after {last}: offering {pairing.domain} verbs, "
-                   f"{names[0]} first",
-        )
-    return _pairing_on_last(text, catalog, recent) if anaphor else None
+    if anaphor or listed is not None:
+        recent_domains = {domain_of(name) for name in recent} if anaphor else {listed}
+        for pairing in PAIRINGS:
+            cluster = catalog.cluster(pairing.domain)
+            if not cluster or pairing.domain not in recent_domains:
+                continue
+            noun = pairing.nouns.search(text)
+            if not noun:
+                continue
+            verb_tool = pairing.verb_tool(text)
+            if not verb_tool:
+                continue
+            first = (verb_tool,) if verb_tool in cluster else ()
+            names = first + tuple(n for n in cluster if n not in first)
+            last = next(n for n in reversed(recent) if domain_of(n) == pairing.domain)
+            return Decision(
+                rule=pairing.rule, kind="cluster", names=names,
+                reason=f"continuation cue ({noun.group(0)!r}) after {last}: offering {pairing.domain} verbs, "
+                       f"{names[0]} first",
+            )
+    return _pairing_on_last(text, catalog, recent, anaphor=anaphor)
 
 
 def _is_listing(name: str) -> bool:
@@ -283,30 +408,79 @@ def _is_listing(name: str) -> bool:
     return bool(set(name_words(base_name(name))) & READ_VERBS)
 
 
+#: Verbs of a tool name that make or change an item that stays ("calendar:create",
+#: "agenda:remind_at", "doc:ingest", "calendar:update"): right after one, "it" is that item
+#: ("actually make it 8 instead", "cancel that"; a tester's variants, 2026-12-05, found the pairing
+#: only after listings). A delete leaves no item: "remove it" after ``mail:delete`` never pairs.
+_MAKING_VERBS = frozenset({"create", "add", "new", "make", "remind", "schedule", "book", "ingest", "update",
+                           "edit", "push", "move", "reschedule", "rename"})
+
+
+def _makes_item(name: str) -> bool:
+    """Whether a tool makes or changes an item that stays (a word of its name is in :data:`_MAKING_VERBS`)."""
+    return bool(set(name_words(base_name(name))) & _MAKING_VERBS)
+
+
 #: Longest message (words) that an anaphor and a verb pair with the last tool's domain without a
 #: domain noun: "reply to it and say yes, Thursday works for me" after ``mail:read`` is ten (six
 #: until 2026-12-03 left eleven of a helper's follow-ups on the whole roster).
 PAIRING_MAX_WORDS = 10
-_ONE_RE = _rx(r"\b" + _ONE + r"\b")
+_ONE_RE = _rx(r"\b(?:" + _ONE + "|" + _AT_TIME + r")\b")
+#: Words around a bare command that leave its object implied ("abhaken bitte", "ok delete").
+_FILLERS = frozenset({"please", "pls", "plz", "ok", "okay", "now", "then", "yes", "yeah", "yep", "sure", "just",
+                      "and", "so", "go", "ahead", "thanks", "thank", "you", "bitte", "jetzt", "dann", "ja", "doch",
+                      "mal", "gleich", "danke", "oui", "alors", "maintenant", "stp", "svp", "merci"})
+#: Bare words that also close a conversation ("done", "later", "cancel"): a command only with an object.
+_CHAT_VERBS = frozenset({"done", "finished", "later", "cancel", "annule", "annuler", "erledigt", "complete"})
 
 
-def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
-    """An anaphor and a verb without a domain noun ("please remove it") act on the last tool's domain.
+def _implied_object_tool(pairing: _Pairing, text: str) -> str:
+    """The tool of a cue that needs no anaphor: a bound cue ("who else is coming?"), or a bare
+    command whose other words are fillers ("abhaken", "delete please"), else ``""``."""
+    bound = next((tool for pattern, tool in pairing.bound if pattern.search(text)), "")
+    if bound:
+        return bound
+    for pattern, tool in pairing.verbs:
+        match = pattern.search(text)
+        if match:
+            rest = re.findall(r"[\w'’]+", f"{text[:match.start()]} {text[match.end():]}".lower())
+            bare = match.group(0).lower() not in _CHAT_VERBS and all(w in _FILLERS for w in rest)
+            return tool if bare else ""
+    return ""
+
+
+def _names_another_thing(text: str, pairing: _Pairing) -> bool:
+    """Whether ``text`` names a thing of another domain and none of ``pairing``'s ("delete that
+    email" right after ``calendar:create``)."""
+    if pairing.nouns.search(text):
+        return False
+    others = (m.group(0).lower() for p in PAIRINGS if p is not pairing for m in p.nouns.finditer(text))
+    return any(word not in _GENERIC_NOUNS for word in others) or bool(_ELSEWHERE_RE.search(text))
+
+
+def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anaphor: bool = True) -> Decision | None:
+    """A cue without a domain noun ("please remove it") acts on the last tool's domain.
 
     Right after a listing (the last recent tool's name holds a read verb,
-    :data:`~eris_lab.lexicon.READ_VERBS`), "it" is what was listed, and after any tool of the
-    domain "that one" is what it made or showed: that domain's cluster is offered, the cue's verb
-    first, for a message of at most :data:`PAIRING_MAX_WORDS` words. A cluster, never one tool: a
-    lone destructive verb widens and never locks the grammar onto it (issue 16).
+    :data:`~eris_lab.lexicon.READ_VERBS`) or a tool that made or changed an item
+    (:func:`_makes_item`), "it" is that item, and after any tool of the domain "that one" (or "the
+    3pm") is what it made or showed: that domain's cluster is offered, the cue's verb first, for a
+    message of at most :data:`PAIRING_MAX_WORDS` words that names no other domain's thing. Without
+    an anaphor (``anaphor`` false), only right after a listing or a making, a bound cue ("who else
+    is coming?") or a bare command ("abhaken") pairs. A cluster, never one tool: a lone destructive
+    verb widens and never locks the grammar onto it (issue 16).
     """
     last = recent[-1]
     pairing = next((p for p in PAIRINGS if p.domain == domain_of(last)), None)
     cluster = catalog.cluster(pairing.domain) if pairing else ()
-    if not cluster or len(text.split()) > PAIRING_MAX_WORDS:
+    if not cluster or len(text.split()) > PAIRING_MAX_WORDS or _names_another_thing(text, pairing):
         return None
-    if not _is_listing(last) and not _ONE_RE.search(text):
-        return None  # "it" after a change may be anything; "that one" is the item just made
-    verb_tool = next((tool for pattern, tool in pairing.verbs if pattern.search(text)), "")
+    points_back = _is_listing(last) or _makes_item(last)
+    if anaphor and not points_back and not _ONE_RE.search(text):
+        return None  # "it" after a delete may be anything; "that one" is the item just made
+    if not anaphor and not points_back:
+        return None
+    verb_tool = pairing.verb_tool(text) if anaphor else _implied_object_tool(pairing, text)
     if not verb_tool:
         return None
     first = (verb_tool,) if verb_tool in cluster else ()
@@ -557,7 +731,8 @@ def with_added(decision: Decision, added: Sequence[str], catalog: Catalog) -> De
                     sources=decision.sources + tuple((n, "added") for n in added if n not in decision.names))
 
 
-def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog) -> Decision:
+def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog,
+                 knobs: Knobs | None = None) -> Decision:
     """Offer recent tool calls that failed again, beside what ``decision`` offers.
 
     Parameters
@@ -571,15 +746,19 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
         The hits ``decide`` saw, score descending; they follow the failed tools when the decision
         was unsure.
     catalog : Catalog
+    knobs : Knobs, optional
+        Given (as ``decide_turn`` does), an unsure decision's widening is set aside: the failed
+        tools are followed only by hits at or above ``knobs.threshold``, at most ``knobs.widen_k``
+        tools in all. Without it, the unsure decision's own ranked subset follows them.
 
     Returns
     -------
     Decision
         Unchanged without failed tools or for a greeting (``CONVERSATIONAL``). An unsure, empty
         or full-roster decision becomes ``FAILED_TOOL_RETRY``: the failed tools first, then the
-        unsure decision's own ranked subset, or the hits after a full roster or an empty offer (none
-        after the gate's ``NO_TOOL_FITS``); a confident one keeps its rule and gets the failed tools
-        appended.
+        hits that cleared the threshold (``knobs`` given), else the unsure decision's own ranked
+        subset, or the hits after a full roster or an empty offer (none after the gate's
+        ``NO_TOOL_FITS``); a confident one keeps its rule and gets the failed tools appended.
 
     Notes
     -----
@@ -596,9 +775,18 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
         # a reply to their call, and the hits are what the gate just refused
         # a ranked widening keeps its bound (a helper's variant of route-23: "Lisbon" after a failed
         # clock:now was offered 51 of 56 tools, every hit over the calibrated threshold)
-        ranked = () if decision.rule == Rule.NO_TOOL_FITS else (
-            decision.names if decision.kind == "subset" and decision.names else tuple(h.name for h in hits))
+        if decision.rule == Rule.NO_TOOL_FITS:
+            ranked: tuple[str, ...] = ()
+        elif knobs is not None:
+            # unsure means the message is most likely the answer the failed call lacked ("Ich bin in
+            # München"): the widening's guesses (web_search, log_meal) were what route-23 warns of
+            # (a helper's variants, 2026-12-05); only tools the message itself calls for follow
+            ranked = tuple(h.name for h in hits if h.score >= knobs.threshold)
+        else:
+            ranked = decision.names if decision.kind == "subset" and decision.names else tuple(h.name for h in hits)
         names = failed + tuple(n for n in dict.fromkeys(ranked) if n in catalog and n not in failed)
+        if knobs is not None:
+            names = names[:max(knobs.widen_k, len(failed))]
         return Decision(rule=Rule.FAILED_TOOL_RETRY, kind="subset", names=names,
                         reason=f"the last call of {', '.join(failed)} failed; the reply may supply what it lacked: "
                                f"offering it again" + (f" ({decision.rule} set aside)" if decision.rule else ""))
@@ -692,6 +880,11 @@ _LEADING_FILLER_RE = re.compile(
     r"please|pls|kindly|(?:can|could|would|will) (?:you|u))\b)+\W*")
 
 
+#: A message about the user's own work or workspace ("where do we parse ...", "how does our build
+#: ..."): beside a thin tool of that workspace it is not judged uncovered, as a command is not.
+_OWN_WORK_RE = re.compile(r"(?i)\b(?:we|we're|we've|our|ours)\b")
+
+
 def _is_command(text: str) -> bool:
     """Whether a sentence or clause of ``text`` (small talk in front left out,
     ``guard.without_small_talk``) opens, after a greeting and a "please" or "can you", with a word
@@ -736,8 +929,10 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
         return False
     own = catalog.derived("policy.tool_subject_words", _tool_subject_words)
     tools = [own[catalog.position(n)] for n in names if n in catalog]
-    # a command, or a name from code ("where is parse_config defined?"), may be what a thin tool does
-    thin_covers = _is_command(text) or names_code(text)
+    # a command, a name from code ("where is parse_config defined?") or a question about the user's
+    # own work ("good afternoon! where do we parse the JWT token?", a helper's variant of route-14,
+    # 2026-12-05) may be what a thin tool does
+    thin_covers = _is_command(text) or names_code(text) or bool(_OWN_WORK_RE.search(text))
     names_goods = catalog.derived("policy.names_goods", _names_goods)
     goods = bool(words & GOODS_QUESTION_WORDS) and any(names_goods[catalog.position(n)] for n in names if n in catalog)
     return bool(tools) and not goods and not any(t is None or words & t or (thin_covers and len(t) < THIN_TOOL_WORDS)
@@ -895,7 +1090,7 @@ def _with_clusters(hits: Iterable[Hit], domains: Iterable[str], catalog: Catalog
 
 def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence[str] = (),
            knobs: Knobs = Knobs(), follow_up: bool = False, ranked: Sequence[Hit] = (),
-           relevance: float | None = None, top_cosine: float | None = None) -> Decision:
+           relevance: float | None = None, top_cosine: float | None = None, gloss: str = "") -> Decision:
     """Decide which tools to offer for one message.
 
     Parameters
@@ -926,6 +1121,10 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         The message's best raw cosine (the gate's first feature); below ``knobs.uncovered_floor``,
         with no content word of the message in the best-ranked tools' text (:func:`uncovered`),
         nothing is offered (rule ``NO_TOOL_FITS``), under the same exceptions as the gate.
+    gloss : str, optional
+        The message read word for word in English when it is in another language
+        (``router.gloss_foreign``); the short-input guard measures it instead of the message:
+        "Raconte-moi une blague" is "tell me joke", as short as "Tell me a joke" (route-20).
 
     Returns
     -------
@@ -946,10 +1145,11 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
 
     forced = [h for h in hits if h.name in catalog and h.score >= knobs.forced_floor]
     short_rule = dict(max_words=knobs.short_max_words, max_chars=knobs.short_max_chars, follow_up=follow_up)
-    if not forced and is_conversational(text, tool_keywords(catalog), **short_rule) and not (
+    measured = gloss or text
+    if not forced and is_conversational(measured, tool_keywords(catalog), **short_rule) and not (
             # short input is still a request when a tool clears the single-hit floor ("lint the
             # project" beside run_linter; guard.only_short)
-            only_short(text, tool_keywords(catalog), **short_rule)
+            only_short(measured, tool_keywords(catalog), **short_rule)
             and any(h.name in catalog and h.score >= knobs.single_hit_floor for h in hits)):
         return Decision(rule=Rule.CONVERSATIONAL, kind="conversational", names=(),
                         reason="short or greeting message with no URL and no tool keyword: conversation")
@@ -1032,6 +1232,15 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
             rule = Rule.AFFINITY_MARGIN_UNION
             reason = (f"near-tie within {knobs.margin:.2f} of {top.name} across related domains "
                       f"({', '.join(allied_domains)}; group {group}): offering their clusters")
+            # calibrated offers seat no countdown the message names no duration for, as a widening
+            # does not: "remind me at 7:45 to take out the trash" seated clock:timer (route-27's kind,
+            # a helper's variant, 2026-12-05); the reference design seats whole clusters (handed
+            # policy case clock-agenda-near-tie includes the timer)
+            idle = (idle_countdowns(text, catalog) & (scores.keys() - {h.name for h in embed_hits})
+                    if knobs.subset_margin < 2.0 else frozenset())
+            if idle:
+                scores = {n: s for n, s in scores.items() if n not in idle}
+                reason += f" but {', '.join(sorted(idle))} (a countdown, and the message names no duration)"
         elif len(embed_hits) == 1:
             rule = Rule.SINGLE_STRONG_HIT
             reason = f"one hit, {top.name} at {top.score:.3f}, at or above the single-hit floor"
@@ -1130,7 +1339,8 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
                 recent: Sequence[str] = (), follow_up: bool = False, ranked: Sequence[Hit] = (),
                 relevance: float | None = None, failed: Sequence[str] = (), intents: Sequence[Hit] = (),
                 last_turn: Sequence[str] | None = (), points_back: bool = False,
-                added: Sequence[str] | None = (), previous: str = "", top_cosine: float | None = None) -> Decision:
+                added: Sequence[str] | None = (), previous: str = "", top_cosine: float | None = None,
+                gloss: str = "") -> Decision:
     """One message's whole decision: :func:`decide`, then what the conversation adds, in this order:
     :func:`retry_failed` (``failed``), :func:`with_intents` (each clause's best hits),
     :func:`with_slots` (values read from ``text`` and, for a follow-up, the ``previous`` user
@@ -1143,8 +1353,8 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
     it. Parameters as in those functions; ``hits`` feed both :func:`decide` and :func:`retry_failed`.
     """
     decision = decide(text, hits, catalog, recent=recent, knobs=knobs, follow_up=follow_up, ranked=ranked,
-                      relevance=relevance, top_cosine=top_cosine)
-    decision = retry_failed(decision, failed, hits, catalog)
+                      relevance=relevance, top_cosine=top_cosine, gloss=gloss)
+    decision = retry_failed(decision, failed, hits, catalog, knobs)
     decision = with_intents(decision, intents, catalog, knobs)
     decision = with_slots(decision, catalog, knobs, f"{previous} {text}" if previous and follow_up else text,
                           after_tools=bool(recent))

@@ -37,6 +37,7 @@ from .guard import (
     is_conversational,
     is_language_question,
     language_tools,
+    literal_idioms,
     only_short,
     known_words,
     lexical_terms,
@@ -46,6 +47,7 @@ from .guard import (
     page_phrase,
     quoted_payloads,
     read_addresses,
+    read_billing,
     read_code_question,
     read_existence,
     read_idioms,
@@ -149,14 +151,22 @@ def translate_german(text: str, gloss: str | None = None) -> str:
     return _word_for_word(text, glosses, lambda i, word: word.lower() not in GERMAN_CUES)
 
 
-def gloss_foreign(text: str) -> str:
+def gloss_foreign(text: str, *, whole: bool = False) -> str:
     """``text`` read word for word in English through :data:`~eris_lab.lexicon.FOREIGN_GLOSSES`
     (Spanish, French, Italian, Portuguese, Dutch, Polish: "¿Tengo correos nuevos?" -> "emails new";
     other words stay only when they name something), or ``""`` when the text reads English or
     German (``guard.foreign_language``) or no word is known. Scored beside the message, so it can
     raise a score, never lower one (a helper's variants of route-08, 2026-12-05: the first was
-    conversation, "Jaka jest pogoda w Krakowie?" ranked no weather tool)."""
+    conversation, "Jaka jest pogoda w Krakowie?" ranked no weather tool).
+
+    With ``whole``, ``""`` also when a word of four letters or more has no gloss and names nothing:
+    the gloss then says all the message does ("Raconte-moi une blague" -> "tell me joke"), and the
+    short-input guard may measure it (``policy.decide``'s ``gloss``)."""
     if not foreign_language(text):
+        return ""
+    if whole and any(len(w) >= 4 and not FOREIGN_GLOSSES.get(w.lower()) and not (
+            re.search(r"[\d/@.:_]", w) or (i > 0 and w[:1].isupper()))
+            for i, w in enumerate(t.strip(".,;:!?¿¡\"'()[]") for t in text.split())):
         return ""
 
     def glosses(word: str) -> tuple[str, ...]:
@@ -668,10 +678,13 @@ class Router:
         forced, guard = self._forced(text)
         follow_up = self.is_follow_up(text, previous, recent=recent, failed=failed)
         short_rule = dict(max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars, follow_up=follow_up)
-        conversational = not forced and is_conversational(text, self._keywords, **short_rule)
+        # text in another language is measured by its English gloss: "Raconte-moi une blague" is
+        # "tell me joke", as short as "Tell me a joke" (a helper's variants of route-20, 2026-12-05)
+        measured = (gloss_foreign(text, whole=True) or text) if not forced else text
+        conversational = not forced and is_conversational(measured, self._keywords, **short_rule)
         # short input the keyword list does not know is scored, and stays conversation unless a
         # tool clears the single-hit floor ("lint the project", "countdown 90 seconds")
-        short_only = conversational and only_short(text, self._keywords, **short_rule)
+        short_only = conversational and only_short(measured, self._keywords, **short_rule)
         timings["guard"] = (time.perf_counter() - start) * 1000
         if conversational and not short_only:
             timings["embed"] = timings["score"] = 0.0
@@ -703,6 +716,10 @@ class Router:
         if calm:  # "ugh this airline is a total disaster, I'm absolutely furious - is BA283 delayed?"
             text = calm
             notes.append("venting left out")
+        plain = literal_idioms(text)
+        if plain:  # "I'm feeling a bit under the weather today": no weather asked for
+            text = plain
+            notes.append("figure of speech read plainly")
         queries = [text]
         fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
             self.knobs.fix_spelling) else {}
@@ -733,6 +750,10 @@ class Router:
         if weather:  # likewise: "is it going to be sunny on Sunday?" read with "weather forecast"
             queries.append(weather)
             notes.append("weather question read")
+        billing = read_billing(fixed)
+        if billing:  # likewise: "you took my money twice, I want it back" read with "refund"
+            queries.append(billing)
+            notes.append("billing complaint read")
         code = read_code_question(fixed)
         if code:  # likewise: "who calls getUserById?" read as a code search for it
             queries.append(code)
@@ -824,7 +845,11 @@ class Router:
             # once the request alone names a tool, it is a reading of the message, and the venting
             # may pull no tool in; a request that needs the statement names none alone ("what's it
             # doing tomorrow?" beside "they're going to ruin my whole weekend with this rain", route-01)
-            raw[:n], rows[:n] = without_pull(raw[:n], raw[-2], raw[-1]), without_pull(rows[:n], rows[-2], rows[-1])
+            # and no tool scores more in the whole message than in the better of its two pieces: "this
+            # government is a joke honestly. what's the forecast for Saturday?" gave the politics tool
+            # 0.63, its pieces 0.27 and 0.40 (a helper's variants of route-01, 2026-12-05)
+            raw[:n], rows[:n] = (np.minimum(without_pull(raw[:n], raw[-2], raw[-1]), np.maximum(raw[-2], raw[-1])),
+                                 np.minimum(without_pull(rows[:n], rows[-2], rows[-1]), np.maximum(rows[-2], rows[-1])))
             raw[0], rows[0] = np.maximum(raw[0], raw[-2]), np.maximum(rows[0], rows[-2])
             notes.append("venting held to the request")
         q, raw, rows = q[:n], raw[:n], rows[:n]
@@ -986,7 +1011,7 @@ class Router:
                                ranked=self.last_ranked, relevance=self.relevance(), failed=failed,
                                intents=self.last_intents, last_turn=last_turn_tools(history),
                                points_back=bool(REFERRING_CUE_RE.search(clean)), added=added_tools(history),
-                               previous=previous, top_cosine=self.top_cosine())
+                               previous=previous, top_cosine=self.top_cosine(), gloss=gloss_foreign(clean, whole=True))
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         from .companions import default_table

@@ -143,9 +143,9 @@ def _check_recursion_ends(schema: dict, where: str) -> None:
     """A recursive ``$ref`` has a base case: some finite value is valid at every ``$ref``.
 
     A least fixpoint over the schema's objects: an object is *productive* when its ``$ref``
-    target, every ``allOf`` branch, some ``anyOf``/``oneOf`` branch, every required property
-    and (with ``minItems >= 1``) its ``items`` are. Boolean schemas count as productive, so only
-    recursion can fail here. The grammar compiler refuses the same schemas later
+    target, some ``anyOf``/``oneOf`` branch, every required property and (with ``minItems >= 1``)
+    its ``items`` are. Boolean schemas count as productive, so only recursion can fail here; an
+    ``allOf`` merged into itself is left to the compiler, which names it so. The grammar compiler refuses the same schemas later
     (``_analysis.unproductive``); a catalogue with ``{"$ref": "#/$defs/a"}`` as ``a`` itself was
     routed and offered before that (a helper's bad input, 2026-12-05).
     """
@@ -166,9 +166,6 @@ def _check_recursion_ends(schema: dict, where: str) -> None:
     def ends(node: dict, path: tuple[Any, ...]) -> bool:
         ref = node.get("$ref")
         if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")) and _ref_path(schema, ref) not in productive:
-            return False
-        if isinstance(node.get("allOf"), list) and not all(
-                holds(v, path + ("allOf", i)) for i, v in enumerate(node["allOf"])):
             return False
         for key in ("anyOf", "oneOf"):
             branches = node.get(key)

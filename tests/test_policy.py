@@ -731,6 +731,61 @@ def test_without_an_anaphor_only_the_last_listing_pairs():
     assert d.rule != Rule.AGENDA_DIALOG_PAIRING
 
 
+@pytest.mark.parametrize("text, last, first", [
+    # a tester's families (2026-12-05), in other words than policy_variants.json: done, moved,
+    # called off, attendees, a question about the item; English, German, French
+    ("tick it off", "agenda:list", "agenda:complete"),
+    ("mark that one as finished", "agenda:list", "agenda:complete"),
+    ("cross out the bread one", "agenda:list", "agenda:complete"),
+    ("hak ihn bitte ab", "agenda:list", "agenda:complete"),
+    ("bump it to next week", "agenda:list", "agenda:push"),
+    ("how about 9 instead?", "agenda:remind_at", "agenda:push"),
+    ("reschedule the dentist one for 5", "calendar:list", "calendar:update"),
+    ("décale-le à mardi", "calendar:list", "calendar:update"),
+    ("verschieb ihn auf Freitag", "calendar:list", "calendar:update"),
+    ("drop my 10:30", "calendar:list", "calendar:delete"),
+    ("sag ihn ab", "calendar:list", "calendar:delete"),
+    ("annule-la", "calendar:create", "calendar:delete"),
+    ("put Tom on the invite", "calendar:list", "calendar:update"),
+    ("include Sarah as well", "calendar:create", "calendar:update"),
+    ("where's that one?", "calendar:list", "calendar:get"),
+    ("what room is it in?", "calendar:create", "calendar:get"),
+    ("qui vient ?", "calendar:list", "calendar:get"),
+    ("what's left?", "agenda:list", "agenda:list"),
+    ("who is that one from?", "mail:check", "mail:read"),
+    ("delete it", "doc:ingest", "doc:delete"),
+    ("call it off", "calendar:update", "calendar:delete"),
+])
+def test_a_follow_up_on_the_item_just_listed_or_made_pairs_with_its_verb(text, last, first):
+    d = decide(text, hits(("clock:alarm", 0.55)), REGISTRY, recent=["clock:now", last])
+    assert d.rule.endswith("DIALOG_PAIRING") and d.names[0] == first and d.kind == "cluster" and len(d.names) > 1
+
+
+@pytest.mark.parametrize("text, recent", [
+    ("what's the weather in Oslo", ["calendar:create"]),
+    ("set an alarm for 7 instead", ["agenda:remind_at"]),
+    ("move that alarm to 7", ["calendar:create"]),  # another domain's thing
+    ("delete that email", ["calendar:create"]),  # another pairing domain's thing
+    ("when is it going to rain", ["calendar:create"]),
+    ("remove it", ["calendar:delete"]),  # a delete leaves no item
+    ("cross the road", []),
+    ("cross the street and then turn off the light", ["agenda:list"]),
+    ("check out the recipe", ["agenda:list"]),
+    ("ok done", ["agenda:list"]),  # a bare "done" closes a conversation too
+    ("invite Anna to dinner on Friday at our place", ["calendar:list"]),
+    ("I think I will push it to the limit at the gym today and then cancel my plans", ["calendar:create"]),
+])
+def test_a_follow_up_about_something_else_never_pairs(text, recent):
+    d = decide(text, hits(("clock:alarm", 0.55)), REGISTRY, recent=recent)
+    assert not d.rule.endswith("DIALOG_PAIRING")
+
+
+def test_a_verb_the_domain_lacks_pairs_with_its_cluster_in_catalogue_order():
+    small = Catalog.from_names(["agenda:list", "agenda:remove", "agenda:complete", "calendar:list", "calendar:update"])
+    d = decide("actually make it 8 instead", [], small, recent=["agenda:list"])
+    assert d.rule == Rule.AGENDA_DIALOG_PAIRING and d.names == small.cluster("agenda")
+
+
 # ---------------------------------------------------------------------------------------------
 # Action order: the tool that does what the imperative asks for goes first (bad-inputs #30)
 # ---------------------------------------------------------------------------------------------

@@ -84,6 +84,11 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     # route-10 and route-26 kinds: an existence question about one's own items, a local file loaded
     ("do I already have a reminder for the dentist?", ["agenda:list"], []),
     ("read notes/today.md", ["vault:read"], ["web:fetch"]),
+    # route-27's kind through a seated cluster (a helper's variant, 2026-12-05): the near-tie of
+    # clock:alarm and agenda:remind_at seated clock:timer with the clock cluster
+    ("remind me at 7:45 to take out the trash", ["agenda:remind_at"], ["clock:timer"]),
+    # route-20's kind, chit-chat in French (a helper's variant, 2026-12-05)
+    ("Raconte-moi une blague", [], None),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
@@ -914,3 +919,27 @@ def test_short_requests_in_other_languages_reach_their_tool(text, gold, real_emb
 
     routed = Router.with_calibrated_knobs(load(repo_root() / "descriptors"), real_embedder).route(text)
     assert gold in routed.offer.names[:5], routed.decision.reason
+
+
+@pytest.mark.parametrize("text, plain", [
+    ("I'm feeling a bit under the weather today", "I'm feeling a bit unwell today"),
+    ("Time flies when you're having fun", "life goes by quickly when you're having fun"),
+    ("can I take a rain check on dinner?", "can I decline for now on dinner?"),
+    ("what's the weather today?", ""),  # a literal use is left alone
+    ("it's raining cats and dogs, will it stop by 5?", ""),
+])
+def test_figures_of_speech_are_read_plainly(text, plain):
+    from eris_lab.guard import literal_idioms
+
+    assert literal_idioms(text) == plain
+
+
+@pytest.mark.parametrize("text, foreign", [
+    ("me cobraron dos veces, quiero un reembolso", True),  # "me" is Spanish too
+    ("on a reçu la facture deux fois", True),  # "on" is French too
+    ("call me at 7 on Friday", False), ("set me an alarm", False), ("email me the report", False),
+])
+def test_an_english_cue_shared_with_other_languages_proves_no_english(text, foreign):
+    from eris_lab.guard import foreign_language
+
+    assert foreign_language(text) is foreign

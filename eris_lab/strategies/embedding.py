@@ -29,6 +29,7 @@ from ..router import (
     added_tools,
     dialog_tools,
     embed_tools,
+    gloss_foreign,
     kept_hits,
     last_turn_tools,
     previous_user_text,
@@ -270,7 +271,7 @@ class EmbeddingPolicy(Strategy):
                                intents=scored.intents, last_turn=scored.last_turn if self.memory else None,
                                points_back=bool(REFERRING_CUE_RE.search(scored.text)),
                                added=scored.added if self.added else None, previous=scored.previous,
-                               top_cosine=RelevanceGate.top_cosine(scored.features))
+                               top_cosine=RelevanceGate.top_cosine(scored.features), gloss=gloss_foreign(scored.text, whole=True))
         # the table reads the knobs only for whether they are the reference ones (companion_table)
         same_table = knobs is self.knobs_ or (knobs.subset_margin >= 2.0) == (self.knobs_.subset_margin >= 2.0)
         table = self.companions_ if same_table else self.companion_table(knobs)
