@@ -164,19 +164,25 @@ def gloss_foreign(text: str, *, whole: bool = False) -> str:
     short-input guard may measure it (``policy.decide``'s ``gloss``)."""
     if not foreign_language(text):
         return ""
-    if whole and any(len(w) >= 4 and not FOREIGN_GLOSSES.get(w.lower()) and not (
-            re.search(r"[\d/@.:_]", w) or (i > 0 and w[:1].isupper()))
-            for i, w in enumerate(t.strip(".,;:!?¿¡\"'()[]") for t in text.split())):
+    if whole and any(len(w) >= 4 and not FOREIGN_GLOSSES.get(w.lower()) and not _names_something(i, w)
+                     for i, w in enumerate(t.strip(_TOKEN_EDGE) for t in text.split())):
         return ""
 
     def glosses(word: str) -> tuple[str, ...]:
         gloss = FOREIGN_GLOSSES.get(word.lower())
         return (gloss,) if gloss else ()
 
-    def names_something(i: int, word: str) -> bool:  # a name ("Krakowie", "Luis"), a number, a path
-        return bool(re.search(r"[\d/@.:_]", word)) or (i > 0 and word[:1].isupper())
+    return _word_for_word(text, glosses, _names_something)
 
-    return _word_for_word(text, glosses, names_something)
+
+def _names_something(i: int, word: str) -> bool:
+    """A name ("Krakowie", "Luis": capitalised after the first word), a number or a path: kept
+    as written in a word-for-word gloss."""
+    return bool(re.search(r"[\d/@.:_]", word)) or (i > 0 and word[:1].isupper())
+
+
+#: Punctuation stripped from a token's ends before it is glossed.
+_TOKEN_EDGE = ".,;:!?¿¡\"'()[]"
 
 
 def _word_for_word(text: str, glosses: Callable[[str], tuple[str, ...]], keep: Callable[[int, str], bool]) -> str:
@@ -185,7 +191,7 @@ def _word_for_word(text: str, glosses: Callable[[str], tuple[str, ...]], keep: C
     gloss (shared by :func:`translate_german` and :func:`gloss_foreign`)."""
     out, known = [], False
     for i, token in enumerate(text.split()):
-        word = token.strip(".,;:!?¿¡\"'()[]")
+        word = token.strip(_TOKEN_EDGE)
         found = glosses(word) if word else ()
         known = known or bool(found)
         out.extend(found or ((word,) if word and keep(i, word) else ()))

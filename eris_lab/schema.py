@@ -84,22 +84,31 @@ def _validator_class(schema: Mapping[str, Any]):
     return validator_for(schema, default=jsonschema.Draft202012Validator)
 
 
-def resolve_local_ref(document: Any, ref: str) -> tuple[bool, Any]:
-    """Follow a local ``$ref`` (``"#/$defs/x"``, RFC 6901 escapes and percent-encoding) through
-    ``document``: ``(True, node)``, or ``(False, None)`` when it points at nothing."""
+def _walk_pointer(document: Any, ref: str) -> tuple[Any, tuple[Any, ...]] | None:
+    """``(node, path)`` a local ``$ref`` leads to (RFC 6901 escapes and percent-encoding; list
+    indices as ints in ``path``), or None when it points at nothing."""
     from urllib.parse import unquote
 
-    node = document
+    node, parts = document, []
     path = unquote(ref[1:])
     for raw in path.split("/")[1:] if path else []:
         part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(node, dict) and part in node:
             node = node[part]
+            parts.append(part)
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
+            parts.append(int(part))
         else:
-            return False, None
-    return True, node
+            return None
+    return node, tuple(parts)
+
+
+def resolve_local_ref(document: Any, ref: str) -> tuple[bool, Any]:
+    """Follow a local ``$ref`` (``"#/$defs/x"``, RFC 6901 escapes and percent-encoding) through
+    ``document``: ``(True, node)``, or ``(False, None)`` when it points at nothing."""
+    found = _walk_pointer(document, ref)
+    return (True, found[0]) if found is not None else (False, None)
 
 
 def _check_local_refs(schema: Any, where: str) -> None:
@@ -123,20 +132,6 @@ def _check_local_refs(schema: Any, where: str) -> None:
             stack.extend((value, path + (key,)) for key, value in node.items())
         elif isinstance(node, list):
             stack.extend((value, path + (i,)) for i, value in enumerate(node))
-
-
-def _ref_path(document: Any, ref: str) -> tuple[Any, ...]:
-    """The path tuple (list indices as ints) of a local ``$ref`` known to resolve."""
-    from urllib.parse import unquote
-
-    node, parts = document, []
-    for raw in unquote(ref[1:]).split("/")[1:]:
-        part: Any = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list):
-            part = int(part)
-        node = node[part]
-        parts.append(part)
-    return tuple(parts)
 
 
 def _check_recursion_ends(schema: dict, where: str) -> None:
@@ -165,8 +160,10 @@ def _check_recursion_ends(schema: dict, where: str) -> None:
 
     def ends(node: dict, path: tuple[Any, ...]) -> bool:
         ref = node.get("$ref")
-        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")) and _ref_path(schema, ref) not in productive:
-            return False
+        if isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
+            target = _walk_pointer(schema, ref)  # resolves: _check_local_refs ran first
+            if target is not None and target[1] not in productive:
+                return False
         for key in ("anyOf", "oneOf"):
             branches = node.get(key)
             if isinstance(branches, list) and branches and not any(
@@ -221,10 +218,10 @@ def check(schema: Any, *, where: str = "") -> None:
         key = json.dumps(schema, sort_keys=True)
     except (TypeError, ValueError):
         key = None
-    if key is None or '"$ref"' in key:  # most tools hold no $ref: no walk for them
-        _check_recursion_ends(schema, where)
     if key is not None and key in _CHECKED:
         return
+    if key is None or '"$ref"' in key:  # most tools hold no $ref: no walk for them
+        _check_recursion_ends(schema, where)
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest() if key is not None else None
     if digest is not None and digest in _known_good():
         _CHECKED.add(key)  # passed in an earlier process: jsonschema (1.6 s to import) is not needed
