@@ -436,14 +436,43 @@ _CODE_QUESTION_RES = tuple(re.compile(p, re.IGNORECASE) for p in (
 ))
 
 
+#: A question where our code does something, in plain words ("where's our retry logic for the HTTP
+#: client?", "where do we handle token refresh?"): a code search too, though it names nothing from
+#: code. The thing asked about must hold a word of code (:data:`_CODE_NOUN_RE`) or the verb one of
+#: code's actions (:data:`_CODE_VERB_RE`): "where's our nearest office?" asks no code search (a
+#: helper's variants of route-14, 2026-12-05: the gate refused the first).
+_OWN_CODE_QUESTION_RES = tuple(re.compile(p, re.IGNORECASE) for p in (
+    r"^\W*(?:(?:hi|hey|morning|ok|so)\W+)?where(?:'s|s| is| are)\s+(?:our|the)\s+(?P<name>[^?]+)",
+    r"^\W*(?:(?:hi|hey|morning|ok|so)\W+)?where\s+(?:do|did|does|should)\s+(?:we|our code|the code(?:base)?|the app)"
+    r"\s+(?P<verb>\w+)\s+(?P<name>[^?]+)",
+))
+_CODE_NOUN_RE = re.compile(
+    r"(?i)\b(?:logic|code|codebase|handler|handling|implementation|function|method|class|module|endpoint|middleware|"
+    r"tests?|config|configuration|parser|client|service|hook|query|migration|schema|script|api|controller|component|"
+    r"utils?|utility|helper|wrapper|decorator|validator|serializer|interface|library|package|regex|callback|cache|"
+    r"retry|retries|auth|authentication|token|tokens|bug|exception|error handling|pipeline|job|worker|cron|webhook)\b")
+_CODE_VERB_RE = re.compile(
+    r"(?i)^(?:handle|parse|validate|store|compute|check|build|create|load|call|define|implement|retry|log|cache|"
+    r"serialize|deserialize|initialize|init|register|configure|authenticate|render|route|dispatch|catch|raise|throw|"
+    r"test|mock|hash|encrypt|decrypt|sanitize|escape|format|refresh|invalidate|fetch|set)$")
+
+
 def read_code_question(text: str) -> str:
     """``"search the code for NAME"`` when ``text`` asks where a name from code (:func:`names_code`)
-    is defined or used, else ``""``. The router scores this reading beside the message, so it can
-    raise a code search's score, never lower one."""
+    is defined or used, or where our code does something (:data:`_OWN_CODE_QUESTION_RES`), else
+    ``""``. The router scores this reading beside the message, so it can raise a code search's
+    score, never lower one."""
     for pattern in _CODE_QUESTION_RES:
         match = pattern.match(text)
         if match and names_code(match.group("name")):
             return f"search the code for {match.group('name').strip('?.,!`')}"
+    for pattern in _OWN_CODE_QUESTION_RES:
+        match = pattern.match(text)
+        if match is None:
+            continue
+        verb = match.groupdict().get("verb") or ""
+        if _CODE_NOUN_RE.search(match.group("name")) or _CODE_VERB_RE.match(verb):
+            return f"search the code for {' '.join(filter(None, (verb, match.group('name').strip('?.,!` '))))}"
     return ""
 
 
@@ -1110,6 +1139,27 @@ _STATEMENT_OPENERS = frozenset(
 _VENTING_PHRASE_RE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(p) for p in VENTING_PHRASES) + r")\b")
 
 
+def venting_word(word: str) -> bool:
+    """Whether a lower-case ``word`` vents a feeling: one of :data:`~eris_lab.lexicon.VENTING_WORDS`
+    or an inflection of one by its English Snowball stem ("wrecked", "wrecking" by "wreck";
+    "politicians have wrecked everything" kept the politics tool before "wrecked" was read: a
+    helper's variants of route-01, 2026-12-05)."""
+    return word in VENTING_WORDS or (len(word) > 3 and _english_stemmer().stemWord(word) in _venting_stems())
+
+
+@functools.cache
+def _english_stemmer():
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@functools.cache
+def _venting_stems() -> frozenset[str]:
+    # "blind" is left out: "the blinds are stuck" is a smart-home request, not venting
+    return frozenset(_english_stemmer().stemWord(w) for w in VENTING_WORDS if w.isascii() and w != "blind")
+
+
 def _vents(piece: str) -> bool:
     """Whether ``piece`` is a statement that vents a feeling or an opinion: no question mark, opens
     with a pronoun, a determiner, an interjection or a noun, not with a command's verb or a
@@ -1119,7 +1169,7 @@ def _vents(piece: str) -> bool:
     words = [w.lower() for w in re.findall(r"[\w']+", piece)]
     if not words or "?" in piece or (words[0] not in _STATEMENT_OPENERS and words[0] in _REQUEST_OPENERS):
         return False
-    return any(w in VENTING_WORDS for w in words) or bool(_VENTING_PHRASE_RE.search(piece))
+    return any(venting_word(w) for w in words) or bool(_VENTING_PHRASE_RE.search(piece))
 
 
 def without_venting(text: str) -> str:
@@ -1143,7 +1193,7 @@ def without_venting(text: str) -> str:
     for piece, vents in zip(pieces, venting):
         if vents:
             piece = _VENTING_PHRASE_RE.sub(" ", piece)
-            piece = " ".join(w for w in piece.split() if re.sub(r"[^\w']", "", w.lower()) not in VENTING_WORDS)
+            piece = " ".join(w for w in piece.split() if not venting_word(re.sub(r"[^\w']", "", w.lower())))
         kept.append(piece)
     rest = " ".join(" ".join(kept).split())
     return rest if rest != " ".join(text.split()) and len(rest.split()) >= 2 else ""

@@ -49,6 +49,9 @@ GREETINGS = frozenset(
     thanks thank you thanks a lot thank you very much thx ty cheers danke danke schön danke schon
     vielen dank merci ok okay k alright cool nice great super prima test testing ping bye goodbye
     see you ciao tschüss tschüs tschuess bis später yes no ja nein sure
+    bonjour bonsoir salut coucou merci beaucoup merci bien hola buenos días buenas tardes buenas noches gracias
+    muchas gracias buongiorno buonasera grazie grazie mille olá oi bom dia boa tarde boa noite obrigado obrigada
+    hoi dag goedemorgen bedankt dank je wel
     你好 您好 谢谢 多谢 谢谢你 再见 早上好 晚安 好的 嗯
     こんにちは こんばんは おはよう おはようございます ありがとう ありがとうございます どうも さようなら はい いいえ
     안녕 안녕하세요 감사합니다 고마워 고맙습니다 네 아니요 좋아요
@@ -84,14 +87,21 @@ SMALL_TALK = frozenset(
     no thanks|no thank you|doesn't matter|does not matter|it doesn't matter|not important|it's not important
     wish me luck|fingers crossed
     laisse tomber|oublie ça|oublie|c'est pas grave|pas grave|olvídalo|olvidalo|déjalo|dejalo|no importa|lascia perdere
-    lascia stare|non importa|laat maar|maakt niet uit""".replace("\n", "|").split("|")
+    lascia stare|non importa|laat maar|maakt niet uit
+    comment ça va|comment ca va|ça va|ca va|ça va bien|ca va bien|comment allez vous|comment vas tu|tu vas bien
+    vous allez bien|très bien|tres bien|bonne journée|bonne nuit|à demain|a demain|à plus|a plus|à bientôt
+    qué tal|que tal|qué tal estás|que tal estas|qué tal está|cómo estás|como estas|cómo está|como esta|cómo te va|como te va|muy bien|estoy bien|hasta luego
+    hasta mañana|buen día|come stai|come sta|come va|tutto bene|sto bene|molto bene|a domani|buona giornata
+    tudo bem|como vai|como você está|como voce esta|estou bem|até logo|até amanhã|hoe gaat het|hoe is het
+    goed|met mij goed|tot morgen|fijne dag""".replace("\n", "|").split("|")
 )
 
 #: Words that only extend the small talk before them ("thanks so much", "thanks again", "danke
 #: nochmal"): never small talk on their own ("again" alone asks for a repeat). Written for this project.
 SMALL_TALK_TAILS = frozenset(
     """so much|very much|a lot|a ton|again|really|for everything|for your help|for the help|for that|for this
-    nochmal|sehr|vielmals|für alles|so|denn""".replace("\n", "|").split("|")
+    nochmal|sehr|vielmals|für alles|so|denn|aujourd'hui|ce matin|ce soir|hoy|oggi|hoje|vandaag|heute|today
+    merci|gracias|grazie|obrigado|obrigada|bedankt""".replace("\n", "|").split("|")
 )
 
 #: What a model writes itself when asked ("tell me a joke", "write me a poem about autumn", "erzähl
@@ -176,7 +186,7 @@ FIGURATIVE_IDIOMS: dict[str, str] = {
     r"(?:save|saving|saved) (?:it |money )?for a rainy day": "keep savings",
     r"(?:a )?storm in a (?:teacup|teapot)": "a fuss about nothing",
     r"(?:the )?calm before the storm": "a quiet moment",
-    r"steal(?:s|ing)? (?:\w+(?:'s)? )?thunder": "take the credit",
+    r"(?:steal(?:s|ing)?|stole|stolen) (?:\w+(?:'s)? )?thunder": "take the credit",
     r"once in a blue moon": "rarely",
     r"on cloud nine": "very happy",
     r"right as rain": "fine",
@@ -195,6 +205,34 @@ FIGURATIVE_IDIOMS: dict[str, str] = {
     r"not rocket science": "simple",
     r"break(?:ing)? the ice": "start talking",
     r"kill(?:ing)? (?:some )?time": "waiting",
+    # weather and time said of a person, a mind or a workload, not of a place (a helper's variants of
+    # route-20, 2026-12-05: "I'm completely snowed under at work", "my brain is foggy today", "it's
+    # raining cats and dogs in my inbox" were offered the weather tool): the kinds, not one string
+    r"snowed under": "overloaded",
+    r"(?:my|your|his|her|our|their) (?:brain|head|mind|memory|thinking|thoughts)(?:'s| is| was| feels| felt| seems|"
+    r" has been)? (?:(?:a bit|a little|so|really|very|totally|completely|kind of|kinda|still|all) )*"
+    r"(?:foggy|fogged up|cloudy|clouded|hazy|frozen|in a fog|in the clouds)": "I can't think clearly",
+    r"brain ?fog(?:gy)?": "tiredness",
+    r"(?:rain(?:s|ing)?|pour(?:s|ing)?|snow(?:s|ing)?|hail(?:s|ing)?)(?: cats and dogs)? (?=(?:in|into|on|at) (?:my|our|"
+    r"your|his|her|their) (?:inbox|mailbox|mail|email|desk|office|feed|timeline|notifications|life|work|job|team|"
+    r"calendar|messages|dms)\b)": "piling up ",
+    r"rain(?:s|ed|ing)? on (?:my|your|our|his|her|their) parade": "spoil the mood",
+    r"(?:the|a) cold shoulder": "ignoring",
+    r"(?:can't|cannot|can not|couldn't|won't|wouldn't) \w+ (?:your|my|our|their|his|her|one's) way out of": "cannot escape",
+    r"(?:a )?breath of fresh air": "a welcome change",
+    r"(?:every cloud has a )?silver lining": "something good",
+    r"(?:a|the) perfect storm": "a bad combination",
+    r"(?:took|take|takes|taking) (?:\w+ )?by storm": "won over",
+    r"(?:the )?tip of the iceberg": "a small part",
+    r"(?:a )?race against time": "in a hurry",
+    r"in no time": "quickly",
+    r"(?:have|had|having|has) the time of (?:my|our|your|his|her|their) li(?:fe|ves)": "enjoyed it a lot",
+    r"time is on (?:my|our|your|his|her|their) side": "there is no hurry",
+    r"alarm bells": "worries",
+    r"(?:a )?close call": "a near miss",
+    r"no news is good news": "silence is reassuring",
+    r"(?:the )?light at the end of the tunnel": "hope",
+    r"soul[- ]searching": "reflection",
 }
 
 #: Questions about the weather that name a state, not the word "weather", read as "weather
@@ -317,13 +355,13 @@ VENTING_WORDS = frozenset(
     ridiculous unbelievable insane awful terrible horrible worst ugh argh damn dammit hell sucks
     disgraceful disgrace disgusting outrageous shameful pathetic useless incompetent tyrant destroyed
     destroying fuming liars liar hopeless rigged greed greedy crooks clowns morons scam rubbish blind
-    joke depressing corrupt clueless shambles
+    joke depressing corrupt clueless shambles wreck wrecked screwed trashed fiasco
     wütend sauer genervt nervt katastrophe albtraum furchtbar schrecklich mist verdammt idioten""".split()
 )
 #: Phrases that vent ("freezing to death", "killing me", "fed up", "sick of").
 VENTING_PHRASES = ("freezing to death", "killing me", "fed up", "sick of", "sick and tired", "drives me crazy",
                    "driving me crazy", "can't stand", "cannot stand", "what a mess", "falling apart",
-                   "going to hell", "down the drain", "makes me sick", "gets anything done", "get anything done",
+                   "going to hell", "down the drain", "makes me sick", "messed up", "screwed up", "gets anything done", "get anything done",
                    "geht mir auf die nerven")
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he

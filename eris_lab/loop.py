@@ -418,8 +418,11 @@ def run_turn(text: str, *, router: Router, runner: Any, session: Session | None 
                 transcript.append({"role": "assistant", "content": generation.text})
                 transcript.append({"role": "user", "content": f"PARSE ERROR: {parsed.error}"})
                 continue
-            # an envelope's answer is its message, never the raw JSON around an empty one
-            raw_text = "" if parsed.reasoning or parsed.format == "envelope" else generation.text.strip()
+            # an envelope's answer is its message, never the raw JSON around an empty one; output
+            # the parser read cleanly to no content (an empty wrapper such as "[TOOL_CALLS][]", an
+            # end-of-turn token) is no answer either, and the raw text is shown only after an error
+            raw_text = ("" if parsed.reasoning or parsed.format == "envelope" or parsed.error is None
+                        else generation.text.strip())
             answer = parsed.content or raw_text
             break
         transcript.append({"role": "assistant", "content": generation.text})

@@ -55,12 +55,21 @@ first format that yields call-shaped text wins:
 =================  =====================================================================
 
 Markers around an answer (Cohere's ``<|START_RESPONSE|>``, Functionary's ``>>>all``), empty call
-wrappers (``<seed:tool_call></seed:tool_call>``) and end-of-turn markers (GLM's ``<|observation|>``,
-NexusRaven's ``<bot_end>``) are never content; a call's invented result (``<tool_response>``, Gemma 3's
+wrappers (``<seed:tool_call></seed:tool_call>``, ``<tool_calls>[]</tool_calls>``, ``[TOOL_CALLS][]``:
+no call and no error) and end-of-turn markers (GLM's ``<|observation|>``, NexusRaven's ``<bot_end>``)
+are never content; a call's invented result (``<tool_response>``, Gemma 3's
 ```` ```tool_output ```` fence) is cut with what follows it.
 
 Plain-text tags (``[SEARCH: query]``) are read only through the ``text_tags`` mapping a caller
 takes from its catalogue; without an entry a tag is never guessed to be a call.
+
+A whole LLM-API message written as the output (format ``api_message``) gives its calls, its text
+blocks as content and its thinking as reasoning: the Anthropic Messages API's ``{"role", "content":
+[{"type": "text"}, {"type": "tool_use", "name", "input"}]}`` (or the content list alone), the OpenAI
+Chat Completions message ``{"role", "content", "tool_calls"}`` and its ``{"choices": [{"message"}]}``
+response, the OpenAI Responses API's ``{"output": [...]}``, Gemini's ``{"parts": [{"functionCall"}]}``
+and ``{"candidates": [...]}``, Ollama's and Cohere's ``{"message": {...}}``, Bedrock Converse's
+``{"toolUse"}`` blocks. Such a message inside running text is read as call-shaped JSON.
 
 The ``native`` channel reads a server's ``tool_calls`` field shown as text
 (``tool_calls=[{"function": {"name", "arguments"}}]``, arguments an object or a JSON string)
@@ -75,7 +84,9 @@ Rules (issues #5 and #16, tests/cases/parsing_cases.json):
 
 * A JSON object is call-shaped only with a string ``name`` and one of the keys ``arguments``,
   ``parameters``, ``args`` (:data:`ARGUMENT_KEYS`; Anthropic's ``input`` holding an object), or an
-  OpenAI ``{"function": {...}}`` wrapper (the legacy ``{"function_call": {...}}`` too); LangChain's
+  OpenAI ``{"function": {...}}`` wrapper (the legacy ``{"function_call": {...}}``, Gemini's
+  ``{"functionCall": {...}}`` and Bedrock's ``{"toolUse": {...}}`` too), or a whole API message holding
+  such calls (above); LangChain's
   ``{"action": "Final Answer", "action_input": text}`` is the answer, not a call; an object whose one
   key is ``name`` is a call without arguments only when it names an offered tool, and data
   otherwise (a package.json in a fence, JSON inside code) that stays content.
@@ -90,8 +101,8 @@ Rules (issues #5 and #16, tests/cases/parsing_cases.json):
   show there is exactly one; otherwise it is a recoverable error. An arguments string holding
   JSON objects run together is read once when they are identical, one call each otherwise.
 * Arguments encoded twice (a JSON string literal inside the arguments string) are decoded, and
-  arguments in a code fence (```` ```json\n{...}\n``` ````) are read as the object in it: markup
-  never goes into a string parameter.
+  arguments in a code fence (```` ```json\n{...}\n``` ````, or on one line) are read as the object in
+  it: markup never goes into a string parameter.
   A call that sends ``null`` where another call of the same tool, agreeing on the rest, gives
   a value is a draft and is dropped (parse-25; no schema needed).
 * With ``schemas``, a call missing a required argument (or sending ``null`` for it) is
@@ -199,8 +210,8 @@ class Parsed:
     repairs : tuple of str
         Damage that was repaired, e.g. ``"removed trailing comma at char 45"``.
     format : str
-        The format that matched: ``"envelope"``, ``"native"``, one of :data:`TEXT_FORMATS`, or
-        ``""`` for plain text.
+        The format that matched: ``"envelope"``, ``"native"``, ``"api_message"`` (a whole LLM-API
+        message written as the output), one of :data:`TEXT_FORMATS`, or ``""`` for plain text.
     reasoning : str
         Text of reasoning blocks (``<think>...</think>`` and the like), taken out before any
         call was looked for: nothing in it is a call, and it is not content.
@@ -591,6 +602,11 @@ class _Cand:
 _FINAL_ANSWER_NAMES = frozenset({"final answer", "final_answer", "finalanswer"})
 
 
+#: Keys that wrap one call object: OpenAI's ``function`` and legacy ``function_call``, Gemini API's
+#: ``functionCall``, Amazon Bedrock Converse API's ``toolUse``.
+_CALL_WRAPPERS = ("function", "function_call", "functionCall", "toolUse")
+
+
 def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
     """Calls in one JSON value, or None when the value is not call-shaped (then it is data)."""
     if depth > 3:
@@ -606,10 +622,18 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
         return None
     if isinstance(obj.get("tool_calls"), list) and "name" not in obj:
         return _from_object(obj["tool_calls"], depth=depth + 1) or None
-    # the OpenAI wrapper {"function": {...}}, and its legacy form {"function_call": {"name", "arguments"}}
-    function = obj.get("function") if isinstance(obj.get("function"), dict) else obj.get("function_call")
+    # the OpenAI wrapper {"function": {...}}, its legacy form {"function_call": {"name", "arguments"}},
+    # Gemini's {"functionCall": {"name", "args"}} and Bedrock Converse's {"toolUse": {"name", "input"}}
+    # (parts of a Gemini or Bedrock API message)
+    function = next((obj[k] for k in _CALL_WRAPPERS if isinstance(obj.get(k), dict)), None)
     if isinstance(function, dict) and "name" in function:
+        if "toolUse" in obj and obj["toolUse"] is function:
+            function = {**function, "type": "tool_use"}  # its "input" is the arguments, as in a tool_use block
         return _from_object(function, depth=depth + 1)
+    if "name" not in obj:
+        inner = _api_inner(obj)
+        if inner is not None:  # a whole API message or response: the calls in it (a helper's variants)
+            return [c for item in inner for c in _from_object(item, depth=depth + 1) or ()] or None
     name = obj.get("name")
     if not isinstance(name, str):
         name = next((obj[k] for k in NAME_KEYS[1:] if isinstance(obj.get(k), str) and obj[k]), None)
@@ -633,6 +657,132 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
                 return [_Cand(name, obj[key], answer=True)]
             return [_Cand(name, obj[key])]
     return None
+
+
+#: Block types of an API message's text and reasoning: Anthropic Messages API ``text`` and ``thinking``
+#: blocks, OpenAI Chat Completions ``text`` parts, OpenAI Responses API ``output_text`` and ``reasoning``.
+_TEXT_BLOCKS = frozenset({"text", "output_text"})
+_THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking", "reasoning"})
+#: Block types that mark a list as an API message's content (Anthropic ``tool_use``, Responses ``function_call``).
+_API_BLOCKS = _TEXT_BLOCKS | _THINKING_BLOCKS | {"tool_use", "function_call", "message"}
+
+
+def _api_blocks(blocks: list[Any], items: list[Any], texts: list[str], thoughts: list[str], depth: int) -> None:
+    """Sort an API message's content blocks (or Gemini parts) into call items, text and reasoning."""
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in _TEXT_BLOCKS or (kind is None and isinstance(block.get("text"), str)):
+            # Gemini marks a reasoning part with "thought": true (Gemini API, thinking)
+            (thoughts if block.get("thought") is True else texts).append(str(block.get("text") or ""))
+        elif kind in _THINKING_BLOCKS:
+            summary = block.get("summary")  # Responses API: [{"type": "summary_text", "text"}]
+            pieces = [block.get("thinking")] + [p.get("text") for p in summary if isinstance(p, dict)] \
+                if isinstance(summary, list) else [block.get("thinking")]
+            thoughts.extend(p for p in pieces if isinstance(p, str))
+        elif kind == "message" and isinstance(block.get("content"), list) and depth < 4:
+            _api_blocks(block["content"], items, texts, thoughts, depth + 1)  # a Responses API output message
+        else:
+            items.append(block)  # tool_use, function_call, {"functionCall": ...}; anything else reads as no call
+
+
+def _api_parts(value: Any, depth: int = 0) -> tuple[list[Any], list[str], list[str]] | None:
+    """A whole LLM-API message or response split into (items that may be calls, text pieces,
+    reasoning pieces); None when ``value`` is not one. A small model trained on API transcripts
+    may write the whole message as its output (a helper's variants: the calls were lost in silence).
+
+    Read: the Anthropic Messages API message (``{"role", "content": [{"type": "text" | "thinking" |
+    "tool_use", ...}]}``, or its content list alone); the OpenAI Chat Completions message
+    (``{"role", "content", "tool_calls"}``, the legacy ``function_call``), its response
+    (``{"choices": [{"message"}]}``: the first choice only, the others are alternatives, not more
+    calls), Ollama's and Cohere v2's ``{"message": {...}}``; the OpenAI Responses API's ``{"output":
+    [{"type": "function_call" | "message" | "reasoning"}]}``; Gemini's ``{"parts": [{"text"} |
+    {"functionCall"}]}``, ``{"content": {"parts"}}`` and ``{"candidates": [{"content"}]}``; Amazon
+    Bedrock Converse's ``{"output": {"message": {"content": [{"text"} | {"toolUse"}]}}}``."""
+    if depth > 4:
+        return None
+    items: list[Any] = []
+    texts: list[str] = []
+    thoughts: list[str] = []
+    if isinstance(value, list):
+        typed = [b.get("type") for b in value if isinstance(b, dict)]
+        gemini = [b for b in value if isinstance(b, dict) and {"functionCall", "toolUse", "text"} & b.keys()]
+        if not value or len(typed) < len(value) or not (set(typed) & _API_BLOCKS or len(gemini) == len(value)):
+            return None
+        _api_blocks(value, items, texts, thoughts, depth)
+        return items, texts, thoughts
+    if not isinstance(value, dict) or "name" in value:
+        return None
+    for key, inner in (("choices", "message"), ("choices", "delta"), ("candidates", "content")):
+        listed = value.get(key)
+        if isinstance(listed, list) and listed and isinstance(listed[0], dict) and isinstance(listed[0].get(inner),
+                                                                                              dict):
+            return _api_parts(listed[0][inner], depth + 1)  # OpenAI's and Gemini's response wrappers
+    message = value.get("message")
+    if isinstance(value.get("output"), dict) and isinstance(value["output"].get("message"), dict):
+        message = value["output"]["message"]  # Bedrock Converse: {"output": {"message": {...}}}
+    if isinstance(message, dict) and ({"role", "tool_calls", "content"} & message.keys()):
+        return _api_parts(message, depth + 1)  # Ollama's /api/chat and Cohere's v2 chat responses
+    content = value.get("content")
+    if isinstance(content, dict) and isinstance(content.get("parts"), list):
+        return _api_parts(content, depth + 1)  # a Gemini candidate's content
+    known = False
+    for key in ("content", "parts", "output"):  # Anthropic / OpenAI content, Gemini parts, Responses output
+        got = _api_parts(value[key], depth + 1) if isinstance(value.get(key), list) else None
+        if got is not None:
+            known = True
+            items.extend(got[0])
+            texts.extend(got[1])
+            thoughts.extend(got[2])
+    calls_field = value.get("tool_calls")
+    legacy = value.get("function_call")
+    if isinstance(calls_field, list) or isinstance(legacy, dict) or isinstance(value.get("role"), str):
+        known = True  # an OpenAI Chat Completions message
+        items.extend(calls_field if isinstance(calls_field, list) else ())
+        if isinstance(legacy, dict):
+            items.append({"function_call": legacy})
+        if isinstance(content, str):
+            texts.append(content)
+        for key in ("reasoning_content", "reasoning", "tool_plan"):  # vLLM's, DeepSeek's; Cohere's plan
+            if isinstance(value.get(key), str):
+                thoughts.append(value[key])
+    for key in ("functionCall", "toolUse"):
+        if isinstance(value.get(key), dict):
+            known = True
+            items.append({key: value[key]})
+    return (items, texts, thoughts) if known else None
+
+
+def _api_inner(obj: dict) -> list[Any] | None:
+    """The items of an API message or response that may be calls (:func:`_api_parts`), or None."""
+    got = _api_parts(obj)
+    return got[0] if got is not None else None
+
+
+def _api_message(text: str) -> tuple[list[_Cand], str, str, list[str], bool] | None:
+    """The whole output as one API message or response with calls in it (:func:`_api_parts`):
+    (calls, its text as content, its reasoning, repairs, whether a code fence held it); None
+    when the output is anything else, or such a message without a call (then it is data)."""
+    body = text.strip()
+    fence = re.fullmatch(r"```[\w\-]*\s*\n?(.*?)\n?```", body, flags=re.S)
+    if fence:
+        body = fence.group(1).strip()
+    if not body.startswith(("{", "[")):
+        return None
+    got = _decode_at(body, 0)
+    if got is None or body[got[1]:].strip():
+        return None
+    parts = _api_parts(got[0])
+    if parts is None:
+        return None
+    items, texts, thoughts = parts
+    cands = [c for item in items for c in _from_object(item) or ()]
+    if not cands:
+        return None
+    content = "\n\n".join(t.strip() for t in texts if t.strip())
+    reasoning = "\n\n".join(t.strip() for t in thoughts if t.strip())
+    return cands, content, reasoning, list(got[2]), bool(fence)
 
 
 def _is_definition(obj: Mapping[str, Any], arguments: Any) -> bool:
@@ -1068,7 +1218,9 @@ _NAMED_PARAMETER_RE = re.compile(r"""<parameter\s+name=["']([^"'>]+)["']\s*>\n?(
                                  flags=re.S)
 
 
-_FENCE_OPENER_RE = re.compile(r"\s*```[ \t]*[\w+\-]*[ \t]*\n")
+#: A code fence's opening: ```` ```json ```` and a line break, or on one line with the object or list
+#: (```` ```json {"city": "Oslo"} ``` ````, a helper's variant of a native arguments string).
+_FENCE_OPENER_RE = re.compile(r"\s*```[ \t]*[\w+\-]*[ \t]*(?:\n|(?=[{\[]))")
 _FENCE_CLOSER_RE = re.compile(r"\s*```")
 
 
@@ -1598,7 +1750,8 @@ def _fmt_bare_json(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
-_PY_CALL_LINE_RE = re.compile(r"(?m)^[ \t]*(" + _NAME + r")[ \t]*(?=\()")
+#: A line that is a Python-style call, alone or in inline code (`` `get_weather(city="Oslo")` ``).
+_PY_CALL_LINE_RE = re.compile(r"(?m)^[ \t]*`?(" + _NAME + r")[ \t]*(?=\()")
 _PY_LIST_LINE_RE = re.compile(r"(?m)^[ \t]*\[[ \t]*" + _NAME + r"[ \t]*\(")
 
 
@@ -1676,13 +1829,15 @@ def _fmt_python_call(text: str) -> _Found | None:
             continue
         close = _paren_end(text, m.end())
         after = text[close:_line_end(text, close)].strip() if close > 0 else ""
+        if text.startswith("`", m.start(1) - 1):  # the whole line in inline code: the closing backtick next
+            after = after[1:] if after.startswith("`") and not after.startswith("``") else "`"
         if close < 0 or not re.fullmatch(r";?\s*(?:#.*)?", after):  # a trailing "# comment" is no sentence
             continue
         if "```" in text and _fence_language_at(text, m.start(1)) in _CODE_LANGUAGES:
             continue  # 'get_weather({city: "Oslo"});' in a ```js fence: JavaScript, not a call
         got = _call_with_name(m.group(1), text[m.end():close])
         if got and got[0].name == "print":
-            got = _python_calls(text[m.start():close])  # print(f(...)): the call inside it
+            got = _python_calls(text[m.start(1):close])  # print(f(...)): the call inside it
         if got:
             got[0].offered_only = True
             cands.append(got[0])
@@ -1909,6 +2064,8 @@ def _envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
         return None
     if not (_ENVELOPE_KEYS & value.keys()) or not set(value) <= _ENVELOPE_KEYS | {"content", "final"}:
         return None
+    if isinstance(value.get(_MESSAGE), dict) and _api_inner(value[_MESSAGE]):
+        return None  # Ollama's {"message": {"role", "tool_calls"}}: an API message (:func:`_api_message`)
     cands: list[_Cand] = []
     items = value.get(_TOOL_CALLS) or []
     if not isinstance(items, list):
@@ -2014,6 +2171,68 @@ def _sdk_repr(text: str) -> tuple[list[_Cand], list[tuple[int, int]], list[str]]
     return (cands, [(0, len(text))], ["read the SDK's printed tool calls"]) if cands else None
 
 
+#: The Anthropic Python SDK's printed content blocks (``TextBlock(text='...', type='text')``,
+#: ``ToolUseBlock(id=..., input={...}, name='f', type='tool_use')``, ``ThinkingBlock(thinking=...)``).
+_SDK_BLOCK_RE = re.compile(r"(?<![\w.])(TextBlock|ToolUseBlock|ThinkingBlock)\(")
+
+
+def _literal_keywords(arg_text: str) -> dict[str, Any] | None:
+    """The keyword arguments of ``(k=v, ...)`` whose values are literals (others are left out: an
+    SDK's printed object may hold nested objects); None when it is no call's argument list."""
+    try:
+        node = parse_python(f"_f{arg_text}", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    out = {}
+    for kw in node.keywords:
+        if kw.arg is None:
+            continue
+        try:
+            out[kw.arg] = _literal(kw.value)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            continue
+    return out
+
+
+def _sdk_message(text: str) -> tuple[list[_Cand], str, str, list[str]] | None:
+    """The whole output as a message an SDK printed (its ``repr``; a server or wrapper that passed
+    ``str(response)`` on): the Anthropic SDK's ``Message(content=[TextBlock(...), ToolUseBlock(...)])``
+    (calls, text as content, thinking as reasoning) or the OpenAI SDK's ``ChatCompletionMessage(...,
+    tool_calls=[...Function(arguments='{...}', name='f')...])`` (:func:`_sdk_repr`); None when the
+    output is not one, or holds no call. Read as literals, never evaluated."""
+    body = text.strip()
+    head = re.match(r"\[?\s*[A-Z]\w*\(", body)
+    if not head:  # a printed object opens the output with its class name
+        return None
+    # what follows the printed object (or list of them) is the model's text, kept as content
+    end = _match_end(body, 0, quotes="\"'") if body.startswith("[") else _paren_end(body, head.end() - 1)
+    after = body[end:].strip() if end > 0 else ""
+    body = body[:end] if end > 0 else body
+    cands: list[_Cand] = []
+    texts: list[str] = []
+    thoughts: list[str] = []
+    for m in list(_SDK_BLOCK_RE.finditer(body))[:64]:
+        close = _paren_end(body, m.end() - 1)
+        fields = _literal_keywords(body[m.end() - 1:close]) if close > 0 else None
+        if fields is None:
+            continue
+        if m.group(1) == "ToolUseBlock":
+            cands.append(_Cand(fields.get("name"), fields.get("input", _MISSING)))
+        elif m.group(1) == "TextBlock" and isinstance(fields.get("text"), str):
+            texts.append(fields["text"])
+        elif m.group(1) == "ThinkingBlock" and isinstance(fields.get("thinking"), str):
+            thoughts.append(fields["thinking"])
+    if not cands:
+        got = _sdk_repr(body)
+        if got is None:
+            return None
+        cands = got[0]
+    return (cands, "\n\n".join(t.strip() for t in (*texts, after) if t.strip()),
+            "\n\n".join(t.strip() for t in thoughts if t.strip()), ["read the SDK's printed message"])
+
+
 # ---------------------------------------------------------------------------------------------
 # Checking candidates against the offer and the schemas
 # ---------------------------------------------------------------------------------------------
@@ -2039,8 +2258,9 @@ def _single_string_param(schema: Mapping[str, Any] | None) -> str | None:
 
 
 def _unfenced(text: str) -> str | None:
-    """The body of a code fence that is the whole of ``text`` (```` ```json\n{...}\n``` ````) when it
-    holds a JSON object or list; else None (a server passed the model's fenced arguments on)."""
+    """The body of a code fence that is the whole of ``text`` (```` ```json\n{...}\n``` ````, or on one
+    line: ```` ```json {...} ``` ````) when it holds a JSON object or list; else None (a server passed
+    the model's fenced arguments on)."""
     if not (text.startswith("```") and text.endswith("```") and len(text) >= 6):
         return None
     opener = _FENCE_OPENER_RE.match(text)
@@ -2457,6 +2677,14 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
                       repairs=tuple(dict.fromkeys(checker.repairs)), format=fmt, reasoning=reasoning)
 
     if channel == "native":
+        api = _api_message(text)  # a whole API message shown as the field: its text is the content
+        if api is not None:
+            cands, message, reasoning, fixed, _ = api
+            return finish(cands, message, "native", fixed, "native")
+        sdk = _sdk_message(text)
+        if sdk is not None:
+            cands, message, reasoning, fixed = sdk
+            return finish(cands, message, "native", fixed, "native")
         got = _native(text)
         if got is not None:
             cands, spans, fixed = got
@@ -2465,6 +2693,14 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     if env is not None:
         cands, message, fixed = env
         return finish(cands, message.strip(), "envelope", fixed, "envelope")
+    api = _api_message(text)  # likewise: a whole API message's text blocks may hold anything
+    if api is not None:
+        cands, message, reasoning, fixed, fenced = api
+        return finish(cands, message, "api_message", fixed, "fenced" if fenced else "tagged")
+    sdk = _sdk_message(text)  # the same message as an SDK printed it
+    if sdk is not None:
+        cands, message, reasoning, fixed = sdk
+        return finish(cands, message, "api_message", fixed, "tagged")
     text, reasoning, unclosed = _split_reasoning(text)
     if reasoning:
         checker.repairs.append("took out a reasoning block: nothing in it is a call")
@@ -2474,12 +2710,17 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     text, marked = _answer_markers(text)
     if marked:
         checker.repairs.append("took the markers around the answer out of the content")
-    text, empty = _EMPTY_WRAPPER_RE.subn("", text)
+    text, empty = _without_empty_wrappers(text)
     if empty:  # "<seed:tool_call></seed:tool_call>": no call, and no markup left for the user
         checker.repairs.append("removed an empty call wrapper")
     text, invented = _before_invented_result(text)
     if invented:
         checker.repairs.append(_INVENTED_REPAIR)
+    api = _api_message(text) if reasoning else None  # "<think>...</think>" then a whole API message
+    if api is not None:
+        cands, message, thoughts, fixed, fenced = api
+        reasoning = "\n\n".join(t for t in (reasoning, thoughts) if t)
+        return finish(cands, message, "api_message", fixed, "fenced" if fenced else "tagged")
     env = (_envelope(text) if reasoning else None) or _broken_envelope(text)
     if env is not None:
         cands, message, fixed = env
@@ -2506,7 +2747,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
             content = content[:tail].rstrip(" \t\n;,")
             checker.error(f"a call after the {len(cands)} read was cut off before its end (the output hit the "
                           "token limit?); send it again")
-        content = _EMPTY_WRAPPER_RE.sub("", content)  # "<tools></tools>" once the calls are out: no prose
+        content = _without_empty_wrappers(content)[0]  # "<tools></tools>" once the calls are out: no prose
         content = _PHI_MARKER_RE.sub("", content)
         source = _source(fmt, content)
         if source != "prose" and _EXAMPLE_INTRO_RE.search(text[:min(s for s, _ in spans)] if spans else ""):
@@ -2537,7 +2778,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
                 cands = cands + bare[0]
                 fixed = [*fixed, *bare[2]]
                 content = ""
-        content = _EMPTY_WRAPPER_RE.sub("", content)  # "<function_calls></function_calls>" once the calls are out
+        content = _without_empty_wrappers(content)[0]  # "<function_calls></function_calls>" once the calls are out
         if not re.sub(r"[`\s]", "", content):
             content = ""  # a call wrapped in backticks leaves them alone
         content, invented = _without_invented_result(content)
@@ -2551,8 +2792,8 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
             content = "\n\n".join(t.strip() for t in (content, *answers) if t.strip())
             fixed = [*fixed, "read the agent's final answer as the reply's text"]
         return finish(cands, content, fmt, fixed, source)
-    problem = _attempt(text, offered_names)
-    if unclosed and (problem or _attempt(reasoning, offered_names) or _has_cands(reasoning)):
+    problem = _attempt(text, offered_names, checker.schemas)
+    if unclosed and (problem or _attempt(reasoning, offered_names, checker.schemas) or _has_cands(reasoning)):
         checker.error(f"the output ended inside a reasoning block ({unclosed} was never closed), so nothing in it "
                       "is a call; close the block and write the call after it")
     elif problem:
@@ -2575,14 +2816,41 @@ _PHI_MARKER_RE = re.compile(r"^\s*functools\s*$")
 #: helper's variant of parse-37: the markup reached the user as the reply's text).
 #: Empty, a call wrapper holds no call (nor an error): ``<seed:tool_call></seed:tool_call>`` (Seed-OSS),
 #: ``<minimax:tool_call>`` (MiniMax-M2), ``<TOOLCALL>`` (Nemotron), Cohere's ``<|START_ACTION|><|END_ACTION|>``,
-#: InternLM2's ``<|action_start|><|plugin|><|action_end|>``, LFM2's and Kimi K2's token pairs.
+#: InternLM2's ``<|action_start|><|plugin|><|action_end|>``, LFM2's and Kimi K2's token pairs, Gemma's
+#: ``<start_function_call><end_function_call>``, an empty ```` ```tool_code ```` fence (Gemma 3). An empty
+#: JSON list inside is no call either (``<tool_calls>[]</tool_calls>``, LFM2's ``<|tool_call_start|>[]
+#: <|tool_call_end|>``), nor after the markers whose closer is optional or absent: Mistral's
+#: ``[TOOL_CALLS][]``, Hermes' ``<tool_call>[]``, Phi-4-mini's ``<|tool_call|>[]`` and ``functools[]``,
+#: Llama's ``<|python_tag|>[]`` (a helper's variants: the markup stayed in the content, with an error).
+_NO_CALLS = r"\s*(?:\[\s*\]\s*)?"  # nothing, or an empty list of calls
 _EMPTY_WRAPPER_RE = re.compile(
-    r"<((?:seed:|minimax:)?tool_calls?|function_calls|toolcalls?|calls|tools)>\s*</\1>\s*"
-    r"|<\|START_ACTION\|>\s*<\|END_ACTION\|>\s*|<\|action_start\|>\s*(?:<\|plugin\|>)?\s*<\|action_end\|>\s*"
-    r"|<\|tool_call_start\|>\s*<\|tool_call_end\|>\s*|<\|tool_call\|>\s*<\|/tool_call\|>\s*"
-    r"|<\|tool_calls_section_begin\|>\s*<\|tool_calls_section_end\|>\s*"
-    rf"|<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}begin{_DS_BAR}>\s*<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}end{_DS_BAR}>\s*",
+    rf"<((?:seed:|minimax:)?tool_calls?|function_calls?|toolcalls?|calls|tools?)>{_NO_CALLS}</\1>\s*"
+    rf"|<\|START_ACTION\|>{_NO_CALLS}<\|END_ACTION\|>\s*"
+    rf"|<\|action_start\|>\s*(?:<\|plugin\|>)?{_NO_CALLS}<\|action_end\|>\s*"
+    rf"|<\|tool_call_start\|>{_NO_CALLS}<\|tool_call_end\|>\s*|<\|tool_call\|>{_NO_CALLS}<\|/tool_call\|>\s*"
+    rf"|<\|tool_calls_section_begin\|>{_NO_CALLS}<\|tool_calls_section_end\|>\s*"
+    rf"|<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}begin{_DS_BAR}>{_NO_CALLS}"
+    rf"<{_DS_BAR}tool{_DS_SP}calls{_DS_SP}end{_DS_BAR}>\s*"
+    rf"|<start_function_call>{_NO_CALLS}<end_function_call>\s*|<\|tool_call>{_NO_CALLS}<tool_call\|>\s*"
+    rf"|```[ \t]*(?:tool_code|tool_calls?)[ \t]*\n?{_NO_CALLS}```[ \t]*\n?"
+    r"|(?:\[TOOL_CALLS\]|<\|python_tag\|>|<\|tool_call\|>|<tool_call>|<\|tool_call_start\|>|(?<![\w.])functools)"
+    r"\s*\[\s*\]\s*",
     flags=re.I)
+
+
+def _without_empty_wrappers(text: str) -> tuple[str, int]:
+    """``text`` without empty call wrappers (:data:`_EMPTY_WRAPPER_RE`), and how many went; one
+    quoted in inline code (``"Mistral writes `[TOOL_CALLS][]` then"``) is prose about it and stays."""
+    count = 0
+
+    def drop(m: re.Match[str]) -> str:
+        nonlocal count
+        if m.start() > 0 and text[m.start() - 1] == "`" and not m.group(0).startswith("`"):
+            return m.group(0)
+        count += 1
+        return ""
+    return _EMPTY_WRAPPER_RE.sub(drop, text), count
+
 
 #: Formats with explicit call markers, read again on what the first one left (two wrappers in one output).
 _MARKED = tuple(f for f in TEXT_FORMATS if f in _TAGGED and f not in ("api_line", "react"))  # not line-shaped ones
@@ -2721,9 +2989,57 @@ _CODE_LANGUAGES = frozenset({"js", "javascript", "jsx", "ts", "typescript", "tsx
                              "shell", "console", "scala", "lua", "r", "sql"})
 
 
-def _named_not_made(text: str, start: int, paren: int) -> bool:
+_PARAMETER_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _lists_parameters(arg_text: str, params: Any = None) -> bool:
+    """Whether ``arg_text`` (``(...)`` with its brackets) names parameters, not values: ``(city)``,
+    ``(query, limit=10)``, ``(city=city)``, ``(*args, **kwargs)``: a signature, as prose writes one
+    ("the app calls `get_weather(city)` under the hood"). Each bare name must be a lower-case
+    identifier or one of the tool's ``params`` (its schema's properties, ``maxResults``): a capitalised
+    word is an unquoted value (``get_weather(Oslo)``), a call with a slip, not a signature."""
+    try:
+        node = parse_python(f"_f{arg_text}", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+        return False
+    bare: list[str] = []
+    for arg in node.args:
+        if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name):
+            continue  # *args
+        if not isinstance(arg, ast.Name):
+            return False  # a literal or an expression: a value
+        bare.append(arg.id)
+    for kw in node.keywords:
+        if isinstance(kw.value, ast.Name):
+            if kw.arg is not None:  # city=city; **kwargs passes
+                bare.append(kw.value.id)
+            continue
+        try:
+            _literal(kw.value)  # limit=10: a default beside the parameters
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            return False
+    if not bare and not any(isinstance(a, ast.Starred) for a in node.args) \
+            and not any(kw.arg is None for kw in node.keywords):
+        return False  # (limit=10) alone: keyword values, a call
+    known = params if isinstance(params, Mapping) else {}
+    return all(_PARAMETER_NAME_RE.fullmatch(name) or name in known for name in bare)
+
+
+def _words_beside(text: str, start: int, end: int) -> bool:
+    """Whether the line holding ``text[start:end]`` has words before or after it (markup and
+    backticks are no words): the span is part of a sentence, not a line of its own."""
+    before = text[text.rfind("\n", 0, start) + 1:start]
+    line_end = text.find("\n", end)
+    after = text[end:line_end if line_end >= 0 else len(text)]
+    return any(re.search(r"\w", re.sub(r"<[^<>]*>", "", side)) for side in (before, after))
+
+
+def _named_not_made(text: str, start: int, paren: int, params: Any = None) -> bool:
     """Whether the call of an offered tool at ``text[start:]`` (its bracket at ``paren``) is named in
-    prose or code, not made: a signature (``f(city: str) -> dict``), a quoted Python error (``f()
+    prose or code, not made: a signature (``f(city: str) -> dict``; ``f(city)`` inside a sentence,
+    :func:`_lists_parameters` with the tool's schema ``params``), a quoted Python error (``f()
     missing 1 required positional argument``), the past or the user's own run (:data:`_MENTION_BEFORE_RE`),
     or code in another language's fence. Look-back and fences are bounded."""
     before = text[max(text.rfind("\n", 0, start) + 1, start - 200):start]
@@ -2733,6 +3049,8 @@ def _named_not_made(text: str, start: int, paren: int) -> bool:
     if close > 0:
         if _MENTION_AFTER_RE.match(text, close):
             return True
+        if _words_beside(text, start, close) and _lists_parameters(text[paren:close], params):
+            return True  # "the app calls `get_weather(city)` under the hood": a signature in a sentence
         try:  # "f(city: str, days: int = 3)": parameters with annotations are a signature
             parse_python(f"def _f{text[paren:close]}: pass", mode="exec")
             if _call_with_name("f", text[paren:close]) is None:
@@ -2753,7 +3071,7 @@ def _fence_language_at(text: str, pos: int) -> str | None:
     return None
 
 
-def _attempt(text: str, offered: Sequence[str]) -> str | None:
+def _attempt(text: str, offered: Sequence[str], schemas: Any = None) -> str | None:
     """Why ``text`` looks like a tool call attempt that yielded no call, or None when it reads as
     an answer. Called only when no call and no error came out, so a hit here means the model
     tried and failed (cut off, an unknown tag, arguments neither JSON nor a Python literal)."""
@@ -2769,6 +3087,8 @@ def _attempt(text: str, offered: Sequence[str]) -> str | None:
             continue  # "The <tool_call> tag is how Hermes models mark a call.": named in a sentence
         if re.match(_MARKER_AS_SUBJECT, after) and not re.search(r"[{(]", after):
             continue  # "<tool_call> is a special token ...": the marker is the sentence's subject (a helper's variant)
+        if re.match(r"\s*\[\s*\]", after):
+            continue  # "`[TOOL_CALLS][]`" quoted in a sentence: an empty wrapper is no call attempt
         return f"a tool-call marker {_short(marker.group(0), 40)} with no call this parser can read after it"
     words = {w.lower() for n in offered for w in re.split(r"[^A-Za-z0-9]+", n) if len(w) > 2}
     for m in _TEXT_TAG_RE.finditer(text):
@@ -2790,10 +3110,13 @@ def _attempt(text: str, offered: Sequence[str]) -> str | None:
             return "a call cut off before its end (its braces are never closed)"
         if _decode_at(text, m.start()) is None:
             return "a call-shaped object that is neither JSON nor a Python literal"
-    words = {w for n in offered for w in {n, n.replace(":", "."), n.replace(":", "_")} if w}
-    for w in sorted(words, key=len, reverse=True)[:256]:
+    spellings = {w: n for n in offered for w in (n, n.replace(":", "."), n.replace(":", "_")) if w}
+    for w in sorted(spellings, key=len, reverse=True)[:256]:
+        schema = schemas.get(spellings[w]) if isinstance(schemas, Mapping) else None
+        params = schema.get("properties") if isinstance(schema, Mapping) else None
         hits = re.finditer(rf"(?<![\w.:]){re.escape(w)}\s*[({{]", text)
-        hit = next((h for h, _ in zip(hits, range(16)) if not _named_not_made(text, h.start(), h.end() - 1)), None)
+        hit = next((h for h, _ in zip(hits, range(16)) if not _named_not_made(text, h.start(), h.end() - 1, params)),
+                   None)
         if hit:
             end = _paren_end(text, hit.end() - 1) if text[hit.end() - 1] == "(" else -1
             if end > 0 and _call_with_name(w, text[hit.end() - 1:end]):

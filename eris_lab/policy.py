@@ -1090,7 +1090,8 @@ def _with_clusters(hits: Iterable[Hit], domains: Iterable[str], catalog: Catalog
 
 def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence[str] = (),
            knobs: Knobs = Knobs(), follow_up: bool = False, ranked: Sequence[Hit] = (),
-           relevance: float | None = None, top_cosine: float | None = None, gloss: str = "") -> Decision:
+           relevance: float | None = None, top_cosine: float | None = None, gloss: str = "",
+           figurative: bool = False) -> Decision:
     """Decide which tools to offer for one message.
 
     Parameters
@@ -1125,6 +1126,12 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         The message read word for word in English when it is in another language
         (``router.gloss_foreign``); the short-input guard measures it instead of the message:
         "Raconte-moi une blague" is "tell me joke", as short as "Tell me a joke" (route-20).
+    figurative : bool, optional
+        The message's tool words were a figure of speech, and the router scored its plain reading
+        (``guard.literal_idioms``). With no hit at the threshold left, nothing is offered (rule
+        ``NO_TOOL_FITS``) under the same exceptions as the gate: the only pull towards a tool was
+        the figure ("time flies when you're having fun" widened to a clock and a music player; a
+        helper's variants of route-20, 2026-12-05).
 
     Returns
     -------
@@ -1168,6 +1175,10 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
                                "no tool fits, offering nothing")
+    if figurative and standalone and not any(h.name in catalog and h.score >= knobs.threshold for h in hits):
+        return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
+                        reason="the message's tool words were a figure of speech, and read plainly it has no hit "
+                               f">= {knobs.threshold:.2f}: no tool fits, offering nothing")
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
     if (low_cosine and ranked and not asks_the_web
             and uncovered(text, [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)],
@@ -1340,7 +1351,7 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
                 relevance: float | None = None, failed: Sequence[str] = (), intents: Sequence[Hit] = (),
                 last_turn: Sequence[str] | None = (), points_back: bool = False,
                 added: Sequence[str] | None = (), previous: str = "", top_cosine: float | None = None,
-                gloss: str = "") -> Decision:
+                gloss: str = "", figurative: bool = False) -> Decision:
     """One message's whole decision: :func:`decide`, then what the conversation adds, in this order:
     :func:`retry_failed` (``failed``), :func:`with_intents` (each clause's best hits),
     :func:`with_slots` (values read from ``text`` and, for a follow-up, the ``previous`` user
@@ -1353,7 +1364,7 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
     it. Parameters as in those functions; ``hits`` feed both :func:`decide` and :func:`retry_failed`.
     """
     decision = decide(text, hits, catalog, recent=recent, knobs=knobs, follow_up=follow_up, ranked=ranked,
-                      relevance=relevance, top_cosine=top_cosine, gloss=gloss)
+                      relevance=relevance, top_cosine=top_cosine, gloss=gloss, figurative=figurative)
     decision = retry_failed(decision, failed, hits, catalog, knobs)
     decision = with_intents(decision, intents, catalog, knobs)
     decision = with_slots(decision, catalog, knobs, f"{previous} {text}" if previous and follow_up else text,

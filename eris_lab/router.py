@@ -107,6 +107,13 @@ _MAX_CALIBRATED = 0.98  # a calibrated score never reaches forced_floor (0.99): 
 #: (38 kB in the full prompt), within a small model's context; bfcl-pooled's 1,041 would be 270,000,
 #: so a larger catalogue gets the bounded widening over the (noisy) cosines instead.
 BLIND_ROSTER_MAX = 64
+
+#: How far (cosine units) a short message's own best tool must lead its second for the message to
+#: keep its own ranking when it is read with the previous turn: "I had a banana" right after a
+#: weather question scores log_meal 0.41, its second 0.15, but read with the question it ranked the
+#: weather tool first (a helper's variants of route-23, 2026-12-05). "I'm in Paris now" (0.48 vs
+#: 0.39) leads by too little and is read with the turn before, as a follow-up.
+OWN_LEAD = 0.2
 _SQUASH_WIDTH = 0.01  # calibrated scores above _MAX_CALIBRATED - this are squashed, keeping their order
 
 
@@ -447,6 +454,9 @@ class Router:
         #: The last message's offer order key ``(n_tools,) float64`` (:meth:`_order_key`), or None
         #: where the offer keeps the score order (raw cosines, or knob ``order_by_cosine`` off).
         self.last_order: np.ndarray | None = None
+        #: Whether the last message's tool words were a figure of speech, read plainly
+        #: (``guard.literal_idioms``): with no hit left, ``policy.decide`` offers nothing.
+        self.last_figurative = False
 
     @classmethod
     def with_calibrated_knobs(cls, catalog: Catalog, embedder: Embedder | None = None, *,
@@ -680,6 +690,7 @@ class Router:
         """
         timings = {} if timings is None else timings
         self.last_features, self.last_ranked, self.last_intents, self.last_order = None, (), (), None
+        self.last_figurative = False
         start = time.perf_counter()
         forced, guard = self._forced(text)
         follow_up = self.is_follow_up(text, previous, recent=recent, failed=failed)
@@ -726,6 +737,7 @@ class Router:
         if plain:  # "I'm feeling a bit under the weather today": no weather asked for
             text = plain
             notes.append("figure of speech read plainly")
+            self.last_figurative = True
         queries = [text]
         fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
             self.knobs.fix_spelling) else {}
@@ -876,6 +888,15 @@ class Router:
         scores = rows[:own].max(axis=0)
         used = own  # rows the hits come from; the gate judges the same rows
         if context and (not (scores >= self.knobs.single_hit_floor).any() or (short and cue) or elliptic):
+            best, second = np.sort(scores)[::-1][:2] if len(scores) > 1 else (scores.max(), -1.0)
+            if not (cue or elliptic) and best - second >= OWN_LEAD:
+                # a whole message of its own, clearly about one tool: the previous turn may add
+                # tools, never rank one above the message's own best (OWN_LEAD), in the scores and
+                # in the raw cosines that order the offer
+                for matrix in (rows, raw):
+                    cap = np.nextafter(matrix[:own].max(), np.float32(-2.0))
+                    matrix[own:first_sentence] = np.minimum(matrix[own:first_sentence], cap)
+                context += ", own ranking kept"
             scores = np.maximum(scores, rows[own:first_sentence].max(axis=0))
             notes.append(context)
             used = first_sentence
@@ -981,8 +1002,8 @@ class Router:
         return key
 
     # -- the first half of a turn -----------------------------------------------------------
-    def route(self, text: str, *, recent: Sequence[str] = (), failed: Sequence[str] = (),
-              history: Sequence[Mapping[str, Any]] = ()) -> Routed:
+    def route(self, text: str, *, recent: Sequence[str] | None = (), failed: Sequence[str] | None = (),
+              history: Sequence[Mapping[str, Any]] | None = ()) -> Routed:
         """Route one message: guards -> hits -> ``policy.decide`` -> ``offer.build``.
 
         Parameters
@@ -999,10 +1020,13 @@ class Router:
             "status": ...}``. Tools used there extend ``recent``, or ``failed`` when their status is
             a failure after the last user message (:func:`dialog_tools`).
 
+        None for any of the three means none (as an empty sequence).
+
         Returns
         -------
         Routed
         """
+        recent, failed, history = recent or (), failed or (), history or ()
         total = time.perf_counter()
         timings: dict[str, float] = {}
         clean = clean_text(text, self.knobs.max_query_chars)
@@ -1017,7 +1041,8 @@ class Router:
                                ranked=self.last_ranked, relevance=self.relevance(), failed=failed,
                                intents=self.last_intents, last_turn=last_turn_tools(history),
                                points_back=bool(REFERRING_CUE_RE.search(clean)), added=added_tools(history),
-                               previous=previous, top_cosine=self.top_cosine(), gloss=gloss_foreign(clean, whole=True))
+                               previous=previous, top_cosine=self.top_cosine(), gloss=gloss_foreign(clean, whole=True),
+                               figurative=self.last_figurative)
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
         from .companions import default_table

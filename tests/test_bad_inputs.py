@@ -356,7 +356,7 @@ CASES_2 = [
     (69, ["prompt", "--catalog", "{cat_alias}", "--offer", "a:b"], "#/$defs/a/$ref: recursive $ref without a base case"),
     (69, ["prompt", "--catalog", "{cat_companion}", "--offer", "fs:mv"],
      "fs:mv: companions: companion 'fs:cdd' is not a tool of this catalogue; did you mean 'fs:cd'?"),
-    (70, ["eval", "--suite", "{suite_added}", "--catalog", "{cat}", "--strategy", "bm25"], "unknown tool 'no:pe'"),
+    (70, ["eval", "--suite", "{suite_added}", "--catalog", "{cat}", "--strategy", "bm25"], ".history[0].names: unknown tool 'no:pe'"),
     (70, ["eval", "--suite", "{suite_names}", "--catalog", "{cat}", "--strategy", "bm25"],
      "history[0].names: expected a non-empty list of tool names"),
     (70, ["eval", "--suite", "{suite_content}", "--catalog", "{cat}", "--strategy", "bm25"], "history[0].content: expected a string"),

@@ -378,6 +378,10 @@ def test_without_pointers_drops_phrases_that_only_point_back(text, read):
     ("ok", False),  # a bare greeting word is is_greeting's
     ("thanks, now set an alarm", False),
     ("that was helpful, now check my mail", False),
+    # French, Spanish, Italian, Dutch (a helper's variants of route-20, 2026-12-05: the roster was offered)
+    ("Comment ça va aujourd'hui ?", True), ("Ça va bien, merci !", True), ("¿Qué tal estás hoy?", True),
+    ("Come stai oggi?", True), ("hoe gaat het vandaag?", True),
+    ("Comment ça va, quel temps fait-il à Lyon ?", False), ("today", False),
 ])
 def test_small_talk_is_greeting_words_and_phrases_in_any_order(text, expected):
     from eris_lab.guard import is_small_talk
@@ -726,6 +730,11 @@ def test_language_tools_are_forced_for_a_question_about_words():
     ("who calls getUserById?", "search the code for getUserById"),
     ("where is HttpClient.send implemented?", "search the code for HttpClient.send"),
     ("where is Paris?", ""), ("who calls me?", ""), ("where is my car parked", ""),
+    # our code in plain words (a helper's variants of route-14, 2026-12-05: the gate refused the first)
+    ("where's our retry logic for the HTTP client?", "search the code for retry logic for the HTTP client"),
+    ("where do we handle token refresh?", "search the code for handle token refresh"),
+    ("where are the tests for the billing module?", "search the code for tests for the billing module"),
+    ("where's our nearest office?", ""), ("where do we go for lunch?", ""),
 ])
 def test_read_code_question(text, expected):
     from eris_lab.guard import read_code_question
@@ -829,3 +838,18 @@ def test_read_existence_in_more_forms(text, expected):
     from eris_lab.guard import read_existence
 
     assert read_existence(text) == expected
+
+
+@pytest.mark.parametrize("word, vents", [
+    ("wrecked", True), ("wrecking", True), ("ruining", True), ("furiously", True), ("hates", True),
+    ("blinds", False), ("hello", False), ("messages", False), ("made", False),
+])
+def test_venting_words_are_read_by_their_stem(word, vents):
+    """"honestly the politicians have wrecked everything, anyway is it going to be windy in Cardiff
+    today?" kept the politics tool: "wrecked" was no venting word (a helper's variants of route-01,
+    2026-12-05). "the blinds are stuck" is a smart-home request, not venting."""
+    from eris_lab.guard import venting_apart, venting_word
+
+    assert venting_word(word) is vents
+    assert venting_apart("honestly the politicians have wrecked everything, anyway is it going to be windy "
+                         "in Cardiff today?")[0] == "anyway is it going to be windy in Cardiff today?"

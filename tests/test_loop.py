@@ -494,3 +494,12 @@ def test_print_turn_shows_identical_calls_once_with_their_count(capsys):
     out = capsys.readouterr().out
     assert out.count("call:    clock:now {'timezone': 'UTC'} (written 3 times, run once)") == 1
     assert out.count("call:    clock:now {}\n") == 1
+
+
+@pytest.mark.parametrize("raw", ["[TOOL_CALLS][]", "<tool_calls>[]</tool_calls>", "<|tool_call_start|>[]<|tool_call_end|>"])
+def test_turn_empty_call_wrapper_is_no_answer_shown_as_markup(router, raw):
+    """An output that is only an empty call wrapper has no content: the user sees the built answer,
+    never the markup (the parser read it cleanly; the loop showed the raw text before 2026-12-06)."""
+    runner = ScriptedRunner(raw)
+    turn = run_turn("hi", router=router, runner=runner, session=Session(), check_claims=False)
+    assert turn.answer == "Sorry, I have no answer to that."

@@ -1251,7 +1251,9 @@ def test_parsing_variant_of_a_handed_kind(case, descriptor_schemas):
     """Cut-off calls in every format are errors, never partial calls (cu-, ge-); end-of-turn tokens,
     invented turns and invented results are not content and end the reply (eo-, ir-, ll-08, mi-06);
     a call shown as an example is prose (fe-07, pr-07); reasoning in other markers (th-) and more
-    model families' call forms (ll-, ge-08, ph-02, re-, py-) are read."""
+    model families' call forms (ll-, ge-08, ph-02, re-, py-) are read; a whole API message gives its
+    calls, text and thinking (anthropic-, apimsg-); an empty wrapper is no call and no markup (empty-);
+    a signature in a sentence is prose (sig-); a one-line fenced arguments string is its object (fence1-)."""
     schemas = {n: descriptor_schemas[n] for n in case["offered"]}
     parsed = calls(case["raw"], case["offered"], channel=case["channel"], schemas=schemas)
     got = [(c.name, dict(c.arguments)) for c in parsed.calls]
@@ -1276,3 +1278,5 @@ def test_parsing_variant_of_a_handed_kind(case, descriptor_schemas):
         assert parsed.content == expect["content_equals"], parsed
     for text in expect.get("content_excludes", ()):
         assert text not in parsed.content, parsed
+    if "reasoning_equals" in expect:  # an API message's thinking blocks are reasoning, not content
+        assert parsed.reasoning == expect["reasoning_equals"], parsed

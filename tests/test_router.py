@@ -41,6 +41,8 @@ def _check_case(case, routed) -> None:
         assert offered == (), routed.decision.reason
     for name in case.get("expected_offer_contains", []):
         assert name in offered, routed.decision.reason
+    if case.get("expected_offer_first"):
+        assert offered[:1] == (case["expected_offer_first"],), (offered, routed.decision.reason)
     if case.get("expected_offer_excludes"):
         assert routed.decision.kind != "full_roster", routed.decision.reason
         for name in case["expected_offer_excludes"]:
@@ -927,6 +929,14 @@ def test_short_requests_in_other_languages_reach_their_tool(text, gold, real_emb
     ("can I take a rain check on dinner?", "can I decline for now on dinner?"),
     ("what's the weather today?", ""),  # a literal use is left alone
     ("it's raining cats and dogs, will it stop by 5?", ""),
+    # weather and time said of a person, a mind or a workload (a helper's variants, 2026-12-05)
+    ("I'm completely snowed under at work", "I'm completely overloaded at work"),
+    ("she stole my thunder again", "she take the credit again"),
+    ("it's raining cats and dogs in my inbox", "it's piling up in my inbox"),
+    ("my brain is so foggy today", "I can't think clearly today"),
+    ("you can't search your way out of heartbreak", "you cannot escape heartbreak"),
+    ("is it pouring on the office roof?", ""),  # a place, not a workload
+    ("will it snow in my town tomorrow?", ""),
 ])
 def test_figures_of_speech_are_read_plainly(text, plain):
     from eris_lab.guard import literal_idioms
@@ -943,3 +953,21 @@ def test_an_english_cue_shared_with_other_languages_proves_no_english(text, fore
     from eris_lab.guard import foreign_language
 
     assert foreign_language(text) is foreign
+
+
+def test_a_figure_of_speech_read_plainly_with_no_hit_offers_nothing(real_embedder):
+    """"time flies when you're having fun" on six tools: the plain reading has no hit, yet the gate
+    let it through and the roster was offered (a helper's variants of route-20, 2026-12-05); a
+    literal request beside a figure keeps its tool."""
+    catalog = Catalog(tools_from_json(ROUTING["cases"][-3]["tools"]))  # route-23's six tools
+    router = Router.with_calibrated_knobs(catalog, real_embedder)
+    routed = router.route("time flies when you're having fun")
+    assert routed.offer.names == () and "figure of speech" in routed.decision.reason
+    assert "get_weather" in router.route("I'm snowed under, but what's the weather in Oslo tomorrow?").offer.names
+
+
+def test_route_takes_none_for_no_history(real_embedder):
+    """``history=None`` (and ``recent``/``failed``) means none; it raised a TypeError."""
+    router = Router.with_calibrated_knobs(Catalog(tools_from_json(ROUTING["cases"][0]["tools"])), real_embedder)
+    routed = router.route("will it rain in Leeds tomorrow?", history=None, recent=None, failed=None)
+    assert routed.offer.names[:1] == ("get_weather",)

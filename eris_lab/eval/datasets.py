@@ -515,13 +515,16 @@ def load_jsonl(path: str | os.PathLike[str], *, catalog: Catalog | None = None) 
         if case_id in seen:
             raise DataError(f"duplicate id {case_id!r}", where=f"{where}.id")
         seen.add(case_id)
-        if catalog is not None:
-            named = [h["name"] for h in history if h["role"] == "tool_used"]
-            named += [n for h in history if h["role"] == "tools_added" for n in h["names"]]
-            try:
-                catalog.require(gold + tuple(named), where=where)
-            except CatalogError as exc:
-                raise DataError(exc.message, where=where) from None
+        if catalog is not None:  # each unknown name where it stands: gold, or a history turn's field
+            fields = [(f"{where}.gold", gold)]
+            fields += [(f"{where}.history[{j}].name", (h["name"],)) for j, h in enumerate(history) if h["role"] == "tool_used"]
+            fields += [(f"{where}.history[{j}].names", h["names"]) for j, h in enumerate(history)
+                       if h["role"] == "tools_added"]
+            for field, names in fields:
+                try:
+                    catalog.require(names, where=field)
+                except CatalogError as exc:
+                    raise DataError(exc.message, where=field) from None
         queries.append(Query(id=case_id, query=row["query"], gold=gold, expect="all" if gold else "none",
                              history=tuple(history), split=split, tags=_str_list(row.get("tags", []), f"{where}.tags")))
     return tuple(queries)

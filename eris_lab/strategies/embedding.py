@@ -133,6 +133,7 @@ class Scored:
     order: np.ndarray | None = None  # the offer's order key (Router.last_order), or None
     ranked: tuple[Hit, ...] = ()  # the router's ranking for bounded widening (Router.last_ranked)
     previous: str = ""  # the previous user message (values for policy.with_slots on a follow-up)
+    figurative: bool = False  # its tool words were a figure of speech (Router.last_figurative)
 
 
 class EmbeddingPolicy(Strategy):
@@ -258,7 +259,8 @@ class EmbeddingPolicy(Strategy):
                       follow_up=self.router_.is_follow_up(clean, previous, recent=recent, failed=failed),
                       failed=failed, features=self.router_.last_features, intents=self.router_.last_intents,
                       last_turn=last_turn_tools(context.history), added=added_tools(context.history),
-                      order=self.router_.last_order, ranked=self.router_.last_ranked, previous=previous)
+                      order=self.router_.last_order, ranked=self.router_.last_ranked, previous=previous,
+                      figurative=self.router_.last_figurative)
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -271,7 +273,8 @@ class EmbeddingPolicy(Strategy):
                                intents=scored.intents, last_turn=scored.last_turn if self.memory else None,
                                points_back=bool(REFERRING_CUE_RE.search(scored.text)),
                                added=scored.added if self.added else None, previous=scored.previous,
-                               top_cosine=RelevanceGate.top_cosine(scored.features), gloss=gloss_foreign(scored.text, whole=True))
+                               top_cosine=RelevanceGate.top_cosine(scored.features), gloss=gloss_foreign(scored.text, whole=True),
+                               figurative=scored.figurative)
         # the table reads the knobs only for whether they are the reference ones (companion_table)
         same_table = knobs is self.knobs_ or (knobs.subset_margin >= 2.0) == (self.knobs_.subset_margin >= 2.0)
         table = self.companions_ if same_table else self.companion_table(knobs)
