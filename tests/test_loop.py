@@ -321,8 +321,6 @@ def test_turn_declares_the_offered_tools_to_a_format_that_wants_them(router):
 
 
 def test_turn_prompt_carries_worked_examples_under_the_few_shot_knob(router):
-    from eris_lab.knobs import Knobs
-
     plain, shot = ScriptedRunner(envelope("answer", "ok")), ScriptedRunner(envelope("answer", "ok"))
     run_turn("calculate 2 plus 3 for me please", router=router, runner=plain, session=Session())
     run_turn("calculate 2 plus 3 for me please", router=router, runner=shot, session=Session(),
