@@ -1207,6 +1207,26 @@ _REQUEST_OPENERS = (READ_VERBS | WRITE_VERBS | frozenset().union(*ACTION_WORDS.v
     """.split()) | QUESTION_WORDS)
 
 
+_ASKS_RE = re.compile(r"(?i)\?|\b(?:(?:i|we)(?:'d| would)? (?:need|want|like)|i'd like|let's|let us|please|pls|bitte|"
+                      r"remind me|can you|could you|would you|will you|kannst du|könntest du)\b")
+
+
+def asks_something(text: str) -> bool:
+    """Whether ``text`` asks for something: a question mark, a wish ("I need", "I'd like", "let's",
+    "please", "can you") or a piece that opens with a command's verb (:data:`_REQUEST_OPENERS`:
+    "my brain is foggy, remind me to drink water"); not a bare statement ("I'm completely snowed
+    under at work this week"). A word-list reading, no tagger."""
+    if _ASKS_RE.search(text):
+        return True
+    for piece in _PIECE_BREAK_RE.split(text.strip()):
+        words = [w.lower() for w in re.findall(r"[\w']+", piece)]
+        while words and words[0] in _GREETING_WORDS:
+            words = words[1:]
+        if words and words[0] in _REQUEST_OPENERS and words[0] not in QUESTION_WORDS:
+            return True
+    return False
+
+
 def venting_apart(text: str) -> tuple[str, str]:
     """``(request, venting)``: the pieces of ``text`` that vent a feeling or an opinion (:func:`_vents`:
     "politicians are all liars anyway. is it going to rain in Leeds tomorrow?") and the rest, each

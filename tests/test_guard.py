@@ -853,3 +853,15 @@ def test_venting_words_are_read_by_their_stem(word, vents):
     assert venting_word(word) is vents
     assert venting_apart("honestly the politicians have wrecked everything, anyway is it going to be windy "
                          "in Cardiff today?")[0] == "anyway is it going to be windy in Cardiff today?"
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("I'm completely snowed under at work this week", False), ("time flies when you're having fun", False),
+    ("my brain is foggy, remind me to drink water", True), ("is it going to rain?", True),
+    ("I need a timer for 25 minutes", True), ("hey, check my mail", True), ("let's play some jazz", True),
+    ("she stole my thunder again", False),
+])
+def test_asks_something_tells_a_request_from_a_bare_statement(text, asks):
+    from eris_lab.guard import asks_something
+
+    assert asks_something(text) is asks
