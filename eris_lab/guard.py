@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .catalog import Catalog, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import (QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
+from .lexicon import (FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
                       GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
                       VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS, READ_VERBS, WRITE_VERBS,
                       ACTION_WORDS)
@@ -802,6 +802,23 @@ _BILLING_RE = re.compile(r"(?i)" + "|".join(BILLING_COMPLAINTS))
 _SAYS_BILLING_RE = re.compile(r"(?i)\b(?:refund|invoice|billing|bill)\b")
 
 
+_PROBLEM_REPORT_RE = re.compile(PROBLEM_REPORT_RE)
+
+
+def reports_problem(text: str) -> bool:
+    """Whether ``text`` reports a problem (:data:`~eris_lab.lexicon.PROBLEM_REPORT_RE`: "my laptop
+    won't turn on", "the app keeps crashing whenever I log in", "I never got my package")."""
+    return _PROBLEM_REPORT_RE.search(text) is not None
+
+
+def read_problem(text: str) -> str:
+    """``text`` with "(a problem to report: open a support ticket)" after it when it reports a
+    problem (:func:`reports_problem`), else ``""``; scored beside the message like
+    :func:`read_weather`. "my laptop won't turn on" shares no word with "Create an IT helpdesk
+    ticket." (raw cosine 0.20; a helper's variants of route-18, 2026-12-06)."""
+    return f"{text} (a problem to report: open a support ticket)" if reports_problem(text) else ""
+
+
 def read_billing(text: str) -> str:
     """``text`` with "(refund, billing problem)" after it when it complains of a charge in other
     words (:data:`~eris_lab.lexicon.BILLING_COMPLAINTS`: "you took my money twice, I want it
@@ -1043,8 +1060,15 @@ def foreign_language(text: str) -> bool:
     cues = [w for w in words if w in ENGLISH_CUES]
     # "me", "on", "as", "or" are Spanish, French or Portuguese words too: alone they prove no English
     english = len(cues) >= 2 or any(w not in ENGLISH_CUES_SHARED for w in cues)
+    if len(words) == 2:
+        # two words ("Llama mamá", "Bel mama"): foreign when each is a foreign word with an English
+        # gloss of its own (an identity gloss, "timer", proves nothing; a helper's variants of
+        # route-08, 2026-12-06: "Llama a mamá" was conversation)
+        return not cues and all(FOREIGN_GLOSSES.get(w, w) != w for w in words) and not mostly_german(text)
     if len(words) < 3 or english or unread_script(text) or mostly_german(text):
         return False
+    if len({w for w in words if w in FOREIGN_CUES}) >= 2:
+        return True
     known = known_words()
     return sum(w in known for w in words) * 4 < len(words) * 3
 
@@ -1401,6 +1425,26 @@ def asking_tools(catalog: Catalog) -> frozenset[str]:
 def _asking_tools(catalog: Catalog) -> frozenset[str]:
     found = frozenset(t.name for t in catalog if set(name_words(t.name)) & _ASKING_NAME_WORDS
                       and _ASKS_THE_USER_RE.search(f"{t.name.replace('_', ' ')} {t.description or ''}"))
+    return found if len(found) < len(catalog) else frozenset()
+
+
+#: A fixed reply's description: "Canned reply explaining that the platform holds no human patient
+#: data." (handed case route-03), "Canned reply explaining that the assistant gives no medical or
+#: dietary advice." (a helper's variant of it, 2026-12-06).
+_CANNED_REPLY_RE = re.compile(
+    r"(?i)\b(?:canned|fixed|standard|boilerplate|stock|pre-?written|template)\s+(?:reply|replies|response|responses|"
+    r"answer|answers|message|notice|disclaimer)\b|\b(?:reply|respond|answer)s?\s+with\s+a\s+(?:fixed|standard|canned)\b")
+
+
+def canned_reply_tools(catalog: Catalog) -> frozenset[str]:
+    """Tools that give a fixed reply (:data:`_CANNED_REPLY_RE`): like an asking tool, beside a
+    clear request such a tool only gives a small model a way out of it (route-03's note: "never a
+    fixed reply"; ``router.without_asking``). A catalogue whose every tool is one has none."""
+    return catalog.derived("guard.canned_reply_tools", _canned_reply_tools)
+
+
+def _canned_reply_tools(catalog: Catalog) -> frozenset[str]:
+    found = frozenset(t.name for t in catalog if _CANNED_REPLY_RE.search(t.description or ""))
     return found if len(found) < len(catalog) else frozenset()
 
 

@@ -233,6 +233,30 @@ FIGURATIVE_IDIOMS: dict[str, str] = {
     r"no news is good news": "silence is reassuring",
     r"(?:the )?light at the end of the tunnel": "hope",
     r"soul[- ]searching": "reflection",
+    # more of the same kinds: weather, time, clocks, alarms, calls, food (a helper's variants of
+    # route-20, 2026-12-06: "it never rains but it pours, huh" locked onto a weather tool, "I could
+    # murder a pizza right now lol" widened to a taxi, directions and music)
+    r"(?:it )?never rains but it pours|when it rains,? it pours": "troubles come together",
+    r"could (?:murder|kill|destroy|demolish) (?:a|an|some) ": "really want a ",
+    r"(?:come|comes) rain or shine": "whatever happens",
+    r"fair[- ]weather (?:friend|fan)s?": "unreliable friend",
+    r"chas(?:e|es|ing|ed) rainbows": "pursuing dreams",
+    r"thr(?:ow|ew|owing|own) caution to the wind": "take a risk",
+    r"snowball(?:ed|s)(?= into\b)": "grew",
+    r"(?:a |the )?snowball effect": "a growing effect",
+    r"(?:a )?sunny disposition": "cheerful",
+    r"(?:in )?hot water": "in trouble",
+    r"cold feet": "nervous",
+    r"(?:around|round) the clock": "all the time",
+    r"beat(?:s|ing)? the clock": "finish in time",
+    r"turn(?:s|ed|ing)? back the clock": "return to the past",
+    r"(?:the )?clock is ticking": "time is short",
+    r"(?:a )?false alarm": "a mistake",
+    r"ring(?:s)? a bell": "seems familiar",
+    r"call(?:s|ed|ing)? the shots": "decide",
+    r"break(?:s|ing)? the news": "tell",
+    r"hit(?:s|ting)? the (?:sack|hay)": "go to sleep",
+    r"(?:a )?storm is brewing": "trouble is coming",
 }
 
 #: Questions about the weather that name a state, not the word "weather", read as "weather
@@ -283,6 +307,7 @@ KEYWORD_STOPWORDS = frozenset({
 #: German requests otherwise score as low-signal (case route-08). Small and domain-anchored; an
 #: inflected form finds its key through the Snowball stem ("spiel", "löschen", ``router.gloss_german``).
 GERMAN_GLOSSES: dict[str, str] = {
+    "ruf": "call", "rufe": "call", "anrufen": "call", "anruf": "call",
     "schreibe": "write", "schreib": "write", "schreiben": "write", "datei": "file", "dateien": "files",
     "ordner": "folder directory", "inhalt": "content", "lies": "read", "lesen": "read",
     "lösche": "delete", "löschen": "delete", "entferne": "remove", "zeige": "show", "zeig": "show",
@@ -356,7 +381,11 @@ VENTING_WORDS = frozenset(
     disgraceful disgrace disgusting outrageous shameful pathetic useless incompetent tyrant destroyed
     destroying fuming liars liar hopeless rigged greed greedy crooks clowns morons scam rubbish blind
     joke depressing corrupt clueless shambles wreck wrecked screwed trashed fiasco
-    wütend sauer genervt nervt katastrophe albtraum furchtbar schrecklich mist verdammt idioten""".split()
+    wütend sauer genervt nervt katastrophe albtraum furchtbar schrecklich mist verdammt idioten
+    honte désastre catastrophe nul nulle nuls pourri ridicule marre furieux furieuse
+    vergüenza desastre catástrofe catastrófico horrible harto harta idiotas ladrones corruptos
+    vergogna disastro schifo stufo stufa furioso vergonha desastre ridículo
+    schande ramp waardeloos belachelijk katastrofa wstyd żenada skandal beznadziejny idioci złodzieje""".split()
 )
 #: Phrases that vent ("freezing to death", "killing me", "fed up", "sick of").
 VENTING_PHRASES = ("freezing to death", "killing me", "fed up", "sick of", "sick and tired", "drives me crazy",
@@ -413,6 +442,21 @@ GOODS_TOOL_RE = (r"(?i)\b(?:products|product\s+(?:catalog\w*|search|ids?|details
                  r"categor\w*|reviews?)|shop\w*|online\s+store|catalog(?:ue)?s?|inventor(?:y|ies)|merchandise|goods|"
                  r"e-?commerce)\b")
 
+#: A report of a problem: something broken, failing, never delivered, or charged wrongly ("my laptop
+#: won't turn on", "the app keeps crashing whenever I log in", "I never got my package", "I was billed
+#: for a plan I cancelled"). With :data:`SUPPORT_TOOL_RE` it is covered whatever its words (a
+#: helper's variants of route-18, 2026-12-06: each was refused as naming nothing the tools cover).
+PROBLEM_REPORT_RE = (
+    r"(?i)\b(?:won't|wont|doesn't|doesnt|does not|didn't|didnt|did not|isn't|isnt|is not|aren't|can't|cant|cannot|"
+    r"never|still (?:not|hasn't|haven't))\s+(?:\w+\s+){0,2}?(?:work\w*|turn\w*(?: on)?|start\w*|arriv\w*|load\w*|"
+    r"open\w*|boot\w*|respond\w*|connect\w*|print\w*|sync\w*|got|get|receiv\w*|came|come|show\w* up|deliver\w*)\b"
+    r"|\b(?:broken|broke|crash\w*|freez\w*|froze|frozen|stuck|error|errors|fail\w*|not working|stopped working|"
+    r"keeps? (?:crashing|freezing|failing)|damaged|defective|faulty|lost|missing|billed|charged|overcharged|"
+    r"double[- ]charged|refund\w*|money back|wrong (?:item|order|size|charge|amount))\b")
+#: A tool's text that names support: cases, tickets, a helpdesk, bugs (:data:`PROBLEM_REPORT_RE`).
+SUPPORT_TOOL_RE = (r"(?i)\b(?:support|tickets?|helpdesk|help desk|service desk|cases?|incidents?|complaints?|"
+                   r"bugs?|defects?|troubleshoot\w*|claims?|disputes?|returns?)\b")
+
 #: Words of everyday requests in Spanish, French, Italian, Portuguese, Dutch and Polish, with an
 #: English gloss: the bundled MiniLM reads English (and the German glosses above), so "¿Tengo correos
 #: nuevos?" was conversation and "Jaka jest pogoda w Krakowie?" ranked no weather tool (a helper's
@@ -433,7 +477,7 @@ FOREIGN_GLOSSES: dict[str, str] = {
     "tiempo": "weather", "clima": "weather", "llueve": "rain", "lluvia": "rain", "météo": "weather",
     "meteo": "weather", "pluie": "rain", "pleut": "rain", "neige": "snow", "tempo": "weather", "pioggia": "rain",
     "piove": "rain", "chuva": "rain", "weer": "weather", "regent": "rain", "pogoda": "weather", "pogodę": "weather",
-    "deszcz": "rain", "pada": "rain", "temperatura": "temperature", "température": "temperature",
+    "deszcz": "rain", "pada": "rain", "padać": "rain", "padac": "rain", "temperatura": "temperature", "température": "temperature",
     # mail and messages
     "correo": "email", "correos": "emails", "courriel": "email", "courriels": "emails", "mails": "emails",
     "posta": "mail", "e-mails": "emails", "poczta": "mail", "poczty": "mail", "wiadomość": "message",
@@ -471,6 +515,21 @@ FOREIGN_GLOSSES: dict[str, str] = {
     "volumen": "volume", "volume": "volume", "głośność": "volume", "calcula": "calculate", "calcule": "calculate",
     "calcola": "calculate", "bereken": "calculate", "oblicz": "calculate", "convierte": "convert",
     "convertis": "convert", "converti": "convert", "zamień": "convert",
+    # calls and family (a helper's variants of route-08, 2026-12-06: "Llama a mamá", "Zadzwoń do mamy"
+    # were conversation, three words with no tool word)
+    "llama": "call", "llámame": "call me", "llamar": "call", "llamada": "call", "appelle": "call",
+    "appeler": "call", "appel": "call", "chiama": "call", "chiamami": "call me", "chiamare": "call",
+    "telefona": "phone", "ligue": "call", "liga": "call", "ligar": "call", "bel": "call", "bellen": "call",
+    "zadzwoń": "call", "zadzwon": "call", "dzwoń": "call", "zadzwonić": "call", "połącz": "call",
+    "mamá": "mom", "mama": "mom", "mamy": "mom", "mamie": "mom", "mamma": "mom", "mãe": "mom", "maman": "mom",
+    "papá": "dad", "taty": "dad", "tata": "dad", "pai": "dad",
+    "apaga": "turn off", "apague": "turn off", "enciende": "turn on", "prende": "turn on", "éteins": "turn off",
+    "allume": "turn on", "spegni": "turn off", "accendi": "turn on", "desliga": "turn off", "acende": "turn on",
+    "wyłącz": "turn off", "włącz": "turn on",
+    "annulé": "cancelled", "annulée": "cancelled", "cancelado": "cancelled", "cancelada": "cancelled",
+    "cancellato": "cancelled", "odwołany": "cancelled", "geannuleerd": "cancelled", "retard": "delay",
+    "retrasado": "delayed", "retraso": "delay", "ritardo": "delay", "atrasado": "delayed", "opóźniony": "delayed",
+    "vertraging": "delay",
 }
 
 #: English function words that are not German words too ("in", "an", "was", "die" are left out):
@@ -485,6 +544,17 @@ ENGLISH_CUES = frozenset(
 #: cobraron dos veces", "on a reçu la facture deux fois"): one of them alone does not make a
 #: message English (``guard.foreign_language``; a helper's variants of route-18, 2026-12-05).
 ENGLISH_CUES_SHARED = frozenset("me on as or".split())
+#: Function words of French, Spanish, Italian, Portuguese, Dutch and Polish that are no English
+#: words: two of them with no English cue make a message foreign (``guard.foreign_language``), where
+#: the embedder's vocabulary holds too many of its words to tell ("Mon train pour Lille est-il annulé
+#: ?": "mon", "est", "pour", "il" are MiniLM tokens; a helper's variants of route-01, 2026-12-06).
+FOREIGN_CUES = frozenset("""
+    le les des une est pour dans avec mon ma mes ce cette il elle nous vous sont du au aux qui quoi
+    el los las una está esta es por para con mi mis del que qué cómo hay muy
+    lo gli della delle per sono mio mia che è questo questa
+    os uma é com meu minha não você
+    het een voor met mijn niet zijn wat hoe
+    czy jest się nie na do jak mój moja dla ten ta""".split())
 
 #: Neutral chit-chat (English and German) that no tool should answer: the background against
 #: which ``calibration = "background"`` standardises each tool's cosines. Written for this project.

@@ -38,11 +38,11 @@ from typing import Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import (asks_something, countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, singular,
+from .guard import (asks_something, countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, reports_problem, singular,
                     tool_keywords, unread_script, without_small_talk)
 from .knobs import Knobs
 from .lexicon import (ACTION_WORDS, ENGLISH_CUES, GOODS_QUESTION_WORDS, GOODS_TOOL_RE, OPEN_SUBJECT_WORDS,
-                      QUESTION_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS)
+                      QUESTION_WORDS, SUPPORT_TOOL_RE, READ_VERBS, REQUEST_WORDS, STOPWORDS)
 from .slots import MissingSlot, has_evidence, required_slots
 
 __all__ = [
@@ -301,6 +301,95 @@ _ABOUT = (r"what(?:['’]s|\s+is|\s+was)\s+(?:it|that|this)(?:\s+one)?\s+about|"
 #: reads it (a helper's variants, 2026-12-04, after doc:list, mail:check and calendar:list).
 _SAYS = r"says?|said|mentions?|covers?|contains?|talks?\s+about|steht|sagt"
 
+# The same cues in Spanish, Italian, Portuguese, Polish and Dutch: "borra la de la leche de avena"
+# and "usuń ten z mlekiem" after agenda:list, "cancella la seconda" after mail:check, "odpowiedz
+# mu" after mail:read were the whole roster or conversation (a helper's variants, 2026-12-06): the
+# cues knew English, French and German only. Stems take their enclitics ("bórralo", "spostala").
+#: Deleting: borra/elimina/quita, cancella/rimuovi/togli, apaga/exclui/deleta/tira, usuń/skasuj/
+#: wyrzuć/wymaż, verwijder/wis/schrap/gooi ... weg/haal ... weg.
+_MORE_DELETE = (r"b[oó]rr[aeáé]\w*|elim[ií]n\w*|qu[ií]t(?:a|ar|e|en|ad)(?:l[oa]s?|me)?|"
+                r"cancell(?:a|are|ate|i)(?:l[aoie]|gli)?|rimuov\w*|togli\w*|"
+                r"apag\w*|exclu[ai]\w*|remov[ae]\w*|delet[ae]\w*|tir(?:a|e|ar)(?:l[oa]s?|-[oa]s?)?|"
+                r"usu[ńn]\w*|(?:wy|s)?kasuj\w*|wyrzu[ćc]\w*|wyma[żz]\w*|"
+                r"verwijder\w*|wis(?:sen)?|schrap\w*|(?:gooi|haal)\w*" + _OBJ + r"weg")
+#: Calling off: cancela/cancélala, annulla/disdici, anuluj/odwołaj, annuleer/zeg ... af.
+_MORE_CANCEL = (r"canc[eé]l\w*|anul\w*|disdi\w*|odwo[łl]\w*|afzeg\w*|zeg\w*" + _OBJ + r"af" + _CLAUSE_END)
+#: Marking a to-do done: "márcala como hecha", "segna la prima come fatta", "marca essa como feita",
+#: "oznacz jako zrobione", "markeer als gedaan"; tachar/spuntare/riscar/odhaczyć/afvinken.
+_MORE_DONE = (r"(?:m[aá]rc|segn|oznacz|markeer)\w*(?:-[oa]s?)?" + _OBJ +
+              r"(?:(?:como|come|jako|als)\s+)?(?:hech[oa]s?|fatt[oa]|feit[oa]s?|complet\w*|conclu[ií]d[oa]s?|"
+              r"terminad[oa]s?|zrobion\w*|wykonan\w*|gedaan|klaar|voltooid|afgerond)|"
+              r"complet(?:a|ar|ad[oa]|at[oa]|e)(?:l[oa]|-[oa])?|conclu[ií](?:r|\w*-[oa])?|termin(?:a|ar)(?:l[oa])?|"
+              r"tach(?:a|ar|e)(?:l[oa])?|spunt\w*|depenn\w*|risc(?:a|ar)(?:-[oa])?|"
+              r"odhacz\w*|skre[śs]l\w*|(?:vink|streep)\w*" + _OBJ + r"(?:af|door)" + _CLAUSE_END + r"|afvink\w*")
+#: Moving in time: mueve/pospón/aplaza/retrasa/adelanta, sposta/rimanda/rinvia/posticipa, adia/
+#: remarca/reagenda/empurra, przesuń/przełóż/przenieś/odłóż, verplaats/verzet/verschuif/stel ... uit.
+_MORE_RESCHEDULE = (r"mu[eé]v[ae]\w*|mover\w*|posp[oó]n\w*|apl[aá]z\w*|retr[aá]s\w*|adelant\w*|reprogram\w*|"
+                    r"spost\w*|rimand\w*|rinvi\w*|posticip\w*|anticip(?:a|are|al[aoie])|"
+                    r"mov[ae](?:-[oa]s?)?|adi(?:a|e|ar)(?:-[oa]s?|l[oa])?|remarc\w*|reagend\w*|empurr\w*|antecip\w*|"
+                    r"przesu[ńn]\w*|prze[łl][oó][żz]\w*|przenie[śs]\w*|od[łl][oó][żz]\w*|"
+                    r"verplaats\w*|verzet\w*|verschuif\w*|schuif\w*|verdaag\w*|uitstel\w*|stel\w*" + _OBJ + r"uit")
+#: Answering or passing on a message: responde/contesta/reenvía, rispondi/inoltra, responde-lhe/
+#: encaminha, odpowiedz/odpisz/przekaż, antwoord/beantwoord/reageer/stuur ... door.
+_MORE_REPLY = (r"resp[oó]nd\w*|contest\w*|reenv[ií]\w*|rispond\w*|inoltr\w*|encaminh\w*|"
+               r"odpowi\w*|odpisz\w*|przeka[żz]\w*|antwoord\w*|beantwoord\w*|reageer\w*|doorstu\w*|"
+               r"stuur\w*" + _OBJ + r"door")
+#: Reading or showing: lee/abre/muestra, leggi/apri/mostra, lê/leia/abre/mostra, przeczytaj/otwórz/
+#: pokaż, lees/open/toon/laat ... zien.
+_MORE_READ = (r"l[eé]e(?:r|l[oa]s?|me\w*)|lee(?=\s+(?:el|la|los|las|mis?|est[eoa]s?|es[eoa]s?|aquel\w*)\b)|"
+              r"legg\w*|leia\w*|l[eê](?:-[oa])|[aá]br(?:e|a|ir)(?:l[oa]s?|-[oa]s?)?|"
+              r"apr(?:i|ire|ite)(?:l[aoie]|mi)?|mu[eé]str\w*|mostr\w*|ense[ñn]a\w*|"
+              r"(?:prze)?czytaj\w*|otw[oó]rz\w*|poka[żz]\w*|lees\w*|toon\w*|laat\w*" + _OBJ + r"zien")
+#: Changing an event: cambia/modifica/renombra/actualiza, rinomina/aggiorna, muda/altera/atualiza,
+#: zmień/edytuj/aktualizuj, wijzig/verander/hernoem/pas ... aan; inviting: convida/zaproś/nodig ... uit.
+_MORE_CHANGE = (r"cambi\w*|renombr\w*|actualiz\w*|rinomin\w*|aggiorn\w*|mud(?:a|e|ar)(?:-[oa]|l[oa])?|"
+                r"alter[ae]\w*|renome\w*|atualiz\w*|zmie[ńn]\w*|edytuj\w*|(?:za)?aktualizuj\w*|wijzig\w*|"
+                r"verander\w*|hernoem\w*|pas\w*" + _OBJ + r"aan" + _CLAUSE_END + r"|"
+                r"convid\w*|zapro[śs]\w*|uitnodig\w*|nodig\w*" + _OBJ + r"uit")
+#: Archiving a message: arquiva, (z)archiwizuj (archiva/archivia/archiveer are "archiv...").
+_MORE_ARCHIVE = r"arquiv\w*|(?:z)?archiwiz\w*"
+
+#: Verb stems that take an object pronoun at their end ("bórralo", "cancélala", "spostalo",
+#: "rispondigli", "muéstramela", "apaga-o", "responde-lhe"): the word itself points back.
+_CLITIC_STEMS = (r"b[oó]rr|elim[ií]n|qu[ií]t|cancel|canc[eé]l|anul|annull|rimuov|togl|spost|rimand|rinvi|"
+                 r"posticip|mu[eé]v|posp[oó]n|apl[aá]z|retr[aá]s|adelant|reprogram|cambi|modific|resp[oó]nd|"
+                 r"rispond|contest|reenv[ií]|inoltr|legg|[aá]br|apr|mu[eé]str|mostr|ense[ñn]|m[aá]rc|"
+                 r"segn|tach|spunt|archiv|arquiv|complet|apag|exclu|remov|delet|adi|remarc|mov|encaminh")
+_CLITIC = (r"(?:" + _CLITIC_STEMS + r")\w*?(?:[aeiouáéíó](?:l[oa]s?|l[ei]s?|gli|mel[oa]s?|sel[oa]s?)|"
+           r"-(?:[oa]s?|lhes?|l[oa]s?))")
+#: Polish verbs of the cues above: a short pronoun that is an English or French word too ("to",
+#: "go", "je", "ta", "te") points back only beside one ("przełóż to na jutro", "to usuń").
+_POLISH_VERB = (r"(?:usu[ńn]|(?:wy|s)?kasuj|wyrzu[ćc]|wyma[żz]|anuluj|odwo[łl]|odhacz|skre[śs]l|oznacz|"
+                r"przesu[ńn]|prze[łl][oó][żz]|przenie[śs]|od[łl][oó][żz]|odpowi|odpisz|przeka[żz]|"
+                r"(?:prze)?czytaj|otw[oó]rz|poka[żz]|zmie[ńn]|edytuj|(?:za)?aktualizuj|zapro[śs]|(?:z)?archiwiz)\w*")
+#: Items pointed back at: ordinals with their article ("la segunda", "il primo", "o último", "de
+#: tweede", Polish "drugą", "ostatni"), "the one of" ("la de la leche", "quello del latte", "o do
+#: dentista"), demonstratives ("ese", "quella", "isso", "ten", "tego", "deze", "dat") and object
+#: pronouns ("mu", "jej", "ją", "hem", "haar", "het", "ele", "lui", "lei").
+_MORE_ANAPHOR = (
+    r"\b(?:(?:el|la|los|las|il|lo|gli|le|i|o|a|os|as)\s+(?:primer[oa]?s?|segund[oa]s?|tercer[oa]?s?|cuart[oa]s?|"
+    r"[uú]ltim[oa]s?|siguiente|pr[oó]xim[oa]s?|prim[oa]|prim[ie]|second[oa]|second[ie]|terz[oa]|quart[oa]|"
+    r"successiv[oa]|terceir[oa]s?|quint[oa]s?|anterior)|"
+    r"(?:el|la|los|las)\s+(?:de|del|que|con)|quell[oaie]|quel|quest[oaie]|(?:il|lo)\s+(?:di|del|della|con|che)|"
+    r"(?:o|os|as)\s+(?:d[oa]s?|de|que|com)|a\s+(?:d[oa]s?|que|com)|"
+    r"es[eoa]s?|est[eoa]s?|[ée]s[eoa]s?|[ée]st[eoa]s?|aquel(?:l[oa]s?)?|aquell[oa]s?|ess[ea]s?|isso|isto|"
+    r"aquel[ea]s?|aquilo|ele|ela|eles|elas|lui|lei|ci[oò]|"
+    r"tę|tego|tej|tym|tamt\w*|tą|ją|jego|jej|jemu|mu|niego|niej|nią|ten\s+z(?:e)?|l[eé]e(?:mel|l)[oa]s?|"
+    r"pierwsz\w*|drug(?:i|a|ą|ie|iego|iej)|trzeci\w*|czwart\w*|ostatni\w*|nast[eę]pn\w*|poprzedni\w*|"
+    r"(?:de|het)\s+(?:eerste|tweede|derde|vierde|vijfde|laatste|volgende|vorige|bovenste|onderste)|"
+    r"het|hem|haar|deze|dat|" + _CLITIC + r"|"
+    + _POLISH_VERB + r"\s+(?:to|go|je|ta|te|ten)|(?:to|go|je|ta|te|ten)\s+" + _POLISH_VERB + r")(?!\w)")
+#: The article of a thing named right after a verb ("push the standup back", "cancela la del
+#: martes", "verplaats de standup", "adia o standup"): right after that domain's listing, the named
+#: thing is one just listed (a helper's variants, 2026-12-06). Portuguese "a" only before "do/da/de"
+#: ("adia a consulta do dentista"): "move a file" is no item.
+_DEFINITE_OBJECT_RE = _rx(r"\s+(?:(?:to|a|al|ai|alla|ao|aan|naar)\s+)?"
+                          r"(?:(?:the|el|la|los|las|il|lo|gli|le|les|o|os|as|de|het|der|die|das|den|dem)\s+\w|"
+                          r"l['’]\w|a\s+\w+(?:\s+\w+)?\s+d[oae]s?\b)")
+#: The words of :data:`_DEFINITE_OBJECT_RE` before the named thing.
+_ARTICLE_WORDS = frozenset("the to a al ai alla ao aan naar el la los las il lo gli le les l o os as de het der die "
+                           "das den dem".split())
+
 #: Continuation cues, in priority order (agenda > mail > calendar > doc; issue #2). A cue needs
 #: an anaphor or a domain noun, and a verb, that domain among the recent tools: a bare "remove it"
 #: without one never pairs. A bound cue ("who else is coming?") or a bare command ("abhaken") needs
@@ -309,40 +398,54 @@ PAIRINGS: tuple[_Pairing, ...] = (
     _Pairing(
         Rule.AGENDA_DIALOG_PAIRING, "agenda",
         _rx(r"\b(?:agenda|reminders?|to-?dos?|tasks?|items?|entry|entries|lists?|erinnerung\w*|aufgabe\w*|"
-            r"eintr[aä]g\w*|liste\w*|punkt\w*|rappels?|t[aâ]ches?)\b"),
+            r"eintr[aä]g\w*|liste\w*|punkt\w*|rappels?|t[aâ]ches?|"
+            # es/it/pt/pl/nl (a helper's variants, 2026-12-06)
+            r"recordatorios?|tareas?|pendientes?|promemoria|compit[oi]|attivit[aà]|lembretes?|tarefas?|"
+            r"pend[eê]ncias?|przypomnie\w*|zada[nń]\w*|zadani\w*|herinnering\w*|taak|taken|lista\w*|listy|"
+            r"list[eę]|lijst\w*)\b"),
         (
-            (_cue(_DELETE, _CANCEL, r"clear|take\b.{0,40}\boff|streich\w*"), "agenda:remove"),
-            (_cue(_DONE), "agenda:complete"),
-            (_cue(_RESCHEDULE, r"snooze|later"), "agenda:push"),
+            (_cue(_DELETE, _CANCEL, _MORE_DELETE, _MORE_CANCEL, r"clear|take\b.{0,40}\boff|streich\w*"),
+             "agenda:remove"),
+            (_cue(_DONE, _MORE_DONE), "agenda:complete"),
+            (_cue(_RESCHEDULE, _MORE_RESCHEDULE, r"snooze|later"), "agenda:push"),
             (_cue(r"remind|erinner\w*"), "agenda:remind_at"),
-            (_cue(r"show|list|read|zeig\w*"), "agenda:list"),
+            (_cue(r"show|list|read|zeig\w*", _MORE_READ), "agenda:list"),
         ),
         (
-            (_cue(_DONE_PHRASAL), "agenda:complete"),
+            (_cue(_DONE_PHRASAL, _MORE_DONE), "agenda:complete"),
             (_rx(_INSTEAD), "agenda:push"),
             (_cue(_TODO_QUESTION), "agenda:list"),
         ),
     ),
     _Pairing(
         Rule.MAIL_DIALOG_PAIRING, "mail",
-        _rx(r"\b(?:e-?mails?|mails?|messages?|inbox|nachricht\w*|courriels?)\b"),
+        _rx(r"\b(?:e-?mails?|mails?|messages?|inbox|nachricht\w*|courriels?|"
+            r"correos?|mensajes?|messaggi[oi]?|mensage[nm]s?|wiadomo[śs]\w*|mejl\w*|maile?|mailem|"
+            r"e-?mailtjes?|mailtjes?|berichten|posta)\b"),
         (
-            (_cue(_DELETE), "mail:delete"),
-            (_cue(r"archive|move|file|archivier\w*|verschieb\w*"), "mail:move"),
-            (_cue(r"reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*"), "mail:write"),
-            (_cue(r"read|open|show|lies|zeig\w*|öffne", _SAYS, _MAIL_QUESTION, _ABOUT), "mail:read"),
+            (_cue(_DELETE, _MORE_DELETE), "mail:delete"),
+            (_cue(r"archive|move|file|archivier\w*|verschieb\w*|archiv\w*", _MORE_ARCHIVE,
+                  r"mu[eé]v[ae]\w*|spost\w*|mov[ae](?:-[oa]s?)?|przenie[śs]\w*|verplaats\w*"), "mail:move"),
+            (_cue(r"reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*", _MORE_REPLY), "mail:write"),
+            (_cue(r"read|open|show|lies|zeig\w*|öffne", _MORE_READ, _SAYS, _MAIL_QUESTION, _ABOUT), "mail:read"),
         ),
     ),
     _Pairing(
         Rule.CALENDAR_DIALOG_PAIRING, "calendar",
         _rx(r"\b(?:meetings?|appointments?|events?|calendar|termin\w*|besprechung\w*|kalender\w*|r[ée]unions?|"
-            r"rendez-vous|rdv|[ée]v[ée]nements?|[ée]v[èe]nements?|calendrier)\b"),
+            r"rendez-vous|rdv|[ée]v[ée]nements?|[ée]v[èe]nements?|calendrier|"
+            # es/it/pt/pl/nl, and kinds of meeting ("push the standup back half an hour" after
+            # calendar:list; a helper's variants, 2026-12-06)
+            r"reuni[oó]n(?:es)?|reuni[aã]o|reuni[õo]es|riunion[ei]|citas?|eventos?|eventi|calendario|"
+            r"calend[aá]rio|appuntament[oi]|incontr[oi]|compromissos?|spotkani\w*|spotka[ńn]|wydarze[ńn]|"
+            r"wydarzeni\w*|kalendarz\w*|vergadering\w*|afspra(?:ak|ken)|evenement\w*|"
+            r"stand-?ups?|one-on-ones?|1:1s?|interviews?|webinars?|workshops?)\b"),
         (
-            (_cue(_DELETE, _CANCEL, r"sag\w*\b.*\bab"), "calendar:delete"),
-            (_cue(_RESCHEDULE, _ATTEND, r"change|update|rename|retitle|edit|modify|änder\w*|umbenenn\w*|benenn\w*|"
-                  r"modifi\w*|renomm\w*"), "calendar:update"),
-            (_cue(r"show|details?|open|tell\s+me\s+(?:more\s+)?about|more\s+about|zeig\w*", _SAYS, _EVENT_QUESTION,
-                  _ABOUT), "calendar:get"),
+            (_cue(_DELETE, _CANCEL, _MORE_DELETE, _MORE_CANCEL, r"sag\w*\b.*\bab"), "calendar:delete"),
+            (_cue(_RESCHEDULE, _ATTEND, _MORE_RESCHEDULE, _MORE_CHANGE, r"change|update|rename|retitle|edit|modify|"
+                  r"änder\w*|umbenenn\w*|benenn\w*|modifi\w*|renomm\w*"), "calendar:update"),
+            (_cue(r"show|details?|open|tell\s+me\s+(?:more\s+)?about|more\s+about|zeig\w*", _MORE_READ, _SAYS,
+                  _EVENT_QUESTION, _ABOUT), "calendar:get"),
         ),
         (
             (_cue(_ATTEND_BOUND), "calendar:update"),
@@ -352,22 +455,28 @@ PAIRINGS: tuple[_Pairing, ...] = (
     ),
     _Pairing(
         Rule.DOC_DIALOG_PAIRING, "doc",
-        _rx(r"\b(?:documents?|docs?|pdfs?|dokument\w*)\b"),
+        _rx(r"\b(?:documents?|docs?|pdfs?|dokument\w*|documentos?|documenti|documenten|archivos?|ficheros?|"
+            r"plik\w*|bestand(?:en)?)\b"),
         (
-            (_cue(_DELETE), "doc:delete"),
-            (_cue(r"read|open|show|lies|zeig\w*"), "doc:read"),
+            (_cue(_DELETE, _MORE_DELETE), "doc:delete"),
+            (_cue(r"read|open|show|lies|zeig\w*", _MORE_READ), "doc:read"),
             # a question about what it says ("what does the second one say about pricing")
             (_cue(r"summari[sz]e|ask|query|search|question", _SAYS, _ABOUT), "doc:query"),
         ),
     ),
 )
-_ANAPHOR_RE = _rx(_ANAPHOR)
-#: Things of no pairing domain: "move that alarm to 7" after calendar:create is no calendar request.
+_ANAPHOR_RE = _rx(_ANAPHOR + "|" + _MORE_ANAPHOR)
+#: Things of no pairing domain: "move that alarm to 7" after calendar:create is no calendar request;
+#: in es/it/pt/pl/nl too ("borra la alarma de las 7", "apaga la luz": a helper's variants, 2026-12-06).
 _ELSEWHERE_RE = _rx(r"\b(?:alarms?|timers?|weather|forecast|songs?|music|playlist|volume|news|wecker\w*|wetter|"
-                    r"m[ée]t[ée]o|alarmes?)\b")
+                    r"m[ée]t[ée]o|alarmes?|alarmas?|allarm[ei]|svegli[ae]|despertador\w*|budzik\w*|wekkers?|"
+                    r"temporizador\w*|minutnik\w*|clima|pogod\w*|weerbericht\w*|m[úu]sica|muzyk\w*|muziek|"
+                    r"canci[oó]n\w*|canzon[ei]|can[cç][aã]o|can[cç][õo]es|piosenk\w*|liedjes?|noticias|notizie|"
+                    r"not[ií]cias|nieuws|volumen|g[łl]o[śs]no[śs][ćc]\w*|luz|luces|luc[ei])\b")
 #: Nouns every list shares, and "agenda" (a meeting's, or a calendar in French): they name no other
 #: domain's thing ("delete the first item" after mail:check, "what does the 2pm one say about the agenda").
-_GENERIC_NOUNS = frozenset({"item", "items", "entry", "entries", "list", "lists", "liste", "listen", "agenda"})
+_GENERIC_NOUNS = frozenset({"item", "items", "entry", "entries", "list", "lists", "liste", "listen", "agenda",
+                            "lista", "listas", "listy", "listę", "lijst", "lijsten"})
 
 
 def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
@@ -429,9 +538,14 @@ _ONE_RE = _rx(r"\b(?:" + _ONE + "|" + _AT_TIME + r")\b")
 #: Words around a bare command that leave its object implied ("abhaken bitte", "ok delete").
 _FILLERS = frozenset({"please", "pls", "plz", "ok", "okay", "now", "then", "yes", "yeah", "yep", "sure", "just",
                       "and", "so", "go", "ahead", "thanks", "thank", "you", "bitte", "jetzt", "dann", "ja", "doch",
-                      "mal", "gleich", "danke", "oui", "alors", "maintenant", "stp", "svp", "merci"})
+                      "mal", "gleich", "danke", "oui", "alors", "maintenant", "stp", "svp", "merci",
+                      # es/it/pt/pl/nl (a helper's variants, 2026-12-06)
+                      "por", "favor", "porfa", "sí", "si", "vale", "ahora", "pues", "per", "favore", "piacere", "ora",
+                      "adesso", "grazie", "sim", "agora", "obrigado", "obrigada", "proszę", "prosze", "tak",
+                      "teraz", "dzięki", "nu", "dan", "graag", "alsjeblieft", "aub", "dank", "je", "wel"})
 #: Bare words that also close a conversation ("done", "later", "cancel"): a command only with an object.
-_CHAT_VERBS = frozenset({"done", "finished", "later", "cancel", "annule", "annuler", "erledigt", "complete"})
+_CHAT_VERBS = frozenset({"done", "finished", "later", "cancel", "annule", "annuler", "erledigt", "complete",
+                         "cancela", "cancelar", "annulla", "anuluj", "annuleer", "completa", "termina"})
 
 
 def _implied_object_tool(pairing: _Pairing, text: str) -> str:
@@ -447,6 +561,42 @@ def _implied_object_tool(pairing: _Pairing, text: str) -> str:
             bare = match.group(0).lower() not in _CHAT_VERBS and all(w in _FILLERS for w in rest)
             return tool if bare else ""
     return ""
+
+
+def _definite_object_tool(pairing: _Pairing, text: str, catalog: Catalog) -> str:
+    """The tool of the first verb cue (in priority order) that acts on an item and whose verb is
+    followed by a definite article (:data:`_DEFINITE_OBJECT_RE`: "push the standup back half an
+    hour", "mueve el standup a las 11", "verplaats de standup"), else ``""``: right after a listing
+    the named thing is one it listed, as "the second one" is (a helper's variants, 2026-12-06).
+
+    Not a verb of a reading tool ("search the web", "show the route" name no listed item), and not
+    when the two words after the article hold a keyword of another domain's tool
+    (:func:`_domain_keywords`: "cancel the train" beside a transit tool)."""
+    for pattern, tool in pairing.verbs:
+        if _is_listing(tool):
+            continue
+        for match in pattern.finditer(text):
+            verb = re.match(r"\w+", text[match.start():])
+            found = verb and _DEFINITE_OBJECT_RE.match(text, match.start() + verb.end())
+            if not found:
+                continue
+            after = [w.lower() for w in re.findall(r"[^\W\d_]+", text[found.start():])]
+            named = {singular(w) for w in [w for w in after if w not in _ARTICLE_WORDS][:2]}
+            keywords = catalog.derived("policy.domain_keywords", _domain_keywords)
+            others = set().union(*(words for domain, words in keywords.items() if domain != pairing.domain))
+            return "" if named & (others - keywords.get(pairing.domain, frozenset())) else tool
+    return ""
+
+
+def _domain_keywords(catalog: Catalog) -> dict[str, frozenset[str]]:
+    """Per domain, the words that name its tools' things: the domain, name words of four letters or
+    more and declared ``keywords`` (as ``guard.tool_keywords``), singular and lower-case."""
+    out: dict[str, set[str]] = {}
+    for tool in catalog:
+        words = out.setdefault(domain_of(tool.name), set())
+        words.update(singular(w) for w in (domain_of(tool.name).lower(), *name_words(base_name(tool.name)),
+                                           *(k.strip().lower() for k in tool.keywords)) if len(w) >= 4)
+    return {domain: frozenset(words) for domain, words in out.items()}
 
 
 def _names_another_thing(text: str, pairing: _Pairing) -> bool:
@@ -467,8 +617,9 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
     3pm") is what it made or showed: that domain's cluster is offered, the cue's verb first, for a
     message of at most :data:`PAIRING_MAX_WORDS` words that names no other domain's thing. Without
     an anaphor (``anaphor`` false), only right after a listing or a making, a bound cue ("who else
-    is coming?") or a bare command ("abhaken") pairs. A cluster, never one tool: a lone destructive
-    verb widens and never locks the grammar onto it (issue 16).
+    is coming?") or a bare command ("abhaken") pairs, and right after a listing a verb whose object
+    has a definite article ("push the standup back", :func:`_definite_object_tool`). A cluster,
+    never one tool: a lone destructive verb widens and never locks the grammar onto it (issue 16).
     """
     last = recent[-1]
     pairing = next((p for p in PAIRINGS if p.domain == domain_of(last)), None)
@@ -480,7 +631,11 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
         return None  # "it" after a delete may be anything; "that one" is the item just made
     if not anaphor and not points_back:
         return None
-    verb_tool = pairing.verb_tool(text) if anaphor else _implied_object_tool(pairing, text)
+    if anaphor:
+        verb_tool = pairing.verb_tool(text)
+    else:  # a thing named with a definite article points back only right after a listing
+        verb_tool = _implied_object_tool(pairing, text) or (
+            _definite_object_tool(pairing, text, catalog) if _is_listing(last) else "")
     if not verb_tool:
         return None
     first = (verb_tool,) if verb_tool in cluster else ()
@@ -731,8 +886,19 @@ def with_added(decision: Decision, added: Sequence[str], catalog: Catalog) -> De
                     sources=decision.sources + tuple((n, "added") for n in added if n not in decision.names))
 
 
+#: A reply that only supplies a value: a fragment opening with a preposition or "I'm in", "it's",
+#: "my address is" ("from 12 Baker Street" after a failed taxi order kept web_search, 0.58, beside
+#: it: a helper's variant of route-23, 2026-12-06).
+_SLOT_ANSWER_RE = re.compile(
+    r"(?i)^\W*(?:(?:ok|okay|sorry|oh|yes|yeah|sure|right)\W+)*(?:from|to|at|in|on|for|near|around|by|until|till|"
+    r"i'm in|im in|i am in|i'm at|i am at|it's|its|it is|that's|thats|my \w+(?: \w+)? is|the \w+(?: \w+)? is)\b[^?]*$")
+
+
+_POLITE_RE = re.compile(r"(?i)\b(?:please|pls|thanks|thank you|bitte|danke)\b")
+
+
 def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog,
-                 knobs: Knobs | None = None) -> Decision:
+                 knobs: Knobs | None = None, text: str = "") -> Decision:
     """Offer recent tool calls that failed again, beside what ``decision`` offers.
 
     Parameters
@@ -750,6 +916,10 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
         Given (as ``decide_turn`` does), an unsure decision's widening is set aside: the failed
         tools are followed only by hits at or above ``knobs.threshold``, at most ``knobs.widen_k``
         tools in all. Without it, the unsure decision's own ranked subset follows them.
+    text : str, optional
+        The message. A reply that only supplies a value (:data:`_SLOT_ANSWER_RE`: "from 12 Baker
+        Street", "I'm in Leeds") is offered the failed tools and its forced hits only, whatever
+        else scored.
 
     Returns
     -------
@@ -768,6 +938,13 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
     failed = tuple(n for n in dict.fromkeys(failed) if n in catalog)
     if not failed or decision.rule == Rule.CONVERSATIONAL:
         return decision
+    if text and _SLOT_ANSWER_RE.match(text) and not asks_something(_POLITE_RE.sub(" ", text)):
+        # (a new request after a preposition is none: "on second thought, play some music instead")
+        forced = tuple(h.name for h in hits if knobs is not None and h.score >= knobs.forced_floor
+                       and h.name in catalog and h.name not in failed)
+        return Decision(rule=Rule.FAILED_TOOL_RETRY, kind="subset", names=failed + tuple(dict.fromkeys(forced)),
+                        reason=f"the last call of {', '.join(failed)} failed and the reply only supplies a value: "
+                               f"offering it again ({decision.rule} set aside)")
     unsure = decision.kind in ("full_roster", "conversational") or decision.rule in (
         Rule.UNSURE_FULL_ROSTER, Rule.UNSURE_DOMAIN_CLUSTER, Rule.UNSURE_RANKED, Rule.EMPTY_AFTER_POLICY)
     if unsure:
@@ -935,8 +1112,21 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
     thin_covers = _is_command(text) or names_code(text) or bool(_OWN_WORK_RE.search(text))
     names_goods = catalog.derived("policy.names_goods", _names_goods)
     goods = bool(words & GOODS_QUESTION_WORDS) and any(names_goods[catalog.position(n)] for n in names if n in catalog)
+    # a problem report beside a support tool ("my laptop won't turn on" beside "Create an IT helpdesk
+    # ticket."): the tool covers any problem, as a web search covers any subject
+    names_support = catalog.derived("policy.names_support", _names_support)
+    if reports_problem(text) and any(names_support[catalog.position(n)] for n in names if n in catalog):
+        return False
     return bool(tools) and not goods and not any(t is None or words & t or (thin_covers and len(t) < THIN_TOOL_WORDS)
                                                  for t in tools)
+
+
+_SUPPORT_TOOL_RE = re.compile(SUPPORT_TOOL_RE)
+
+
+def _names_support(catalog: Catalog) -> tuple[bool, ...]:
+    """Per tool, whether its text names support (:data:`~eris_lab.lexicon.SUPPORT_TOOL_RE`)."""
+    return tuple(bool(_SUPPORT_TOOL_RE.search(lexical_text(tool))) for tool in catalog)
 
 
 def _names_goods(catalog: Catalog) -> tuple[bool, ...]:
@@ -1370,7 +1560,7 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
     """
     decision = decide(text, hits, catalog, recent=recent, knobs=knobs, follow_up=follow_up, ranked=ranked,
                       relevance=relevance, top_cosine=top_cosine, gloss=gloss, figurative=figurative)
-    decision = retry_failed(decision, failed, hits, catalog, knobs)
+    decision = retry_failed(decision, failed, hits, catalog, knobs, text)
     decision = with_intents(decision, intents, catalog, knobs)
     decision = with_slots(decision, catalog, knobs, f"{previous} {text}" if previous and follow_up else text,
                           after_tools=bool(recent))

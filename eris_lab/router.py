@@ -26,6 +26,7 @@ from .guard import (
     FORCED_SCORE,
     apply_spelling,
     asking_tools,
+    canned_reply_tools,
     catch_all_tools,
     clauses,
     clean_text,
@@ -48,6 +49,7 @@ from .guard import (
     quoted_payloads,
     read_addresses,
     read_billing,
+    read_problem,
     read_code_question,
     read_existence,
     read_idioms,
@@ -728,7 +730,8 @@ class Router:
         # the request beside venting statements and the venting, scored below (the request read as
         # the message is: "how long till the storm hits Boston?" with "weather forecast")
         vent_request, vented = venting_apart(text)
-        vent_request = read_weather(vent_request) or translate_german(vent_request) or vent_request
+        vent_request = (read_weather(vent_request) or translate_german(vent_request) or gloss_foreign(vent_request)
+                        or vent_request)
         calm = without_venting(text)
         if calm:  # "ugh this airline is a total disaster, I'm absolutely furious - is BA283 delayed?"
             text = calm
@@ -772,6 +775,10 @@ class Router:
         if billing:  # likewise: "you took my money twice, I want it back" read with "refund"
             queries.append(billing)
             notes.append("billing complaint read")
+        problem = read_problem(fixed)
+        if problem:  # likewise: "my laptop won't turn on" read as a problem to report
+            queries.append(problem)
+            notes.append("problem report read")
         code = read_code_question(fixed)
         if code:  # likewise: "who calls getUserById?" read as a code search for it
             queries.append(code)
@@ -1141,15 +1148,18 @@ def rank_catch_all_last(hits: Sequence[Hit], catalog: Catalog, *, threshold: flo
 
 
 def without_asking(hits: Sequence[Hit], catalog: Catalog, *, strong: float, forced_floor: float) -> list[Hit]:
-    """``hits`` without the tools that ask the user back (:func:`~eris_lab.guard.asking_tools`)
-    when another tool scores at or above ``strong`` (the ``single_hit_floor``): the request is
-    clear, and the envelope's ``clarify`` status still lets the model ask. Unsure, they stay.
+    """``hits`` without the tools that ask the user back (:func:`~eris_lab.guard.asking_tools`) or
+    give a fixed reply (:func:`~eris_lab.guard.canned_reply_tools`) when another tool scores at or
+    above ``strong`` (the ``single_hit_floor``): the request is clear, and the envelope's ``clarify``
+    status still lets the model ask. Unsure, they stay.
 
     "same thing but as a workflow please" after a tutorial search offered ``ask_clarification``
     (0.51) beside ``find_workflow`` (0.93) (a helper's variant of reported case route-05, whose
-    expectation excludes it). A forced hit is never dropped.
+    expectation excludes it); "another one" after a recipe search offered a canned dietary
+    disclaimer (0.51) beside ``search_recipes`` (0.84) (a helper's variant of route-03, 2026-12-06).
+    A forced hit is never dropped.
     """
-    asking = asking_tools(catalog)
+    asking = asking_tools(catalog) | canned_reply_tools(catalog)
     if not asking or not any(h.name not in asking and h.score >= strong for h in hits):
         return list(hits)
     return [h for h in hits if h.name not in asking or h.score >= forced_floor]

@@ -865,3 +865,41 @@ def test_asks_something_tells_a_request_from_a_bare_statement(text, asks):
     from eris_lab.guard import asks_something
 
     assert asks_something(text) is asks
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("my laptop won't turn on", True), ("the app keeps crashing whenever I log in", True),
+    ("I never got my package", True), ("I was billed for a plan I cancelled last month", True),
+    ("my printer stopped working", True), ("book a meeting room for 3pm", False),
+    ("what's the weather in Oslo?", False), ("turn on the kitchen light", False),
+])
+def test_reports_problem_reads_a_problem_in_other_words(text, problem):
+    """A helper's variants of route-18 (2026-12-06): each problem report was refused beside a
+    support tool whose text shares none of its words."""
+    from eris_lab.guard import read_problem, reports_problem
+
+    assert reports_problem(text) is problem
+    assert bool(read_problem(text)) is problem
+
+
+@pytest.mark.parametrize("text, foreign", [
+    ("Mon train pour Lille est-il annulé ?", True),  # "mon", "est", "pour", "il" are MiniLM tokens
+    ("Llama a mamá", True), ("Bel mama", True),  # two words, each a foreign word with a gloss
+    ("what is the weather in Los Angeles", False), ("tell me about El Paso and Las Vegas", False),
+    ("lamp", False), ("set timer", False), ("train volume", False),
+])
+def test_foreign_function_words_and_two_glossed_words_read_foreign(text, foreign):
+    from eris_lab.guard import foreign_language
+
+    assert foreign_language(text) is foreign
+
+
+def test_canned_reply_tools_are_read_from_the_description():
+    from eris_lab.catalog import Catalog, Tool
+    from eris_lab.guard import canned_reply_tools
+
+    catalog = Catalog([Tool(name="search_recipes", description="Search cooking recipes by dish."),
+                       Tool(name="dietary_disclaimer", description="Canned reply explaining that the assistant gives "
+                                                                   "no medical or dietary advice."),
+                       Tool(name="show_help", description="Show the list of things the bot can do.")])
+    assert canned_reply_tools(catalog) == {"dietary_disclaimer"}

@@ -203,7 +203,8 @@ def test_decide_turn_is_decide_then_the_conversation_steps_each_optional():
     unsure = decide("I'm in Leeds", [], REGISTRY, follow_up=True)
     assert decide_turn("I'm in Leeds", [], REGISTRY, follow_up=True) == unsure  # nothing else given
     retried = decide_turn("I'm in Leeds", [], REGISTRY, follow_up=True, failed=["weather:current"])
-    assert retried == retry_failed(unsure, ["weather:current"], [], REGISTRY)
+    assert retried == retry_failed(unsure, ["weather:current"], [], REGISTRY, Knobs(), "I'm in Leeds")
+    assert retried.names == ("weather:current",)  # a reply that only supplies a value
     strong = decide("set an alarm", hits(("clock:alarm", 0.8)), REGISTRY)
     added = decide_turn("set an alarm", hits(("clock:alarm", 0.8)), REGISTRY, added=["clock:timer"])
     assert added == with_added(strong, ["clock:timer"], REGISTRY) and added.names[0] == "clock:timer"
@@ -462,6 +463,40 @@ def test_dialog_pairing_reads_other_words_for_the_same_cue(text, recent, hits_, 
                                   "calendar:delete", "calendar:get", "doc:delete", "mail:delete"])
     decision = decide(text, hits(*hits_), catalog, recent=[recent])
     assert decision.rule == rule and decision.names[0] == first and decision.kind == "cluster"
+
+
+@pytest.mark.parametrize("text, recent, hits_, rule, first", [
+    # a tester's fresh variants (f9-p05..p30, 2026-12-06): the whole roster or conversation before
+    ("borra la de la leche de avena", "agenda:list", [("doc:delete", 0.55)], Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+    ("usuń ten z mlekiem", "agenda:list", [("doc:delete", 0.54)], Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+    ("push the standup back half an hour", "calendar:list", [("agenda:push", 0.57)], Rule.CALENDAR_DIALOG_PAIRING,
+     "calendar:update"),
+    ("cancela la reunión del martes", "calendar:list", [("agenda:remove", 0.55)], Rule.CALENDAR_DIALOG_PAIRING,
+     "calendar:delete"),
+    ("cancella la seconda", "mail:check", [("doc:delete", 0.55)], Rule.MAIL_DIALOG_PAIRING, "mail:delete"),
+    ("odpowiedz mu, że się zgadzam", "mail:read", [("social:search", 0.52)], Rule.MAIL_DIALOG_PAIRING, "mail:write"),
+])
+def test_dialog_pairing_reads_spanish_italian_portuguese_polish_dutch_and_named_things(text, recent, hits_, rule,
+                                                                                        first):
+    decision = decide(text, hits(*hits_), REGISTRY, recent=[recent])
+    assert decision.rule == rule and decision.names[0] == first and decision.kind == "cluster"
+    # never without that domain's tool among the recent ones
+    assert not decide(text, hits(*hits_), REGISTRY, recent=["weather:current"]).rule.endswith("_PAIRING")
+
+
+def test_a_named_thing_after_a_listing_is_not_another_tools_thing():
+    """"cancel the train" right after calendar:list names a transit tool's thing when the catalogue
+    has one (its name words), so it does not pair; "cancel the dentist" does."""
+    names = ["calendar:list", "calendar:delete", "calendar:update", "calendar:get"]
+    with_train = Catalog.from_names(names + ["transit:train_times"])
+    assert decide("cancel the train", [], Catalog.from_names(names), recent=["calendar:list"]).rule == \
+        Rule.CALENDAR_DIALOG_PAIRING
+    assert decide("cancel the train", [], with_train, recent=["calendar:list"]).rule != Rule.CALENDAR_DIALOG_PAIRING
+    assert decide("cancel the dentist", [], with_train, recent=["calendar:list"]).rule == Rule.CALENDAR_DIALOG_PAIRING
+    # only right after a listing, and only an acting verb: "show the dentist" reads, it names no listed item
+    assert decide("cancel the dentist", [], with_train, recent=["calendar:delete"]).rule != \
+        Rule.CALENDAR_DIALOG_PAIRING
+    assert decide("show the dentist", [], with_train, recent=["calendar:list"]).rule != Rule.CALENDAR_DIALOG_PAIRING
 
 
 # -- the uncovered rule: a message whose subject no tool's text holds ---------------------------------

@@ -991,3 +991,23 @@ def test_route_takes_none_for_no_history(real_embedder):
     router = Router.with_calibrated_knobs(Catalog(tools_from_json(ROUTING["cases"][0]["tools"])), real_embedder)
     routed = router.route("will it rain in Leeds tomorrow?", history=None, recent=None, failed=None)
     assert routed.offer.names[:1] == ("get_weather",)
+
+
+@pytest.mark.parametrize("text, slot_answer", [
+    ("from 12 Baker Street", True), ("to the airport please", True), ("I'm in Leeds", True),
+    ("on second thought, play some music instead", False), ("in Leeds?", False),
+])
+def test_a_reply_that_only_supplies_a_value_gets_the_failed_tool_alone(text, slot_answer):
+    """After a failed call, a reply that only gives a value is offered the failed tool, not what
+    else scored ("from 12 Baker Street" kept web_search 0.58 beside order_taxi: a helper's variant
+    of route-23, 2026-12-06)."""
+    from eris_lab.knobs import Knobs
+    from eris_lab.policy import Decision, Hit, Rule, retry_failed
+
+    catalog = Catalog(tools_from_json([{"name": "order_taxi", "description": "Order a taxi."},
+                                       {"name": "web_search", "description": "Search the web."},
+                                       {"name": "play_music", "description": "Play a song."}]))
+    decided = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=("web_search", "order_taxi"), reason="r")
+    hits = (Hit(name="web_search", score=0.58), Hit(name="order_taxi", score=0.56))
+    out = retry_failed(decided, ["order_taxi"], hits, catalog, Knobs(), text)
+    assert (out.names == ("order_taxi",)) is slot_answer
