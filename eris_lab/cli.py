@@ -375,7 +375,9 @@ def _run_parse(args) -> int:
     if args.catalog:
         catalog = _load_catalog(args.catalog)
         catalog.require(offered, where="--offered")
-        schemas = {n: catalog.tool(n).parameters for n in offered}
+        # every tool's schema, as the loop passes them: a written name that is exactly another
+        # catalogue tool is then refused as not offered, never mapped onto an offered one (parse.resolve_name)
+        schemas = {t.name: t.parameters for t in catalog}
     # Bytes, decoded strictly: under a UTF-8 locale Python reads text stdin with surrogateescape,
     # so invalid bytes would pass through into the JSON instead of being refused.
     from ._files import MAX_INPUT_BYTES

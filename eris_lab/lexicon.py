@@ -454,8 +454,10 @@ PROBLEM_REPORT_RE = (
     r"keeps? (?:crashing|freezing|failing)|damaged|defective|faulty|lost|missing|billed|charged|overcharged|"
     r"double[- ]charged|refund\w*|money back|wrong (?:item|order|size|charge|amount))\b")
 #: A tool's text that names support: cases, tickets, a helpdesk, bugs (:data:`PROBLEM_REPORT_RE`).
-SUPPORT_TOOL_RE = (r"(?i)\b(?:support|tickets?|helpdesk|help desk|service desk|cases?|incidents?|complaints?|"
-                   r"bugs?|defects?|troubleshoot\w*|claims?|disputes?|returns?)\b")
+#: Not "returns", "claims" or "cases" alone: BFCL's descriptions say "Returns a list of ..." and "use
+#: cases" ("Missing name for redirect." was offered four product tools, live_irrelevance_796-305-0).
+SUPPORT_TOOL_RE = (r"(?i)\b(?:support|tickets?|helpdesk|help desk|service desk|(?:support|customer|service) cases?|"
+                   r"incidents?|complaints?|bugs?|defects?|troubleshoot\w*|disputes?)\b")
 
 #: Words of everyday requests in Spanish, French, Italian, Portuguese, Dutch and Polish, with an
 #: English gloss: the bundled MiniLM reads English (and the German glosses above), so "¿Tengo correos

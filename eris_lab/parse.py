@@ -54,6 +54,11 @@ first format that yields call-shaped text wins:
                    cut by the token limit ignored)
 =================  =====================================================================
 
+In every format, back-to-back copies of one call are read once and a copy that the token limit cut
+at the end of the output is dropped without an error (parse-39: a model that did not stop at its end
+marker repeats the call); another call cut there is an error, and no cut markup is left in
+``content``, nor a code fence emptied by taking its call out.
+
 Markers around an answer (Cohere's ``<|START_RESPONSE|>``, Functionary's ``>>>all``), empty call
 wrappers (``<seed:tool_call></seed:tool_call>``, ``<tool_calls>[]</tool_calls>``, ``[TOOL_CALLS][]``:
 no call and no error) and end-of-turn markers (GLM's ``<|observation|>``, NexusRaven's ``<bot_end>``)
@@ -92,11 +97,13 @@ Rules (issues #5 and #16, tests/cases/parsing_cases.json):
   otherwise (a package.json in a fence, JSON inside code) that stays content.
 * A name outside the offer is never returned as a call; it is reported in ``error``. A name
   that differs only in its separators (``clock.alarm``, ``clock_alarm``) or carries a namespace
-  (``default_api.get_weather``) is read as the offered tool only when exactly one matches.
+  (``default_api.get_weather``) is read as the offered tool only when exactly one matches, and
+  never when it is exactly the name of another tool that ``schemas`` knows (not offered: an error).
 * Damage is repaired only where the result is unambiguous (a trailing comma, a raw control
   character inside a string, a ``//`` or ``/* */`` comment) and every repair is reported in
   ``repairs``. Python-literal objects (single quotes, ``None``) are read with
-  :func:`ast.literal_eval`, never ``eval``.
+  :func:`ast.literal_eval`, never ``eval``; objects with bare keys (``{name: "f", arguments: {k: 1}}``,
+  Gemma's and JavaScript's spelling) are read with their keys quoted, in any call wrapper.
 * A bare-string argument is put into the tool's one string parameter only when ``schemas``
   show there is exactly one; otherwise it is a recoverable error. An arguments string holding
   JSON objects run together is read once when they are identical, one call each otherwise.
@@ -124,7 +131,7 @@ import re
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS
 
@@ -387,9 +394,51 @@ def _decode_at(text: str, start: int) -> tuple[Any, int, tuple[str, ...]] | None
     try:
         value = python_literal(comments)
     except ValueError:
-        return None
+        value = _bare_keys_value(comments)
+        if value is _MISSING:
+            return None
+        return value, end, (f"read an object with bare keys (JavaScript style, not JSON) at char {start}",)
     notes = (f"read a Python literal (not JSON) at char {start}",)
     return value, end, notes + (("removed a comment",) if comments != literal else ())
+
+
+#: A bare key: a name after ``{`` or ``,`` and before ``:`` (``{name: "f", arguments: {city: "Oslo"}}``).
+_BARE_KEY_RE = re.compile(r"([{,]\s*)([A-Za-z_$][\w$\-]*)(\s*:)")
+
+
+def _bare_keys_value(text: str) -> Any:
+    """The value of ``text`` read with its bare keys quoted (``{name: "f", arguments: {k: 1}}``, as
+    Gemma and JavaScript write objects; a helper's variant x38: inside ``<tool_call>`` it gave no
+    call), as JSON or else a Python literal; ``_MISSING`` when there are none or it still fails.
+    Quotes are only added outside strings, so a value's ``a: b`` stays as written."""
+    out, pos, quote, escaped, changed = [], 0, "", False, False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{," and i >= pos:
+            m = _BARE_KEY_RE.match(text, i)
+            if m and m.group(2) not in _LITERAL_NAMES:
+                out.append(text[pos:m.start(2)] + json.dumps(m.group(2)))
+                pos, changed = m.end(2), True
+    if not changed:
+        return _MISSING
+    quoted = "".join(out) + text[pos:]
+    try:
+        return loads_repaired(quoted)[0]
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return python_literal(quoted)
+    except ValueError:
+        return _MISSING
 
 
 def _without_comments(text: str) -> str:
@@ -1164,6 +1213,11 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
         cand_spans.extend([span] * len(c))  # one span per call, for the copies read once
         if not c and close < 0 and _cut_off_tail(segment) is not None:
             spans.append((start, end))  # the tag goes, the cut call stays for calls() to report
+        elif not c and close < 0 and k == len(opens) - 1 and re.fullmatch(r"\s*\S+\s*", segment):
+            # '<tool_call>get_sto', '<|tool_call_start|>[get_sto': another call the token limit cut in
+            # its name, after the calls read (dropped without an error; a helper's variants of x47)
+            cands.append(_Cand(None, None, cut=True))
+            cand_spans.append(span)
         elif not c:
             spans.append(span)  # a tag with no call is cut from the content all the same
     if not cands:
@@ -1676,8 +1730,11 @@ def _fmt_react(text: str) -> _Found | None:
         elif len(value_text) >= 2 and value_text[0] == value_text[-1] == "'":
             value_text = value_text[1:-1]  # 'who won the 2018 world cup': quoted as a Python string
         cands.append(_Cand(name, value_text, answer=bool(final)))
-    # content: the Thought before the first Action; an invented Observation / Final Answer is dropped
-    return cands, [(first.start(), len(text))], repairs
+    # content: the Thought before the first Action; an invented Observation / Final Answer is dropped.
+    # One span per Action (each up to the next, the last to the end): a copy the token limit cut is
+    # told from the call before it (parse-39's kind)
+    starts = [m.start() for m in _ACTION_RE.finditer(text, 0, limit)][:len(cands)]
+    return cands, [(a, b) for a, b in zip(starts, [*starts[1:], len(text)])], repairs
 
 
 _FENCE_RE = re.compile(r"```[ \t]*([\w+\-]*)[ \t]*\n?(.*?)(?:```|\Z)", flags=re.S)
@@ -1899,8 +1956,17 @@ def _fmt_deepseek(text: str) -> _Found | None:
         spans.append((m.start(), close.end() if close else end))
     if not cands:
         return None
-    spans += [t.span() for t in _DS_CALLS_RE.finditer(text)]  # the block's own begin and end tokens
-    return cands, sorted(spans), repairs
+    for token in _DS_CALLS_RE.finditer(text):  # the block's own begin and end tokens
+        # joined to the call beside them, so each call keeps one span (copies read once, parse-39)
+        first = min(range(len(spans)), key=lambda i: spans[i][0])
+        final = max(range(len(spans)), key=lambda i: spans[i][1])
+        if token.end() <= spans[first][0] and not text[token.end():spans[first][0]].strip():
+            spans[first] = (token.start(), spans[first][1])
+        elif token.start() >= spans[final][1] and not text[spans[final][1]:token.start()].strip():
+            spans[final] = (spans[final][0], token.end())
+        else:
+            spans.append(token.span())
+    return cands, spans, repairs
 
 
 #: gpt-oss's harmony format: a message's header names its recipient (``to=functions.name``)
@@ -2332,14 +2398,21 @@ def _name_key(name: str) -> str:
     return re.sub(r"[.:_]", "_", name)
 
 
-def resolve_name(name: str, offered: Sequence[str]) -> str | None:
+def resolve_name(name: str, offered: Sequence[str], known: Collection[str] = ()) -> str | None:
     """The offered tool ``name`` means, or None: the name itself; else the one offered tool
     that matches once ``.``, ``_`` and ``:`` count as the same separator (``clock.alarm``,
     ``clock_alarm`` -> ``clock:alarm``); else the one offered tool that is the name's tail after
     a namespace dot or slash (``default_api.get_weather``, ``functions.clock_alarm``). Two or
-    more matches are never guessed between."""
+    more matches are never guessed between.
+
+    ``known``: the catalogue's tool names (offered or not). A name (or namespace tail) that is
+    exactly one of them names that tool, so it is never mapped onto another offered tool by its
+    separators: ``clock_now`` is not ``clock:now`` when the catalogue has both (a helper's variant
+    x55: the call went to ``clock:now`` with ``clock_now``'s arguments)."""
     if name in offered:
         return name
+    if name in known:
+        return None
     key = _name_key(name)
     same = {o for o in offered if _name_key(o) == key}
     if len(same) == 1:
@@ -2347,6 +2420,8 @@ def resolve_name(name: str, offered: Sequence[str]) -> str | None:
     if same:
         return None
     tails = [name[m.end():] for m in re.finditer(r"[./]", name)]
+    if not any(tail in offered for tail in tails) and any(tail in known for tail in tails):
+        return None  # functions.clock_now: the un-offered clock_now, as above
     suffix = {o for o in offered for tail in tails if tail and _name_key(tail) == _name_key(o)}
     return next(iter(suffix)) if len(suffix) == 1 else None
 
@@ -2366,7 +2441,12 @@ class _Checker:
         """The offered tool a candidate's name means (see :func:`resolve_name`), or None."""
         if not isinstance(name, str) or not name.strip():
             return None
-        return resolve_name(name.strip(), self.offered)
+        return resolve_name(name.strip(), self.offered, self.schemas)
+
+    def names_a_tool(self, name: Any) -> bool:
+        """Whether ``name`` means an offered tool or is exactly another tool the schemas know (a
+        call of a real tool that was not offered: reported, never read as data or prose)."""
+        return self.resolve(name) is not None or (isinstance(name, str) and name.strip() in self.schemas)
 
     def check(self, cand: _Cand) -> list[Call]:
         name = cand.name
@@ -2377,10 +2457,11 @@ class _Checker:
             self.error(f"a tool call without a tool name (got {name!r}); call one of: {self._valid()}")
             return []
         name = name.strip()
-        resolved = resolve_name(name, self.offered)
+        resolved = resolve_name(name, self.offered, self.schemas)
         if resolved is None:
-            self.error(f"unknown tool {_short(name, 80)}: not in offered tools; return an error message to the model "
-                       f"listing valid names: {self._valid()}")
+            other = " (a catalogue tool, but not offered this turn)" if name in self.schemas else ""
+            self.error(f"unknown tool {_short(name, 80)}: not in offered tools{other}; return an error message to the "
+                       f"model listing valid names: {self._valid()}")
             return []
         if resolved != name:
             self.repairs.append(f"read the tool name {_short(name, 80)} as {resolved!r}, the one offered tool it names")
@@ -2426,6 +2507,11 @@ class _Checker:
                         if isinstance(literal, dict):
                             parsed = literal
                             self.repairs.append(f"read {name}'s arguments string as a Python literal (single quotes)")
+                    if parsed is _MISSING:  # '{ticker: "NVDA"}' after a name marker: bare keys (x38's kind)
+                        bare = _bare_keys_value(stripped)
+                        if isinstance(bare, dict):
+                            parsed = bare
+                            self.repairs.append(f"read {name}'s arguments with bare keys (JavaScript style, not JSON)")
             if parsed is None:
                 parsed = {}
             if parsed is _MISSING:
@@ -2595,7 +2681,10 @@ def calls(raw: Any, offered: Any, *, channel: str = "text",
         ``native``: the server's ``tool_calls`` field shown as text; the others: content text.
     schemas : mapping of str to JSON Schema, optional
         Tool name -> parameter schema. Enables the bare-string argument rule, the check
-        for missing required arguments, and raw JSON in a string argument.
+        for missing required arguments, and raw JSON in a string argument. Its names that are
+        not offered are the catalogue's other tools: a call naming one exactly is reported as
+        not offered, never mapped onto an offered tool by its separators (pass the whole
+        catalogue's schemas, as the tool loop does).
     text_tags : mapping of str to str, optional
         Plain-text tags a catalogue maps to tools (``{"SEARCH": "web:search"}`` reads
         ``[SEARCH: query]`` as a call of ``web:search`` with its one string parameter). Without
@@ -2732,21 +2821,31 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         got = _text_tags(text, text_tags) if fmt == "text_tag" else _FORMATS[fmt](text)
         if got is None:
             continue
-        cands, spans, fixed = got
-        # {"name": X} alone, or a line "x(...)": a call only when X is offered, otherwise data or prose
-        keep = [i for i, c in enumerate(cands) if not c.offered_only or checker.resolve(c.name)]
-        if len(keep) < len(cands):
-            cands = [cands[i] for i in keep]
-            spans = [spans[i] for i in keep] if len(spans) == len(got[0]) else spans
-        if not cands or all(c.weak and checker.resolve(c.name) is None for c in cands):
+        cands, spans, fixed = _offered_only_kept(got, checker)
+        if not cands or all(c.weak and not checker.names_a_tool(c.name) for c in cands):
             continue  # "API: the docs say..." is prose, not a call to a tool named 'the'
+        cut_call = None
+        if fmt != "text_tag":
+            at, copy = _cut_tail_start(text, cands, spans)
+            again = _offered_only_kept(_FORMATS[fmt](text[:at]), checker) if at is not None and copy else None
+            if again is not None and again[0]:
+                # the model repeated its call until the token limit cut the last copy (parse-39; a
+                # helper's variants x47, x53: Mistral's and DeepSeek's kept the cut copy as markup in
+                # the content, or as a second call): the calls before it stand, no error
+                cands, spans, fixed = again[0], _to_the_end(again[1], len(text)), [*again[2], _CUT_COPY_REPAIR]
+            elif at is not None and not copy:
+                cut_call = at  # another call cut after those read: an error, and no markup left
+                spans = _to_the_end(spans, len(text))
+        cands, spans, fixed = _once_each(cands, spans, list(fixed))
         content = _cut(text, spans)
         tail = _cut_off_tail(content)
         if tail is not None:  # a call the token limit cut after those read: say so (a helper's
             # variants of parse-05 and parse-43: the second call was dropped, error null)
-            content = content[:tail].rstrip(" \t\n;,")
+            content = _without_trailing_markers(content[:tail])
+        if tail is not None or cut_call is not None:
             checker.error(f"a call after the {len(cands)} read was cut off before its end (the output hit the "
                           "token limit?); send it again")
+        content = _without_empty_fences(content)  # "```xml\n\n```" once the call is out (x39): no content
         content = _without_empty_wrappers(content)[0]  # "<tools></tools>" once the calls are out: no prose
         content = _PHI_MARKER_RE.sub("", content)
         source = _source(fmt, content)
@@ -2766,7 +2865,7 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
             for other in _MARKED:
                 more = _FORMATS[other](content) if other != fmt else None
                 if more and len(more[0]) == len(more[1]):  # one span per call: a call only if offered is paired
-                    keep = [i for i, c in enumerate(more[0]) if not c.offered_only or checker.resolve(c.name)]
+                    keep = [i for i, c in enumerate(more[0]) if not c.offered_only or checker.names_a_tool(c.name)]
                     more = ([more[0][i] for i in keep], [more[1][i] for i in keep], more[2]) if keep else None
                 if more:
                     cands = cands + more[0]
@@ -2792,14 +2891,17 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
             content = "\n\n".join(t.strip() for t in (content, *answers) if t.strip())
             fixed = [*fixed, "read the agent's final answer as the reply's text"]
         return finish(cands, content, fmt, fixed, source)
-    problem = _attempt(text, offered_names, checker.schemas)
+    problem, cut_at = _attempt_at(text, offered_names, checker.schemas)
+    content = text.strip()
     if unclosed and (problem or _attempt(reasoning, offered_names, checker.schemas) or _has_cands(reasoning)):
         checker.error(f"the output ended inside a reasoning block ({unclosed} was never closed), so nothing in it "
                       "is a call; close the block and write the call after it")
     elif problem:
         checker.error(f"no tool call could be read, but the output looks like one: {problem}; send the call again "
                       'as one JSON object {"name": ..., "arguments": {...}}')
-    return finish([], text.strip(), "", (), "")
+        if cut_at is not None:  # the prose before the cut call is the content, never its markup (x54)
+            content = _without_empty_fences(_without_trailing_markers(text[:cut_at]))
+    return finish([], content, "", (), "")
 
 
 #: Words that introduce an example of a call, not a call: "a call would look like", "the ReAct
@@ -2967,6 +3069,132 @@ def _cut_off_tail(content: str) -> int | None:
     return opened.start() if opened else None
 
 
+#: The repair reported when a trailing copy of the last call, cut by the token limit, is ignored.
+_CUT_COPY_REPAIR = "ignored a copy of the call before it that the token limit cut off at the end of the output"
+
+
+def _offered_only_kept(got: _Found | None, checker: _Checker) -> _Found | None:
+    """``got`` without the candidates that are calls only when their name is a tool (``{"name": X}``
+    alone, a line ``x(...)``) and whose name is none: data or prose, not calls."""
+    if got is None:
+        return None
+    cands, spans, fixed = got
+    keep = [i for i, c in enumerate(cands) if not c.offered_only or checker.names_a_tool(c.name)]
+    if len(keep) < len(cands):
+        spans = [spans[i] for i in keep] if len(spans) == len(cands) else spans
+        cands = [cands[i] for i in keep]
+    return cands, spans, fixed
+
+
+def _to_the_end(spans: Sequence[tuple[int, int]], end: int) -> list[tuple[int, int]]:
+    """``spans`` with the one that ends last stretched to ``end`` (over a cut call after it), so
+    each call keeps one span."""
+    out = list(spans)
+    last = max(range(len(out)), key=lambda i: out[i][1])
+    out[last] = (out[last][0], max(out[last][1], end))
+    return out
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _cut_tail_start(text: str, cands: Sequence[_Cand], spans: Sequence[tuple[int, int]]) -> tuple[int | None, bool]:
+    """Where a call the token limit cut at the end of ``text`` starts, and whether it is a copy of
+    the call before it; ``(None, False)`` when the output does not end in one.
+
+    The tail is what is left after every span, or the last span when it follows the one before
+    it directly (a format that read the cut copy as a call of its own). Spaces aside, a copy is
+    the start of the text of the call before it, and it is told from another call when the model
+    was repeating itself (that call's text is there twice) or when it reaches into the name: a
+    bare opener after one call cannot say which call it began (variant-mark-10). A tail left
+    after the spans that opens with the markup before that call's name (``[TOOL_CALLS]get_sto``)
+    and is no copy is another call, cut. The same for every format (parse-39; a helper's variants
+    x47 and x53: Mistral's and DeepSeek V3.1's cut copies stayed as markup in the content)."""
+    if not spans or not text.rstrip():
+        return None, False
+    ordered = sorted(spans)
+    names = [_squashed(c.name) for c in cands if isinstance(c.name, str) and c.name.strip()]
+    tries = []
+    end = max(e for _, e in ordered)
+    if text[end:].strip():
+        tries.append((end + len(text[end:]) - len(text[end:].lstrip()), max(ordered, key=lambda sp: sp[1]), True))
+    last = ordered[-1]
+    before = [sp for sp in ordered[:-1] if sp[1] <= last[0]]
+    if before:
+        prev = max(before, key=lambda sp: sp[1])
+        if not text[prev[1]:last[0]].strip():
+            tries.append((last[0], prev, False))
+    for at, (a, b), left in tries:
+        frag, whole = _squashed(text[at:]), _squashed(text[a:b])
+        if not frag or not whole:
+            continue
+        name_at = min((i for i in (whole.find(n) for n in names) if i >= 0), default=-1)
+        earlier = [_squashed(text[x:y]) for x, y in ordered if y <= a and a - y < 200 and not text[y:a].strip()]
+        # the call's own text may start after a block opener its span took in (DeepSeek's
+        # <｜tool▁calls▁begin｜>, Kimi's section token): try each start up to the name
+        for k in range(min(max(name_at, 0), 200) + 1):
+            if len(frag) < len(whole) - k and whole.startswith(frag, k):
+                one = whole[k:]
+                twice = _periodic(one) or any(e.endswith(one) for e in earlier)
+                if twice or 0 <= name_at - k < len(frag):
+                    return at, True
+        if not left or name_at <= 0 or len(text) - at > 2000 or _has_cands(text[at:]):
+            continue  # a whole call after the others is read by calls() (variant-mu-08), not cut
+        for k in range(max(0, name_at - 200), name_at):
+            opener = whole[k:name_at]
+            marker = len(opener) > 1 or re.fullmatch(r"<[\w.:\-]*", frag)  # Cline's '<get_sto': a tag never closed
+            if marker and opener[0] in "<[{>｜`" and (frag.startswith(opener) or opener.startswith(frag)):
+                return at, False
+    return None, False
+
+
+def _periodic(text: str) -> bool:
+    """Whether ``text`` is one piece written two or more times over (a call repeated back to back)."""
+    return len(text) > 1 and (text + text).find(text, 1) < len(text)
+
+
+def _once_each(cands: list[_Cand], spans: list[tuple[int, int]], repairs: list[str]) -> _Found:
+    """Back-to-back copies of the same call read once, in every format (parse-39: a model that did not
+    stop repeats its call up to the token limit; a helper's variant x53 kept DeepSeek's copies)."""
+    if len(cands) < 2:
+        return cands, spans, repairs
+    if len(spans) != len(cands):
+        return cands, spans, repairs  # one span holds several calls: a list the model wrote as such
+    same = [i for i in range(1, len(cands)) if not cands[i].cut and not cands[i - 1].cut
+            and cands[i].name == cands[i - 1].name and cands[i].arguments == cands[i - 1].arguments
+            and cands[i].positional == cands[i - 1].positional and spans[i] != spans[i - 1]]
+    return _once_back_to_back(cands, spans, repairs) if same else (cands, spans, repairs)
+
+
+#: Call markup a cut call leaves at the end of the text before it: a wrapper or marker token, a
+#: fence opener (``<tool_call>``, ``[TOOL_CALLS]``, ``<｜tool▁call▁begin｜>``, ```` ```json ````).
+_TRAILING_MARKER_RE = re.compile(r"(?:```[ \t]*[\w+\-]*|\[TOOL_CALLS\]|\[ARGS\]|<<function>>|\[|"
+                                 r"<[|｜]?[^<>\s]{0,60}[|｜]?>)\s*\Z")
+
+
+def _without_trailing_markers(text: str) -> str:
+    """``text`` without the call markers and fence openers at its end: the prose before a call the
+    token limit cut (a helper's variant x54: the cut ``<tool_call>`` stayed in the content)."""
+    text = text.rstrip(" \t\n;,")
+    for _ in range(8):
+        m = _TRAILING_MARKER_RE.search(text)
+        if m is None or not (m.group(0).startswith(("```", "[")) or _MARKER_RE.fullmatch(m.group(0).strip())
+                             or re.match(r"<[|｜]", m.group(0))):
+            break
+        text = text[:m.start()].rstrip(" \t\n;,")
+    return text
+
+
+def _without_empty_fences(text: str) -> str:
+    """``text`` without code fences left empty once the calls in them were read (```` ```xml\n\n``` ````,
+    a helper's variant x39) or opened and never filled: an emptied fence is no content."""
+    if "```" not in text:
+        return text
+    out = _FENCE_RE.sub(lambda m: m.group(0) if m.group(2).strip() else "", text)
+    return re.sub(r"\n{3,}", "\n\n", out).strip() if out != text else text
+
+
 #: A call opener that nothing closes after it (``<start_function_call>call:weather:cur``, ``<function=f>``):
 #: the first opener after the last closer (one pass each, whatever the output holds).
 _OPEN_CALL_MARKER_RE = re.compile(r"<start_function_call>|<\|tool_call>|<function=[^>\s]+>|<invoke\b")
@@ -3075,10 +3303,21 @@ def _attempt(text: str, offered: Sequence[str], schemas: Any = None) -> str | No
     """Why ``text`` looks like a tool call attempt that yielded no call, or None when it reads as
     an answer. Called only when no call and no error came out, so a hit here means the model
     tried and failed (cut off, an unknown tag, arguments neither JSON nor a Python literal)."""
+    return _attempt_at(text, offered, schemas)[0]
+
+
+def _attempt_at(text: str, offered: Sequence[str], schemas: Any = None) -> tuple[str | None, int | None]:
+    """:func:`_attempt`, and where the call the token limit cut starts when that is why (else None)."""
     if not text.strip():
-        return None
-    if _cut_off_tail(text) is not None:  # '[TOOL_CALLS]f[ARGS]{"q": "wea': cut, not an unreadable marker
-        return "a call cut off before its end (the output hit the token limit?)"
+        return None, None
+    cut_at = _cut_off_tail(text)
+    if cut_at is not None:  # '[TOOL_CALLS]f[ARGS]{"q": "wea': cut, not an unreadable marker
+        return "a call cut off before its end (the output hit the token limit?)", cut_at
+    return _attempt_rest(text, offered, schemas)
+
+
+def _attempt_rest(text: str, offered: Sequence[str], schemas: Any) -> tuple[str | None, int | None]:
+    """The checks of :func:`_attempt_at` after the cut-off tail: markers, tags, objects, names."""
     for marker in _MARKER_RE.finditer(text):
         line_end = text.find("\n", marker.end())
         after = text[marker.end():line_end if line_end >= 0 else len(text)]
@@ -3089,12 +3328,12 @@ def _attempt(text: str, offered: Sequence[str], schemas: Any = None) -> str | No
             continue  # "<tool_call> is a special token ...": the marker is the sentence's subject (a helper's variant)
         if re.match(r"\s*\[\s*\]", after):
             continue  # "`[TOOL_CALLS][]`" quoted in a sentence: an empty wrapper is no call attempt
-        return f"a tool-call marker {_short(marker.group(0), 40)} with no call this parser can read after it"
+        return f"a tool-call marker {_short(marker.group(0), 40)} with no call this parser can read after it", None
     words = {w.lower() for n in offered for w in re.split(r"[^A-Za-z0-9]+", n) if len(w) > 2}
     for m in _TEXT_TAG_RE.finditer(text):
         if set(re.split(r"[^a-z0-9]+", m.group(1).lower())) & words:
             return (f"a plain-text tag {_short(m.group(0), 40)}, which the catalogue does not map to a tool "
-                    "(tags are never guessed)")
+                    "(tags are never guessed)"), None
     starts = 0
     for m in re.finditer(r"\{", text):
         starts += 1
@@ -3107,9 +3346,9 @@ def _attempt(text: str, offered: Sequence[str], schemas: Any = None) -> str | No
                 end < 0 and re.match(r"""\{\s*["']?(?:arguments|parameters)["']?\s*:\s*\{""", body)):
             continue
         if end < 0 and _match_end(text, m.start(), quotes="\"'") < 0:
-            return "a call cut off before its end (its braces are never closed)"
+            return "a call cut off before its end (its braces are never closed)", m.start()
         if _decode_at(text, m.start()) is None:
-            return "a call-shaped object that is neither JSON nor a Python literal"
+            return "a call-shaped object that is neither JSON nor a Python literal", None
     spellings = {w: n for n in offered for w in (n, n.replace(":", "."), n.replace(":", "_")) if w}
     for w in sorted(spellings, key=len, reverse=True)[:256]:
         schema = schemas.get(spellings[w]) if isinstance(schemas, Mapping) else None
@@ -3122,14 +3361,14 @@ def _attempt(text: str, offered: Sequence[str], schemas: Any = None) -> str | No
             if end > 0 and _call_with_name(w, text[hit.end() - 1:end]):
                 # "Sure! I will run delete_file(path="notes.txt") for you now.": readable, but a
                 # sentence is no call (a helper's variant said the arguments could not be read)
-                return f"a call to {_short(w, 80)} written inside a sentence, not on a line of its own"
-            return f"a call to {_short(w, 80)} whose arguments could not be read"
+                return f"a call to {_short(w, 80)} written inside a sentence, not on a line of its own", None
+            return f"a call to {_short(w, 80)} whose arguments could not be read", None
         # "Sure! I will call clock:now with {...}": the call announced in prose, never made (a new
         # user's trial; error was null, so the loop could not tell the model)
         if re.search(rf"(?i)\b(?:call|calling|invoke|invoking|use|using|run|running)\s+(?:the\s+)?(?:tool\s+)?"
                      rf"[`'\"]?{re.escape(w)}[`'\"]?(?:\s+tool)?\s+(?:with|using)\s+(?:the\s+)?"
                      rf"(?:arguments?|parameters?)?\s*[:=]?\s*\{{", text):
-            return f"a call to {_short(w, 80)} announced in prose, not made"
-    return None
+            return f"a call to {_short(w, 80)} announced in prose, not made", None
+    return None, None
 
 

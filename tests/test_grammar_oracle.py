@@ -556,6 +556,52 @@ def test_min_properties_one_means_at_least_one_key(judge):
     assert [judge.accepts(g.text, t) for t in ('{"a":1}', '{"b":2}', '{"a":1,"b":2}', "{}")] == [True, True, True, False]
 
 
+_EIGHT = {f"k{i}": {"type": "integer"} for i in range(8)}
+
+
+@pytest.mark.parametrize(("schema", "accept", "reject"), [
+    # g25 (a helper's fresh variants, 2026-12-06): a map under maxProperties was refused
+    ({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"},
+                                             "maxProperties": 2}}, "required": ["m"], "additionalProperties": False},
+     ['{"m":{}}', '{"m":{"a":"x","b":"y"}}'], ['{"m":{"a":"x","b":"y","c":"z"}}', '{"m":{"a":1}}']),
+    ({"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 3},
+     ['{"a":1}', '{"a":1,"b":2,"c":3}'], ["{}", '{"a":1,"b":2,"c":3,"d":4}', '{"a":"1"}']),
+    ({"type": "object", "additionalProperties": {"type": "boolean"}, "minProperties": 2},
+     ['{"x":true,"y":false}', '{"a":true,"b":true,"c":true,"d":false}'], ["{}", '{"x":true}']),
+    ({"type": "object", "additionalProperties": {"enum": ["on", "off"]}, "maxProperties": 1},
+     ["{}", '{"lamp":"on"}'], ['{"lamp":"on","fan":"off"}', '{"lamp":"dim"}']),
+    ({"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 0}, ["{}"], ['{"a":"b"}']),
+    ({"type": "object", "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False,
+      "maxProperties": 2}, ['{"x-a":1,"x-b":2}', "{}"], ['{"x-a":1,"x-b":2,"x-c":3}', '{"y":1}']),
+    # declared keys beside the map: any order up to five declared keys
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "additionalProperties": True, "minProperties": 2},
+     ['{"a":1,"b":2}', '{"a":1,"x":2}', '{"x":1,"y":2}', '{"b":1,"a":2,"z":3}'], ["{}", '{"a":1}', '{"x":1}']),
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "additionalProperties": True, "maxProperties": 1},
+     ["{}", '{"a":1}', '{"x":1}'], ['{"a":1,"b":2}', '{"a":1,"x":2}', '{"x":1,"y":2}']),
+    ({"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"],
+      "additionalProperties": {"type": "string"}, "minProperties": 2, "maxProperties": 3},
+     ['{"id":1,"x":"1"}', '{"id":1,"x":"1","y":"2"}'],
+     ['{"id":1}', '{"x":"1","y":"2"}', '{"id":1,"x":"1","y":"2","z":"3"}']),
+    # more declared keys than the any-order form takes: schema order, counted
+    ({"type": "object", "properties": _EIGHT, "additionalProperties": {"type": "string"}, "maxProperties": 2},
+     ["{}", '{"k0":1}', '{"k0":1,"k5":2}', '{"k3":1,"zz":"a"}', '{"zz":"a","yy":"b"}'],
+     ['{"k0":1,"k1":2,"k2":3}', '{"k0":1,"a":"x","b":"y"}', '{"a":"x","b":"y","c":"z"}']),
+    ({"type": "object", "properties": _EIGHT, "required": ["k4"], "minProperties": 3},
+     ['{"k0":1,"k1":2,"k4":3}', '{"k4":1,"k6":2,"k7":3}'], ['{"k4":1}', '{"k0":1,"k4":1}']),
+    ({"type": "object", "properties": _EIGHT, "required": ["k4"], "additionalProperties": True, "minProperties": 3,
+      "maxProperties": 4}, ['{"k4":1,"x":2,"y":3}', '{"k1":1,"k4":2,"k6":3,"z":4}'],
+     ['{"k4":1,"x":2}', '{"k4":1,"a":1,"b":2,"c":3,"d":4}']),
+])
+def test_property_counts_bound_maps_and_open_objects(judge, schema, accept, reject):
+    """minProperties and maxProperties beside additionalProperties (a map) count its keys: a bounded
+    repetition of the extra keys after the declared ones (g25's kind; the map was refused)."""
+    assert all(jsonschema.Draft202012Validator(schema).is_valid(json.loads(t)) for t in accept)
+    assert not any(jsonschema.Draft202012Validator(schema).is_valid(json.loads(t)) for t in reject)
+    g = compile_schema(schema)
+    assert verdicts(judge, g.text, accept) == dict.fromkeys(accept, True), g.text
+    assert verdicts(judge, g.text, reject) == dict.fromkeys(reject, False), g.text
+
+
 def test_demo_descriptor_roster_compiles_strictly(judge):
     from eris_lab.catalog import default_descriptors, load
 

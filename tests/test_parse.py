@@ -410,6 +410,22 @@ def test_cli_parse_prints_calls_content_error(capsys, monkeypatch):
     assert out["error"] is None
 
 
+def test_cli_parse_never_maps_another_catalogue_tools_exact_name(capsys, monkeypatch, tmp_path):
+    """``[clock_now(zone="UTC")]`` with ``clock:now`` offered and ``clock_now`` in the catalogue: the
+    model named a real tool that was not offered; the command line passed only the offered tools'
+    schemas, so the name was mapped onto ``clock:now`` with the other tool's argument (a helper's
+    variant, 2026-12-06)."""
+    import io
+
+    tools = [{"name": "clock:now", "description": "time now", "parameters": {"type": "object", "properties": {"tz": {"type": "string"}}}},
+             {"name": "clock_now", "description": "another", "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}}}]
+    (tmp_path / "cat.json").write_text(json.dumps(tools), encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", io.StringIO('[clock_now(zone="UTC")]'))
+    assert cli.main(["parse", "--offered", "clock:now", "--catalog", str(tmp_path / "cat.json")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["calls"] == [] and "clock_now" in out["error"] and "not offered" in out["error"]
+
+
 def test_cli_parse_native_channel(capsys, monkeypatch):
     import io
 
@@ -1253,8 +1269,16 @@ def test_parsing_variant_of_a_handed_kind(case, descriptor_schemas):
     a call shown as an example is prose (fe-07, pr-07); reasoning in other markers (th-) and more
     model families' call forms (ll-, ge-08, ph-02, re-, py-) are read; a whole API message gives its
     calls, text and thinking (anthropic-, apimsg-); an empty wrapper is no call and no markup (empty-);
-    a signature in a sentence is prose (sig-); a one-line fenced arguments string is its object (fence1-)."""
-    schemas = {n: descriptor_schemas[n] for n in case["offered"]}
+    a signature in a sentence is prose (sig-); a one-line fenced arguments string is its object (fence1-).
+    A call repeated until the token limit cut the last copy is one call, the cut copy dropped, in every
+    format (rep-); an emptied fence is no content (fence2-); bare keys are read in any wrapper (bare-);
+    a call cut after prose leaves the prose (cutprose-); a case's own ``catalog`` gives the schemas of
+    every tool, offered or not, as the loop passes them, and a catalogue tool's exact name is never
+    mapped onto another offered tool (exact-)."""
+    if "catalog" in case:  # the whole catalogue's schemas, as loop.py passes them
+        schemas = {tool["name"]: tool["parameters"] for tool in case["catalog"]}
+    else:
+        schemas = {n: descriptor_schemas[n] for n in case["offered"]}
     parsed = calls(case["raw"], case["offered"], channel=case["channel"], schemas=schemas)
     got = [(c.name, dict(c.arguments)) for c in parsed.calls]
     expect = case["expect"]

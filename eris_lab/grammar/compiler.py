@@ -15,6 +15,9 @@ STYLE.md section 1. What differs, on purpose:
   ``additionalProperties`` takes no extra keys (one without ``properties`` is a free-form dict);
   a schema without ``type`` takes the types its keywords imply; numbers have bounded digits, and
   bounded numbers no exponent; strings under ``pattern`` use canonical escapes;
+* ``minProperties`` and ``maxProperties`` count every key, extra keys too (a bounded repetition
+  of them: a map under ``maxProperties``); past ``MAX_COUNTED_STATES`` counting rules, beside many
+  declared keys, they are refused;
 * the grammar is a safety barrier: every literal (tool names, keys, enum values) goes through
   one JSON-then-GBNF escaper (``builtins.json_literal``); recursion (``$ref`` anywhere, through
   ``anyOf`` / ``oneOf`` at any depth) becomes recursive rules; schemas nested deeper than
@@ -113,6 +116,9 @@ MAX_UNION_ALTERNATIVES = 256
 #: Objects with at most this many declared keys take them in any order (each at most once), with
 #: one rule per set of keys written (2 ** 5 = 32 rules at most); larger objects fix schema order.
 ANY_ORDER_MAX_KEYS = 5
+#: Rules (position x key count) the ordered form may spend on counting keys for minProperties and
+#: maxProperties beside more declared keys than that; past it those bounds are refused.
+MAX_COUNTED_STATES = 4096
 #: Declared keys per object: the ordered form grows linearly (one rule per key), and llama.cpp's
 #: per-token work grows with the keys that may come next, so past this the schema is refused.
 MAX_OBJECT_PROPERTIES = 1000
@@ -1158,23 +1164,31 @@ class Compiler:
             items.append((kv, key in required))
         extra = self._extra_properties(schema, name, path, declared, additional, patterns, names_schema)
         n_required = sum(1 for _, req in items if req)
-        min_p, max_p = schema.get("minProperties", 0), schema.get("maxProperties")
+        min_p, max_p = int(schema.get("minProperties", 0)), schema.get("maxProperties")
+        max_p = None if max_p is None else int(max_p)  # 3.0 is a JSON Schema integer; GBNF counts want 3
+        self._check_count(f"{path}/minProperties", min_p)
+        self._check_count(f"{path}/maxProperties", max_p)
         if max_p is not None and max_p < max(n_required, min_p):
             raise self._unsat(path, f"maxProperties {max_p} is below the keys the object must have")
-        counted = not extra and len(items) <= ANY_ORDER_MAX_KEYS  # the key-set rules count keys exactly
-        if not counted:
-            if min_p > max(n_required, 1) or (min_p > n_required and not items and not extra):
-                self._unsupported(f"{path}/minProperties", f"minProperties {min_p} beyond the required keys "
-                                                           "(only 'at least one key' is expressible)", "minProperties")
-            if max_p is not None and (extra or len(items) > max_p):
-                self._unsupported(f"{path}/maxProperties", f"maxProperties {max_p} below the keys that may appear",
-                                  "maxProperties")
-        elif min_p > len(items):
+        if not extra and min_p > len(items):
             raise self._unsat(path, f"minProperties {min_p} exceeds the {len(items)} keys that may appear")
-        if len(items) <= ANY_ORDER_MAX_KEYS:
-            body = self._keys_any_order(items, extra, name, path, min_p if counted else min(min_p, 1),
-                                        max_p if counted else None)
-        else:
+        if len(items) <= ANY_ORDER_MAX_KEYS:  # the key-set rules count keys exactly, extra keys too
+            body = self._keys_any_order(items, extra, name, path, min_p, max_p)
+            return self._rule(name, _seq('"{" space', body, '"}" space'), path)
+        # schema order: the key count matters only where a bound can bite (a map of
+        # additionalProperties under maxProperties, a minProperties above the required keys)
+        bounded = (max_p is not None and (extra or len(items) > max_p)) or min_p > max(n_required, 1)
+        body = self._keys_in_order_counted(items, extra, name, path, min_p, max_p) if bounded else None
+        if body is None and bounded:  # more count states than MAX_COUNTED_STATES: refused as before
+            why = (f"counting keys beside {len(items)} declared ones would take more than "
+                   f"{MAX_COUNTED_STATES} rules")
+            if min_p > max(n_required, 1):
+                self._unsupported(f"{path}/minProperties", f"minProperties {min_p} beyond the required keys: {why}",
+                                  "minProperties")
+            if max_p is not None and (extra or len(items) > max_p):
+                self._unsupported(f"{path}/maxProperties", f"maxProperties {max_p} below the keys that may appear: "
+                                                           f"{why}", "maxProperties")
+        if body is None:
             body = self._keys_in_order(items, extra, name, path, nonempty=min_p >= 1)
         return self._rule(name, _seq('"{" space', body, '"}" space'), path)
 
@@ -1299,13 +1313,18 @@ class Compiler:
 
         One rule per set of keys already written (``<name>-has-<bits>``): at most
         ``2 ** ANY_ORDER_MAX_KEYS`` rules, so only small objects get it. The object may close when
-        every required key is in the set and ``min_keys <= |set| <= max_keys`` (extra keys count
-        only when ``extra`` is empty, which the caller guarantees when it passes bounds).
+        every required key is in the set and ``min_keys <= keys <= max_keys``, where the keys
+        are the set and the extra keys after it: those are a bounded repetition of ``extra``
+        (``{"m": {"a": "x", "b": "y"}}`` under ``maxProperties: 2``, a helper's variant g25).
         """
         n = len(items)
         needed = sum(1 << i for i, (_, req) in enumerate(items) if req)
-        rest = f'("," space {extra})*' if extra else ""
         states: dict[int, str] = {}
+
+        def rest(count: int) -> str:
+            """The extra keys that may follow ``count`` keys before the object closes."""
+            return self._extra_keys(extra, name, path, max(0, min_keys - count),
+                                    None if max_keys is None else max_keys - count)
 
         def viable(written: int) -> bool:
             """Can the object still close: the missing required keys fit under max_keys."""
@@ -1316,8 +1335,9 @@ class Compiler:
             """GBNF for what may follow once the keys in ``written`` (a bit set, non-empty) were."""
             alts = [_seq(f'"," space {kv}', ref(written | 1 << i)) for i, (kv, _) in enumerate(items)
                     if not written >> i & 1 and viable(written | 1 << i)]
-            if written & needed == needed and bin(written).count("1") >= min_keys:
-                alts.append(rest)
+            count = bin(written).count("1")
+            if written & needed == needed and (extra or count >= min_keys):
+                alts.append(rest(count))
             return _alternatives(alts)
 
         def ref(written: int) -> str:
@@ -1328,27 +1348,82 @@ class Compiler:
 
         alts = [_seq(kv, ref(1 << i)) for i, (kv, _) in enumerate(items) if viable(1 << i)]
         if not needed:
-            if extra:
-                alts.append(f"{extra} {rest}")
+            if extra and (max_keys is None or max_keys >= 1):
+                alts.append(_seq(extra, rest(1)))
             if min_keys <= 0:
                 alts.append("")
         if n == 0 and not extra:
             return ""
         return _alternatives(alts)
 
-        def ref(written: int) -> str:
-            if written not in states:
-                body = state(written)
-                states[written] = self._rule(f"{name}-has-{written:x}", body, path) if body else ""
-            return states[written]
-
-        alts = [_seq(kv, ref(1 << i)) for i, (kv, _) in enumerate(items) if max_keys is None or max_keys >= 1]
-        if not needed and min_keys <= 0:
-            alts.append(f"{extra} {rest}" if extra else "")
-        elif not needed and extra and min_keys <= 1:
-            alts.append(f"{extra} {rest}")
-        if n == 0 and not extra:
+    def _extra_keys(self, extra: str, name: str, path: str, lo: int, hi: int | None) -> str:
+        """``lo`` to ``hi`` more extra keys, each after a comma (``""`` when there is no ``extra``);
+        unbounded and optional stays the inline ``("," space extra)*`` group."""
+        if not extra:
             return ""
+        if lo == 0 and hi is None:
+            return f'("," space {extra})*'
+        if hi == 0:
+            return ""
+        return repetition(self._rule(f"{name}-more", f'"," space {extra}', path), lo, hi)
+
+    def _keys_in_order_counted(self, items: list[tuple[str, bool]], extra: str, name: str, path: str,
+                               min_keys: int, max_keys: int | None) -> str | None:
+        """Keys in schema order like :meth:`_keys_in_order`, counting them: the object closes
+        with ``min_keys <= keys <= max_keys``, extra keys (a bounded repetition after the declared
+        ones) included. One rule per position and count (``<name>-after-<i>-<count>``); None when
+        that would take more than :data:`MAX_COUNTED_STATES` rules (the caller refuses then)."""
+        n = len(items)
+        top = max_keys if max_keys is not None else min_keys  # counts past min_keys are all alike
+        if n * (top + 1) > MAX_COUNTED_STATES:
+            return None
+        dead = None
+
+        def capped(count: int) -> int:
+            return count if max_keys is not None else min(count, min_keys)
+
+        def rest(count: int) -> str | None:
+            """What may close the object after the declared keys, ``count`` keys written."""
+            if extra:
+                return self._extra_keys(extra, name, path, max(0, min_keys - count),
+                                        None if max_keys is None else max_keys - count)
+            return "" if count >= min_keys else dead
+
+        after: dict[tuple[int, int], str | None] = {}
+        for i in range(n, 0, -1):  # from the end: no deep recursion for long chains
+            for count in range(1, top + 1):
+                if i == n:
+                    after[(i, count)] = rest(count)
+                    continue
+                kv, req = items[i]
+                alts = []
+                if max_keys is None or count < max_keys:
+                    take = after.get((i + 1, capped(count + 1)))
+                    if take is not None:
+                        alts.append(_seq(f'"," space {kv}', take))
+                if not req:
+                    skip = after.get((i + 1, count))
+                    if skip is not None:
+                        alts.append(skip)
+                if not alts:
+                    after[(i, count)] = dead
+                    continue
+                body = _alternatives(alts)
+                after[(i, count)] = self._rule(f"{name}-after-{i}-{count}", body, path) if body else ""
+        alts = []
+        for i, (kv, req) in enumerate(items):
+            follow = after.get((i + 1, capped(1))) if top >= 1 else None
+            if follow is not None:
+                alts.append(_seq(kv, follow))
+            if req:
+                break
+        else:
+            if extra and (max_keys is None or max_keys >= 1):
+                alts.append(_seq(extra, rest(1) or ""))
+            if min_keys <= 0:
+                alts.append("")
+        if not alts:
+            raise self._unsat(path, "no number of keys meets minProperties and maxProperties")
         return _alternatives(alts)
 
     # -- arrays ------------------------------------------------------------------------------
