@@ -27,9 +27,9 @@ import re
 import unicodedata
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from .catalog import Catalog, name_words, routing_phrases
+from .catalog import Catalog, lexical_text, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import (FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
+from .lexicon import (FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, SUPPORT_TOOL_RE, QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
                       GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
                       VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS, READ_VERBS, WRITE_VERBS,
                       ACTION_WORDS)
@@ -811,11 +811,24 @@ def reports_problem(text: str) -> bool:
     return _PROBLEM_REPORT_RE.search(text) is not None
 
 
+def support_tools(catalog: Catalog) -> frozenset[str]:
+    """Tools whose text names support: cases, tickets, a helpdesk, bugs
+    (:data:`~eris_lab.lexicon.SUPPORT_TOOL_RE`, read in ``catalog.lexical_text``)."""
+    return catalog.derived("guard.support_tools", _support_tools)
+
+
+def _support_tools(catalog: Catalog) -> frozenset[str]:
+    pattern = re.compile(SUPPORT_TOOL_RE)
+    return frozenset(t.name for t in catalog if pattern.search(lexical_text(t)))
+
+
 def read_problem(text: str) -> str:
     """``text`` with "(a problem to report: open a support ticket)" after it when it reports a
     problem (:func:`reports_problem`), else ``""``; scored beside the message like
     :func:`read_weather`. "my laptop won't turn on" shares no word with "Create an IT helpdesk
-    ticket." (raw cosine 0.20; a helper's variants of route-18, 2026-12-06)."""
+    ticket." (raw cosine 0.20; a helper's variants of route-18, 2026-12-06). The router reads it only
+    beside a support tool (:func:`support_tools`): elsewhere the reading would only let the
+    relevance gate pass a message it refuses ("Missing name for redirect.", live_irrelevance)."""
     return f"{text} (a problem to report: open a support ticket)" if reports_problem(text) else ""
 
 

@@ -38,11 +38,11 @@ from typing import Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import (asks_something, countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, reports_problem, singular,
+from .guard import (asks_something, countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, reports_problem, singular, support_tools,
                     tool_keywords, unread_script, without_small_talk)
 from .knobs import Knobs
 from .lexicon import (ACTION_WORDS, ENGLISH_CUES, GOODS_QUESTION_WORDS, GOODS_TOOL_RE, OPEN_SUBJECT_WORDS,
-                      QUESTION_WORDS, SUPPORT_TOOL_RE, READ_VERBS, REQUEST_WORDS, STOPWORDS)
+                      QUESTION_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS)
 from .slots import MissingSlot, has_evidence, required_slots
 
 __all__ = [
@@ -1114,19 +1114,10 @@ def uncovered(text: str, names: Iterable[str], catalog: Catalog) -> bool:
     goods = bool(words & GOODS_QUESTION_WORDS) and any(names_goods[catalog.position(n)] for n in names if n in catalog)
     # a problem report beside a support tool ("my laptop won't turn on" beside "Create an IT helpdesk
     # ticket."): the tool covers any problem, as a web search covers any subject
-    names_support = catalog.derived("policy.names_support", _names_support)
-    if reports_problem(text) and any(names_support[catalog.position(n)] for n in names if n in catalog):
+    if reports_problem(text) and support_tools(catalog).intersection(names):
         return False
     return bool(tools) and not goods and not any(t is None or words & t or (thin_covers and len(t) < THIN_TOOL_WORDS)
                                                  for t in tools)
-
-
-_SUPPORT_TOOL_RE = re.compile(SUPPORT_TOOL_RE)
-
-
-def _names_support(catalog: Catalog) -> tuple[bool, ...]:
-    """Per tool, whether its text names support (:data:`~eris_lab.lexicon.SUPPORT_TOOL_RE`)."""
-    return tuple(bool(_SUPPORT_TOOL_RE.search(lexical_text(tool))) for tool in catalog)
 
 
 def _names_goods(catalog: Catalog) -> tuple[bool, ...]:

@@ -50,6 +50,7 @@ from .guard import (
     read_addresses,
     read_billing,
     read_problem,
+    support_tools,
     read_code_question,
     read_existence,
     read_idioms,
@@ -775,7 +776,7 @@ class Router:
         if billing:  # likewise: "you took my money twice, I want it back" read with "refund"
             queries.append(billing)
             notes.append("billing complaint read")
-        problem = read_problem(fixed)
+        problem = read_problem(fixed) if support_tools(self.catalog) else ""
         if problem:  # likewise: "my laptop won't turn on" read as a problem to report
             queries.append(problem)
             notes.append("problem report read")

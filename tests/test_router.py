@@ -1011,3 +1011,17 @@ def test_a_reply_that_only_supplies_a_value_gets_the_failed_tool_alone(text, slo
     hits = (Hit(name="web_search", score=0.58), Hit(name="order_taxi", score=0.56))
     out = retry_failed(decided, ["order_taxi"], hits, catalog, Knobs(), text)
     assert (out.names == ("order_taxi",)) is slot_answer
+
+
+def test_a_problem_report_is_read_only_beside_a_support_tool(real_embedder):
+    """"Missing name for redirect." beside product tools: read as a problem to report, it let the
+    relevance gate pass a message it refuses (live_irrelevance_796-305-0, 2026-12-06); beside a
+    support tool the reading stays ("my laptop won't turn on", a helper's variant of route-18)."""
+    products = Catalog(tools_from_json([{"name": "product_list", "description": "Retrieve a list of all product names."},
+                                        {"name": "get_products", "description": "Retrieves a list of products with SLA metrics."}]))
+    routed = Router.with_calibrated_knobs(products, real_embedder).route("Missing name for redirect.")
+    assert "problem report" not in routed.guard and routed.offer.names == ()
+    helpdesk = Catalog(tools_from_json([{"name": "create_it_ticket", "description": "Create an IT helpdesk ticket."},
+                                        {"name": "book_room", "description": "Book a meeting room."}]))
+    routed = Router.with_calibrated_knobs(helpdesk, real_embedder).route("my laptop won't turn on")
+    assert "problem report read" in routed.guard and routed.offer.names[:1] == ("create_it_ticket",)
