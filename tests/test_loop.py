@@ -481,7 +481,9 @@ def test_print_turn_shows_identical_calls_once_with_their_count(capsys):
     from eris_lab.loop import print_turn
     from eris_lab.parse import calls
 
-    raw = '[{"name": "clock:now", "arguments": {"timezone": "UTC"}}] ' * 3 + '[{"name": "clock:now", "arguments": {}}]'
+    # written together in one list (the parser collapses identical calls repeated back to back in
+    # separate blocks since 2026-12-06, handed case parse-39's kind; one list keeps them all)
+    raw = "[" + '{"name": "clock:now", "arguments": {"timezone": "UTC"}}, ' * 3 + '{"name": "clock:now", "arguments": {}}]'
     parsed = calls(raw, ["clock:now"])
     assert len(parsed.calls) == 4
     turn = NS(routed=NS(offer=NS(names=("clock:now",)), decision=NS(rule="SINGLE_STRONG_HIT", kind="subset", reason="r")),
