@@ -131,7 +131,7 @@ import re
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Collection, Iterable, Mapping, Sequence
+from typing import Any, Collection, Iterable, Iterator, Mapping, Sequence
 
 from .grammar.envelope import CALL_KEYS, ENVELOPE_KEYS
 
@@ -411,19 +411,9 @@ def _bare_keys_value(text: str) -> Any:
     Gemma and JavaScript write objects; a helper's variant x38: inside ``<tool_call>`` it gave no
     call), as JSON or else a Python literal; ``_MISSING`` when there are none or it still fails.
     Quotes are only added outside strings, so a value's ``a: b`` stays as written."""
-    out, pos, quote, escaped, changed = [], 0, "", False, False
-    for i, ch in enumerate(text):
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = ""
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "{," and i >= pos:
+    out, pos, changed = [], 0, False
+    for i, ch in _outside_strings(text):
+        if ch in "{," and i >= pos:
             m = _BARE_KEY_RE.match(text, i)
             if m and m.group(2) not in _LITERAL_NAMES:
                 out.append(text[pos:m.start(2)] + json.dumps(m.group(2)))
@@ -1627,11 +1617,12 @@ def _inline_args(text: str, pos: int, line_end: int, name: str) -> tuple[Any, in
     return rest, line_end, []
 
 
-def _paren_end(text: str, start: int) -> int:
-    depth = 0
-    quote = ""
-    escaped = False
-    for i in range(start, min(len(text), start + _MAX_CHARS)):
+def _outside_strings(text: str, start: int = 0, stop: int | None = None) -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of each character of ``text[start:stop]`` outside strings in double or
+    single quotes (backslash escapes read; the quotes themselves are not yielded): the scan that
+    :func:`_paren_end` and :func:`_bare_keys_value` share."""
+    quote, escaped = "", False
+    for i in range(start, len(text) if stop is None else min(len(text), stop)):
         ch = text[i]
         if quote:
             if escaped:
@@ -1642,7 +1633,14 @@ def _paren_end(text: str, start: int) -> int:
                 quote = ""
         elif ch in "\"'":
             quote = ch
-        elif ch == "(":
+        else:
+            yield i, ch
+
+
+def _paren_end(text: str, start: int) -> int:
+    depth = 0
+    for i, ch in _outside_strings(text, start, start + _MAX_CHARS):
+        if ch == "(":
             depth += 1
         elif ch == ")":
             depth -= 1

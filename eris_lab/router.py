@@ -460,6 +460,10 @@ class Router:
         #: Whether the last message's tool words were a figure of speech, read plainly
         #: (``guard.literal_idioms``): with no hit left, ``policy.decide`` offers nothing.
         self.last_figurative = False
+        #: The last message read word for word in English when it is wholly in another language
+        #: (:func:`gloss_foreign` with ``whole``), else ``""``: the short-input rule's measure, here
+        #: and in ``policy.decide`` (computed once per message).
+        self.last_gloss = ""
 
     @classmethod
     def with_calibrated_knobs(cls, catalog: Catalog, embedder: Embedder | None = None, *,
@@ -694,13 +698,14 @@ class Router:
         timings = {} if timings is None else timings
         self.last_features, self.last_ranked, self.last_intents, self.last_order = None, (), (), None
         self.last_figurative = False
+        self.last_gloss = gloss_foreign(text, whole=True)
         start = time.perf_counter()
         forced, guard = self._forced(text)
         follow_up = self.is_follow_up(text, previous, recent=recent, failed=failed)
         short_rule = dict(max_words=self.knobs.short_max_words, max_chars=self.knobs.short_max_chars, follow_up=follow_up)
         # text in another language is measured by its English gloss: "Raconte-moi une blague" is
         # "tell me joke", as short as "Tell me a joke" (a helper's variants of route-20, 2026-12-05)
-        measured = (gloss_foreign(text, whole=True) or text) if not forced else text
+        measured = (self.last_gloss or text) if not forced else text
         conversational = not forced and is_conversational(measured, self._keywords, **short_rule)
         # short input the keyword list does not know is scored, and stays conversation unless a
         # tool clears the single-hit floor ("lint the project", "countdown 90 seconds")
@@ -1049,7 +1054,7 @@ class Router:
                                ranked=self.last_ranked, relevance=self.relevance(), failed=failed,
                                intents=self.last_intents, last_turn=last_turn_tools(history),
                                points_back=bool(REFERRING_CUE_RE.search(clean)), added=added_tools(history),
-                               previous=previous, top_cosine=self.top_cosine(), gloss=gloss_foreign(clean, whole=True),
+                               previous=previous, top_cosine=self.top_cosine(), gloss=self.last_gloss,
                                figurative=self.last_figurative)
         timings["policy"] = (time.perf_counter() - start) * 1000
         start = time.perf_counter()

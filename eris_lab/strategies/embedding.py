@@ -29,7 +29,6 @@ from ..router import (
     added_tools,
     dialog_tools,
     embed_tools,
-    gloss_foreign,
     kept_hits,
     last_turn_tools,
     previous_user_text,
@@ -134,6 +133,7 @@ class Scored:
     ranked: tuple[Hit, ...] = ()  # the router's ranking for bounded widening (Router.last_ranked)
     previous: str = ""  # the previous user message (values for policy.with_slots on a follow-up)
     figurative: bool = False  # its tool words were a figure of speech (Router.last_figurative)
+    gloss: str = ""  # the message wholly glossed from another language (Router.last_gloss), or ""
 
 
 class EmbeddingPolicy(Strategy):
@@ -260,7 +260,7 @@ class EmbeddingPolicy(Strategy):
                       failed=failed, features=self.router_.last_features, intents=self.router_.last_intents,
                       last_turn=last_turn_tools(context.history), added=added_tools(context.history),
                       order=self.router_.last_order, ranked=self.router_.last_ranked, previous=previous,
-                      figurative=self.router_.last_figurative)
+                      figurative=self.router_.last_figurative, gloss=self.router_.last_gloss)
 
     def decide_scored(self, scored: Scored, knobs: Knobs | None = None) -> Routed:
         """Apply ``knobs`` (default the fitted ones) to a :class:`Scored` message: hits, decide, build."""
@@ -273,7 +273,7 @@ class EmbeddingPolicy(Strategy):
                                intents=scored.intents, last_turn=scored.last_turn if self.memory else None,
                                points_back=bool(REFERRING_CUE_RE.search(scored.text)),
                                added=scored.added if self.added else None, previous=scored.previous,
-                               top_cosine=RelevanceGate.top_cosine(scored.features), gloss=gloss_foreign(scored.text, whole=True),
+                               top_cosine=RelevanceGate.top_cosine(scored.features), gloss=scored.gloss,
                                figurative=scored.figurative)
         # the table reads the knobs only for whether they are the reference ones (companion_table)
         same_table = knobs is self.knobs_ or (knobs.subset_margin >= 2.0) == (self.knobs_.subset_margin >= 2.0)
