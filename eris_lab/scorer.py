@@ -21,7 +21,7 @@ import numpy as np
 
 from .errors import ErisLabError
 
-__all__ = ["Scorer", "ExactScorer", "Int8Scorer", "SCORERS", "AUTO_INT8_MIN_TOOLS", "make_scorer"]
+__all__ = ["Scorer", "ExactScorer", "Int8Scorer", "SCORERS", "INT8_KERNELS", "AUTO_INT8_MIN_TOOLS", "make_scorer"]
 
 #: Scorer name -> what it does.
 SCORERS: dict[str, str] = {
@@ -36,6 +36,13 @@ SCORERS: dict[str, str] = {
 #: plus quantisation, about 0.2 s per 10,000 tools on a busy 2-core box, outweighs that for a
 #: process that routes a few messages).
 AUTO_INT8_MIN_TOOLS = 20_000
+
+#: Kernels of the int8 product (``Int8Scorer(kernel=...)``); the default is ``vnni`` where the CPU
+#: has AVX-512 VNNI (:data:`eris_lab._int8.HAS_VNNI`), else ``portable``.
+INT8_KERNELS: dict[str, str] = {
+    "vnni": "vpdpbusd, 64 byte products per instruction (AVX-512 VNNI)",
+    "portable": "a loop LLVM vectorises for any CPU (16-bit products, vpmaddwd on x86)",
+}
 
 #: Added to the int8 error bound: float32 rounding of the dequantised scores (cosines in [-1, 1]).
 _ROUNDING_SLACK = 1e-4
@@ -128,11 +135,15 @@ class Int8Scorer:
         Threads of the int8 product (:meth:`_product`); default the encoder's
         (``embed.encoder_threads``: ``$OMP_NUM_THREADS``, else up to two cores). A catalogue below
         ``2 * _MIN_TOOLS_PER_THREAD`` tools is scored on one.
+    kernel : {"vnni", "portable"}, optional
+        The integer product's kernel (:data:`INT8_KERNELS`); default ``vnni`` where the CPU has
+        AVX-512 VNNI, else ``portable``. Both give the same integers.
 
     Raises
     ------
     ErisLabError
-        numba is not installed (``pip install numba``).
+        numba is not installed (``pip install numba``); an unknown ``kernel``, or ``vnni`` on a CPU
+        without AVX-512 VNNI.
 
     Notes
     -----
@@ -160,15 +171,21 @@ class Int8Scorer:
 
     name = "int8"
 
-    def __init__(self, vectors: np.ndarray, *, threads: int | None = None) -> None:
+    def __init__(self, vectors: np.ndarray, *, threads: int | None = None, kernel: str | None = None) -> None:
         try:
-            from ._int8 import int8_dots
+            from . import _int8
         except ImportError as exc:
             raise ErisLabError(f"the int8 scorer needs `pip install numba` ({exc.name} is missing)",
                                where="scorer int8") from None
         from .embed import encoder_threads
 
-        self._dots = int8_dots
+        if kernel not in (None, *INT8_KERNELS):
+            raise ErisLabError(f"expected one of {', '.join(INT8_KERNELS)}, got {kernel!r}", where="scorer int8 kernel")
+        if kernel == "vnni" and not _int8.HAS_VNNI:
+            raise ErisLabError("this CPU has no AVX-512 VNNI (or $NUMBA_CPU_NAME is set): use kernel='portable'",
+                               where="scorer int8 kernel")
+        self.kernel = kernel or ("vnni" if _int8.HAS_VNNI else "portable")
+        self._int8 = _int8
         self.threads = max(1, threads if threads is not None else encoder_threads())
         # threads start on the first split product (ThreadPoolExecutor starts them on demand)
         self._pool = (ThreadPoolExecutor(max_workers=self.threads - 1, thread_name_prefix="eris-int8")
@@ -177,8 +194,12 @@ class Int8Scorer:
         peak = np.abs(self.vectors).max(axis=1)
         scale = np.where(peak > 0, 127.0 / np.maximum(peak, 1e-12), 1.0).astype(np.float32)  # (n,)
         self._weights = np.clip(np.rint(self.vectors * scale[:, None]), -127, 127).astype(np.int8)  # (n, dim)
+        if self.kernel == "vnni":  # zero columns up to whole 64-byte chunks: no product changes
+            pad = -self.vectors.shape[1] % _int8.VNNI_WIDTH
+            self._weights = np.ascontiguousarray(np.pad(self._weights, ((0, 0), (0, pad))))
+        self._weight_sums = self._weights.sum(axis=1, dtype=np.int32) if self.kernel == "vnni" else None  # (n,) its correction
         self._inverse = (1.0 / scale).astype(np.float32)  # (n,) dequantisation factors
-        dequantised = self._weights.astype(np.float32) * self._inverse[:, None]
+        dequantised = self._weights[:, :self.vectors.shape[1]].astype(np.float32) * self._inverse[:, None]
         self._err_rows = np.linalg.norm(self.vectors - dequantised, axis=1).astype(np.float32)  # (n,)
         self._norms = np.linalg.norm(dequantised, axis=1).astype(np.float32)  # (n,)
         self._err_tools = float(self._err_rows.max(initial=0.0))
@@ -198,8 +219,11 @@ class Int8Scorer:
         q_scale = np.where(peak > 0, 127.0 / np.maximum(peak, 1e-12), 1.0).astype(np.float32)  # (m, 1)
         q8 = np.clip(np.rint(queries * q_scale), -127, 127)
         err_query = np.linalg.norm(queries - q8 / q_scale, axis=1).astype(np.float32)
+        q8 = q8.astype(np.int8)
+        if q8.shape[1] < self._weights.shape[1]:  # the VNNI kernel's zero columns
+            q8 = np.pad(q8, ((0, 0), (0, self._weights.shape[1] - q8.shape[1])))
         ints = np.empty((len(queries), len(self._weights)), dtype=np.int32)
-        self._product(q8.astype(np.int8), ints)
+        self._product(q8, ints)
         approx = np.multiply(ints, self._inverse, dtype=np.float32)
         approx /= q_scale
         return approx, err_query
@@ -216,14 +240,20 @@ class Int8Scorer:
         n = len(self._weights)
         shares = min(self.threads, max(1, n // _MIN_TOOLS_PER_THREAD))
         if shares == 1 or self._pool is None:
-            self._dots(self._weights, q8, out)
+            self._dots(0, n, q8, out)
             return
         bounds = np.linspace(0, n, shares + 1).astype(int)
-        pending = [self._pool.submit(self._dots, self._weights[a:b], q8, out[:, a:b])
-                   for a, b in zip(bounds[1:-1], bounds[2:])]
-        self._dots(self._weights[:bounds[1]], q8, out[:, :bounds[1]])
+        pending = [self._pool.submit(self._dots, a, b, q8, out[:, a:b]) for a, b in zip(bounds[1:-1], bounds[2:])]
+        self._dots(0, bounds[1], q8, out[:, :bounds[1]])
         for job in pending:
             job.result()
+
+    def _dots(self, start: int, stop: int, q8: np.ndarray, out: np.ndarray) -> None:
+        """``out = q8 @ weights[start:stop].T`` in int32 with :attr:`kernel` (:mod:`eris_lab._int8`)."""
+        if self.kernel == "vnni":
+            self._int8.vnni_dots(self._weights[start:stop], self._weight_sums[start:stop], q8, out)
+        else:
+            self._int8.int8_dots(self._weights[start:stop], q8, out)
 
     def raw(self, queries: np.ndarray, *, k: int, floor: float) -> np.ndarray:
         """``(m, n_tools) float32``: exact where it can matter (class docstring), approximate below."""

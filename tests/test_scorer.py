@@ -70,14 +70,67 @@ def test_int8_product_split_between_threads_scores_as_on_one(kind):
     one, two = Int8Scorer(tools, threads=1), Int8Scorer(tools, threads=2)
     calls = []
     kernel = two._dots
-    two._dots = lambda w, q, out: (calls.append(len(w)), kernel(w, q, out))
+    two._dots = lambda start, stop, q, out: (calls.append(stop - start), kernel(start, stop, q, out))
     np.testing.assert_array_equal(two.raw(queries, k=64, floor=0.5), one.raw(queries, k=64, floor=0.5))
     assert sorted(calls) == [25_000, 25_000]
     calls.clear()
     small = Int8Scorer(tools[:30_000], threads=2)
-    small._dots = lambda w, q, out: (calls.append(len(w)), kernel(w, q, out))
+    small._dots = lambda start, stop, q, out: (calls.append(stop - start), kernel(start, stop, q, out))
     small.raw(queries, k=8, floor=0.5)
     assert calls == [30_000]  # below two shares' worth of tools: one thread
+
+
+def _vnni_or_skip():
+    from eris_lab import _int8
+
+    if not _int8.HAS_VNNI:
+        pytest.skip("this CPU has no AVX-512 VNNI: only the portable kernel runs here")
+    return _int8
+
+
+@pytest.mark.parametrize("dim", [64, 384, 100, 1])
+def test_vnni_kernel_gives_the_portable_kernels_integers(dim):
+    """Every int8 value, the extremes included (q = -127 shifts to 1, q = 127 to 255), any width:
+    a width that is not a multiple of 64 is padded with zero columns, as the scorer pads."""
+    _int8 = _vnni_or_skip()
+    rng = np.random.default_rng(dim)
+    tools = rng.integers(-127, 128, (300, dim)).astype(np.int8)
+    tools[0], tools[1] = 127, -127
+    queries = rng.integers(-127, 128, (3, dim)).astype(np.int8)
+    queries[0], queries[1] = -127, 127
+    expected = np.empty((3, 300), dtype=np.int32)
+    _int8.int8_dots(tools, queries, expected)
+    np.testing.assert_array_equal(expected, queries.astype(np.int64) @ tools.T.astype(np.int64))
+    pad = -dim % _int8.VNNI_WIDTH
+    wide, wide_queries = np.pad(tools, ((0, 0), (0, pad))), np.pad(queries, ((0, 0), (0, pad)))
+    got = np.empty_like(expected)
+    _int8.vnni_dots(wide, wide.sum(axis=1, dtype=np.int32), wide_queries, got)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dim", [384, 100])
+def test_int8_scorer_scores_alike_on_either_kernel(dim):
+    _vnni_or_skip()
+    rng = np.random.default_rng(dim)
+    tools, queries = _unit(rng.standard_normal((3_000, dim))), _unit(rng.standard_normal((2, dim)))
+    vnni, portable = Int8Scorer(tools, kernel="vnni"), Int8Scorer(tools, kernel="portable")
+    assert (vnni.kernel, portable.kernel) == ("vnni", "portable")
+    np.testing.assert_array_equal(vnni.raw(queries, k=8, floor=0.3), portable.raw(queries, k=8, floor=0.3))
+    assert vnni.last_rescored == portable.last_rescored
+
+
+def test_int8_kernel_names_are_checked():
+    from eris_lab import _int8
+
+    tools = _unit(np.ones((3, 4)))
+    with pytest.raises(ErisLabError, match="^scorer int8 kernel: expected one of vnni, portable, got 'avx'$"):
+        Int8Scorer(tools, kernel="avx")
+    if _int8.HAS_VNNI:
+        assert Int8Scorer(tools).kernel == "vnni"
+    else:
+        assert Int8Scorer(tools).kernel == "portable"
+        with pytest.raises(ErisLabError, match="no AVX-512 VNNI"):
+            Int8Scorer(tools, kernel="vnni")
 
 
 def test_int8_approximation_error_stays_within_its_bound():
