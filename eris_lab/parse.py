@@ -1180,6 +1180,8 @@ def _fmt_tool_call_tag(text: str) -> _Found | None:
                 c, r = got[0], got[2]
                 at = end + len(segment) - len(segment.lstrip())
                 c_spans = [(at, at + got[1])]
+                if re.fullmatch(r",\s*(?:" + _NAME + r")?\s*", segment.strip()[got[1]:]):
+                    c = [*c, _Cand(None, None, cut=True)]  # '[f(a=1), ge': its next call, cut before its '('
         if not c:
             c = _arg_key_call(segment, closing is not None)
         span = (start, closing.end() if closing else seg_end)
@@ -1810,11 +1812,26 @@ _PY_CALL_LINE_RE = re.compile(r"(?m)^[ \t]*`?(" + _NAME + r")[ \t]*(?=\()")
 _PY_LIST_LINE_RE = re.compile(r"(?m)^[ \t]*\[[ \t]*" + _NAME + r"[ \t]*\(")
 
 
+def _list_left_open(listed: str) -> bool:
+    """Whether ``listed``, which opens a list of Python-style calls, ends without closing it: inside
+    a call (``[f(a=1), g(b="Os``), after a whole call (``[f(a=1), g(b=2)``), after a comma, or
+    inside the next name (``[f(a=1), ge``); a helper's variants of parse-39."""
+    if _cut_off_tail(listed[1:]) is not None:
+        return True
+    return bool(_PY_LIST_LINE_RE.match(listed)) and not listed.rstrip().endswith("]")
+
+
 def _cut_call_list(listed: str) -> tuple[list[_Cand], int, list[str]] | None:
     """A list of Python-style calls the token limit cut (``[f(a=1), f(a=1), f(a=1``): the whole calls
     before the cut one, and where they end. A cut copy of the call before it (a model repeating its
     call up to the limit, parse-39's kind) goes with them, reported; another call stays after ``end``,
-    where :func:`calls` reports it cut."""
+    where :func:`calls` reports it cut (so does a cut item that has no parenthesis yet, ``[f(a=1),
+    g`` or ``[f(a=1),``: :func:`_cut_tail_start`). A list whose calls are all whole and whose
+    ``]`` never came (``[f(a=1), g(b=2)``) is read whole, reported."""
+    if not listed.rstrip().endswith(("]", ",")):
+        whole = _python_calls(listed.rstrip() + "]")
+        if whole:
+            return whole, len(listed), ["read a list of calls whose closing ']' the output never wrote"]
     commas = [i for i, ch in enumerate(listed) if ch == ","][::-1][:16]
     for n, k in enumerate(commas):
         whole = _python_calls(listed[:k] + "]")
@@ -1841,7 +1858,7 @@ def _fmt_python_call(text: str) -> _Found | None:
         if listed:  # the reply is nothing but calls: a name not offered is an error, not prose
             start = text.index("[")
             return _once_back_to_back(listed, [(start, start + len(stripped))] * len(listed), [])
-    if stripped.startswith("[") and len(stripped) <= 20_000 and _cut_off_tail(stripped[1:]) is not None:
+    if stripped.startswith("[") and len(stripped) <= 20_000 and _list_left_open(stripped):
         got = _cut_call_list(stripped)
         if got:  # '[f(a=1), f(a=1), f(a=1': the token limit cut the list
             listed, end, repairs = got
@@ -1868,7 +1885,7 @@ def _fmt_python_call(text: str) -> _Found | None:
         line = text[m.start():line_end].strip()
         listed = _python_calls(line) if line.endswith("]") and len(line) <= 20_000 else None
         end = line_end
-        if not listed and not text[line_end:].strip() and len(line) <= 20_000 and _cut_off_tail(line[1:]) is not None:
+        if not listed and not text[line_end:].strip() and len(line) <= 20_000 and _list_left_open(line):
             got = _cut_call_list(line)  # the last line, a list the token limit cut
             if got:
                 listed, repairs = got[0], [*repairs, *got[2]]
@@ -3137,6 +3154,8 @@ def _cut_tail_start(text: str, cands: Sequence[_Cand], spans: Sequence[tuple[int
                 twice = _periodic(one) or any(e.endswith(one) for e in earlier)
                 if twice or 0 <= name_at - k < len(frag):
                     return at, True
+        if left and whole.startswith("[") and re.fullmatch(r",(?:" + _NAME + r")?", frag):
+            return at, False  # '[f(a=1), ge' or '[f(a=1),': the list's next call, cut before its '('
         if not left or name_at <= 0 or len(text) - at > 2000 or _has_cands(text[at:]):
             continue  # a whole call after the others is read by calls() (variant-mu-08), not cut
         for k in range(max(0, name_at - 200), name_at):

@@ -250,6 +250,10 @@ def test_max_calls_and_string_bounds_are_knobs(judge):
     assert not judge.accepts(g.text, reply("call", [call], message="123456"))
     g0 = compile(offer_of("agenda:list"), demo_catalog(), max_calls=0)
     assert not judge.accepts(g0.text, reply("call", [call]))
+    # an offer no call can reach is said, not silent (`grammar --max-calls 0`, a helper's variant)
+    assert g0.warnings == (("max_calls", "0 calls per reply: 1 offered tool cannot be called, "
+                                         "the grammar allows an answer only"),)
+    assert g.warnings == () and compile(offer_of(), demo_catalog(), max_calls=0).warnings == ()
 
 
 def test_whole_demo_roster_compiles_and_parses(judge):

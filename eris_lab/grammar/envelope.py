@@ -213,7 +213,11 @@ def compile(offer: "Offer", catalog: "Catalog", *, max_calls: int | None = None,
         from .oracle import check_parses
 
         check_parses(text)
-    return Grammar(text=text, names=names, warnings=compiler.warnings, not_enforced=compiler.not_enforced)
+    warnings = compiler.warnings
+    if names and not max_calls:  # a grammar that can call nothing beside an offer: say so, once
+        warnings += (("max_calls", f"0 calls per reply: {len(names)} offered tool{'s' * (len(names) > 1)} "
+                                   "cannot be called, the grammar allows an answer only"),)
+    return Grammar(text=text, names=names, warnings=warnings, not_enforced=compiler.not_enforced)
 
 
 def _reference(compiler: Compiler, knobs: Knobs, message: str, calls_list: str | None) -> str:
