@@ -12,15 +12,16 @@ there is more than one row); usearch's exact int8 search took 14 ms (one kernel 
 Measured on 2 cores, one thread each, 100,000 random unit vectors (the kernel alone; the scorer's
 rows in docs/results/route-fast-2026-11-30.json).
 
-Where the CPU has AVX-512 VNNI (Intel since Cascade Lake and Ice Lake, AMD since Zen 4),
-:func:`vnni_dots` computes the same integers with ``vpdpbusd``, which multiplies 64 byte pairs and
-adds them four at a time into sixteen int32 lanes in one instruction. LLVM does not find that
+Where the CPU has VNNI, :func:`vnni_dots` computes the same integers with ``vpdpbusd``, which
+multiplies 64 byte pairs (32 on AVX-VNNI) and adds them four at a time into int32 lanes in one
+instruction: AVX-512 VNNI (Intel server CPUs since Cascade Lake, AMD since Zen 4), or AVX-VNNI
+(Intel desktop CPUs since Alder Lake, which have no AVX-512). LLVM does not find that
 instruction for :func:`int8_dots`'s loop (it widens to 16 bits and uses ``vpmaddwd``), so
-:func:`_row_dot` writes it as an LLVM intrinsic. ``vpdpbusd`` multiplies unsigned by signed
+:func:`_vnni_row_dot` writes it as an LLVM intrinsic. ``vpdpbusd`` multiplies unsigned by signed
 bytes: the query is shifted to ``q + 128`` (1..255), and ``128 * sum(tool row)`` is subtracted
 again, so the result is exact. On the 2-core box (AVX-512 VNNI, one thread, 100,000 tools of 384
-dimensions): one query row 2.01 -> 1.30 ms, three rows 6.28 -> 1.51 ms (:data:`HAS_VNNI` says
-whether this host takes that path).
+dimensions): one query row 2.01 -> 1.30 ms, three rows 6.28 -> 1.51 ms (:data:`VNNI_BITS` says
+which path this host takes; :func:`vnni_works` checks it once against the portable loop).
 """
 
 from __future__ import annotations
@@ -33,17 +34,26 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["int8_dots", "vnni_dots", "HAS_VNNI", "VNNI_WIDTH"]
+__all__ = ["int8_dots", "vnni_dots", "vnni_works", "HAS_VNNI", "VNNI_BITS", "VNNI_WIDTH"]
 
-#: Bytes one ``vpdpbusd`` reads from each operand; :func:`vnni_dots` needs rows of a multiple of it.
+#: :func:`vnni_dots` needs rows of a multiple of this many bytes (the scorer pads with zeros): one
+#: 512-bit ``vpdpbusd`` reads 64 bytes of each operand, a 256-bit one 32.
 VNNI_WIDTH = 64
 
-#: Whether :func:`vnni_dots` can run here: the host has AVX-512 VNNI and numba compiles for the
-#: host (``$NUMBA_CPU_NAME`` unset; a portable cache built for another CPU must not meet the
-#: instruction).
-HAS_VNNI = bool(_llvm.get_host_cpu_features().get("avx512vnni", False)) and numba.config.CPU_NAME is None
 
-_I32X16 = ir.VectorType(ir.IntType(32), 16)
+def _vnni_bits() -> int:
+    """512 (AVX-512 VNNI), 256 (AVX-VNNI) or 0: the widest ``vpdpbusd`` this host runs, and 0 when
+    numba compiles for another CPU (``$NUMBA_CPU_NAME``: a cache built for it must not meet the
+    instruction)."""
+    if numba.config.CPU_NAME is not None:
+        return 0
+    features = _llvm.get_host_cpu_features()
+    return 512 if features.get("avx512vnni", False) else 256 if features.get("avxvnni", False) else 0
+
+
+#: Width of :func:`vnni_dots`'s ``vpdpbusd`` on this host in bits; 0: the portable loop only.
+VNNI_BITS = _vnni_bits()
+HAS_VNNI = VNNI_BITS > 0
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -73,16 +83,20 @@ def int8_dots(tools: np.ndarray, queries: np.ndarray, out: np.ndarray) -> None: 
             out[r, i] = acc
 
 
-@intrinsic
-def _row_dot(typingctx, tools, row, query):  # pragma: no cover - compiled
-    """``int32(query . tools[row])`` with ``vpdpbusd``: ``tools`` ``(n, dim) int8`` C-contiguous,
-    ``query`` ``(dim,) uint8`` contiguous, ``dim`` a multiple of :data:`VNNI_WIDTH` (the caller pads)."""
-    if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == d
-               for a, d in ((tools, 2), (query, 1))):
-        return None  # the loads below read bytes in a row one after another
-    signature = types.int32(tools, row, query)
+def _vnni_row_dot(lanes: int):
+    """An intrinsic ``int32(query . tools[row])`` through ``vpdpbusd`` on ``lanes`` int32 lanes
+    (16: AVX-512 VNNI, 8: AVX-VNNI): ``tools`` ``(n, dim) int8`` and ``query`` ``(dim,) uint8``,
+    both C-contiguous, ``dim`` a multiple of :data:`VNNI_WIDTH` (the caller pads)."""
+    vector = ir.VectorType(ir.IntType(32), lanes)
+    chunk = 4 * lanes  # bytes per instruction
 
-    def codegen(context, builder, sig, args):
+    def typer(typingctx, tools, row, query):  # pragma: no cover - compiled
+        if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == d
+                   for a, d in ((tools, 2), (query, 1))):
+            return None  # the loads below read bytes in a row one after another
+        return types.int32(tools, row, query), codegen
+
+    def codegen(context, builder, sig, args):  # pragma: no cover - compiled
         tools_value, row_value, query_value = args
         tools_array = context.make_array(sig.args[0])(context, builder, tools_value)
         query_array = context.make_array(sig.args[2])(context, builder, query_value)
@@ -93,23 +107,60 @@ def _row_dot(typingctx, tools, row, query):  # pragma: no cover - compiled
         query_bytes = builder.bitcast(query_array.data, byte_pointer)
         module = builder.module
         dpbusd = cgutils.get_or_insert_function(
-            module, ir.FunctionType(_I32X16, [_I32X16, _I32X16, _I32X16]), "llvm.x86.avx512.vpdpbusd.512")
+            module, ir.FunctionType(vector, [vector] * 3), f"llvm.x86.avx512.vpdpbusd.{32 * lanes}")
         total = cgutils.get_or_insert_function(
-            module, ir.FunctionType(ir.IntType(32), [_I32X16]), "llvm.vector.reduce.add.v16i32")
-        lanes = cgutils.alloca_once_value(builder, ir.Constant(_I32X16, None))  # sixteen int32 sums
-        zero, step = ir.Constant(dim.type, 0), ir.Constant(dim.type, VNNI_WIDTH)
+            module, ir.FunctionType(ir.IntType(32), [vector]), f"llvm.vector.reduce.add.v{lanes}i32")
+        sums = cgutils.alloca_once_value(builder, ir.Constant(vector, None))  # the int32 lanes
+        zero, step = ir.Constant(dim.type, 0), ir.Constant(dim.type, chunk)
         with cgutils.for_range_slice(builder, zero, dim, step) as (j, _):
-            tool_chunk = builder.load(builder.bitcast(builder.gep(tool_bytes, [j]), _I32X16.as_pointer()), align=1)
-            query_chunk = builder.load(builder.bitcast(builder.gep(query_bytes, [j]), _I32X16.as_pointer()), align=1)
-            builder.store(builder.call(dpbusd, [builder.load(lanes), query_chunk, tool_chunk]), lanes)
-        return builder.call(total, [builder.load(lanes)])
+            tool_chunk = builder.load(builder.bitcast(builder.gep(tool_bytes, [j]), vector.as_pointer()), align=1)
+            query_chunk = builder.load(builder.bitcast(builder.gep(query_bytes, [j]), vector.as_pointer()), align=1)
+            builder.store(builder.call(dpbusd, [builder.load(sums), query_chunk, tool_chunk]), sums)
+        return builder.call(total, [builder.load(sums)])
 
-    return signature, codegen
+    typer.__name__ = f"_row_dot_{32 * lanes}"
+    return intrinsic(typer)
+
+
+_row_dot_512 = _vnni_row_dot(16)
+_row_dot_256 = _vnni_row_dot(8)
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def vnni_dots(tools: np.ndarray, tool_sums: np.ndarray, queries: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
-    """The integers of :func:`int8_dots` through AVX-512 VNNI; call only where :data:`HAS_VNNI`.
+def _shifted(queries: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``queries + 128`` as uint8, ``(m, dim)``: the unsigned operand of ``vpdpbusd``."""
+    m, dim = queries.shape
+    shifted = np.empty((m, dim), dtype=np.uint8)
+    for r in range(m):
+        for j in range(dim):
+            shifted[r, j] = np.uint8(np.int16(queries[r, j]) + 128)
+    return shifted
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _vnni512_dots(tools, tool_sums, queries, out):  # pragma: no cover - compiled
+    shifted = _shifted(queries)
+    for i in range(tools.shape[0]):
+        correction = np.int32(128) * tool_sums[i]
+        for r in range(shifted.shape[0]):
+            out[r, i] = _row_dot_512(tools, i, shifted[r]) - correction
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _vnni256_dots(tools, tool_sums, queries, out):  # pragma: no cover - compiled
+    shifted = _shifted(queries)
+    for i in range(tools.shape[0]):
+        correction = np.int32(128) * tool_sums[i]
+        for r in range(shifted.shape[0]):
+            out[r, i] = _row_dot_256(tools, i, shifted[r]) - correction
+
+
+_VNNI_KERNELS = {512: _vnni512_dots, 256: _vnni256_dots}
+
+
+def vnni_dots(tools: np.ndarray, tool_sums: np.ndarray, queries: np.ndarray, out: np.ndarray, *,
+              bits: int | None = None) -> None:
+    """The integers of :func:`int8_dots` through ``vpdpbusd``; call only where :data:`HAS_VNNI`.
 
     Parameters
     ----------
@@ -117,17 +168,39 @@ def vnni_dots(tools: np.ndarray, tool_sums: np.ndarray, queries: np.ndarray, out
     tool_sums : ndarray, ``(n_tools,) int32``, each tool row's sum
     queries : ndarray, ``(m, dim) int8``, values in [-127, 127]
     out : ndarray, ``(m, n_tools) int32``, written in place: ``queries[r] . tools[i]``
+    bits : {512, 256}, optional
+        The instruction's width; default :data:`VNNI_BITS` (a test runs both where the host has both).
 
     Notes
     -----
     ``(q + 128) . t - 128 * sum(t) = q . t`` exactly: every partial sum stays far inside int32.
+    The kernel releases the GIL (the scorer splits tool rows between threads).
     """
-    m, dim = queries.shape
-    shifted = np.empty((m, dim), dtype=np.uint8)
-    for r in range(m):
-        for j in range(dim):
-            shifted[r, j] = np.uint8(np.int16(queries[r, j]) + 128)
-    for i in range(tools.shape[0]):
-        correction = np.int32(128) * tool_sums[i]
-        for r in range(m):
-            out[r, i] = _row_dot(tools, i, shifted[r]) - correction
+    _VNNI_KERNELS[bits or VNNI_BITS](tools, tool_sums, queries, out)
+
+
+_VNNI_CHECKED: dict[int, bool] = {}
+
+
+def vnni_works(bits: int | None = None) -> bool:
+    """Whether :func:`vnni_dots` compiles here and gives :func:`int8_dots`'s integers on a small
+    sample with every int8 extreme; checked once per process. False where :data:`HAS_VNNI` is
+    false, or where LLVM could not select the instruction (the scorer then runs the portable loop)."""
+    bits = bits or VNNI_BITS
+    if bits not in _VNNI_CHECKED:
+        ok = False
+        if bits in _VNNI_KERNELS:
+            rng = np.random.default_rng(0)
+            tools = rng.integers(-127, 128, (5, VNNI_WIDTH)).astype(np.int8)
+            tools[0], tools[1] = 127, -127
+            queries = np.vstack([np.full(VNNI_WIDTH, -127), np.full(VNNI_WIDTH, 127),
+                                 rng.integers(-127, 128, VNNI_WIDTH)]).astype(np.int8)
+            expected, got = np.empty((3, 5), np.int32), np.empty((3, 5), np.int32)
+            int8_dots(tools, queries, expected)
+            try:
+                vnni_dots(tools, tools.sum(axis=1, dtype=np.int32), queries, got, bits=bits)
+                ok = bool(np.array_equal(expected, got))
+            except Exception:  # noqa: BLE001 - LLVM could not select vpdpbusd here: the portable loop stays
+                ok = False
+        _VNNI_CHECKED[bits] = ok
+    return _VNNI_CHECKED[bits]

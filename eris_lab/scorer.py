@@ -38,9 +38,9 @@ SCORERS: dict[str, str] = {
 AUTO_INT8_MIN_TOOLS = 20_000
 
 #: Kernels of the int8 product (``Int8Scorer(kernel=...)``); the default is ``vnni`` where the CPU
-#: has AVX-512 VNNI (:data:`eris_lab._int8.HAS_VNNI`), else ``portable``.
+#: has VNNI and the kernel passes its check (:func:`eris_lab._int8.vnni_works`), else ``portable``.
 INT8_KERNELS: dict[str, str] = {
-    "vnni": "vpdpbusd, 64 byte products per instruction (AVX-512 VNNI)",
+    "vnni": "vpdpbusd, 64 byte products per instruction (AVX-512 VNNI), 32 (AVX-VNNI)",
     "portable": "a loop LLVM vectorises for any CPU (16-bit products, vpmaddwd on x86)",
 }
 
@@ -137,13 +137,13 @@ class Int8Scorer:
         ``2 * _MIN_TOOLS_PER_THREAD`` tools is scored on one.
     kernel : {"vnni", "portable"}, optional
         The integer product's kernel (:data:`INT8_KERNELS`); default ``vnni`` where the CPU has
-        AVX-512 VNNI, else ``portable``. Both give the same integers.
+        AVX-512 VNNI or AVX-VNNI, else ``portable``. Both give the same integers.
 
     Raises
     ------
     ErisLabError
         numba is not installed (``pip install numba``); an unknown ``kernel``, or ``vnni`` on a CPU
-        without AVX-512 VNNI.
+        without VNNI.
 
     Notes
     -----
@@ -181,10 +181,10 @@ class Int8Scorer:
 
         if kernel not in (None, *INT8_KERNELS):
             raise ErisLabError(f"expected one of {', '.join(INT8_KERNELS)}, got {kernel!r}", where="scorer int8 kernel")
-        if kernel == "vnni" and not _int8.HAS_VNNI:
-            raise ErisLabError("this CPU has no AVX-512 VNNI (or $NUMBA_CPU_NAME is set): use kernel='portable'",
-                               where="scorer int8 kernel")
-        self.kernel = kernel or ("vnni" if _int8.HAS_VNNI else "portable")
+        if kernel == "vnni" and not _int8.vnni_works():
+            raise ErisLabError("this CPU has no VNNI (or $NUMBA_CPU_NAME is set, or LLVM could not select "
+                               "vpdpbusd): use kernel='portable'", where="scorer int8 kernel")
+        self.kernel = kernel or ("vnni" if _int8.vnni_works() else "portable")
         self._int8 = _int8
         self.threads = max(1, threads if threads is not None else encoder_threads())
         # threads start on the first split product (ThreadPoolExecutor starts them on demand)

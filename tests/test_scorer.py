@@ -80,19 +80,22 @@ def test_int8_product_split_between_threads_scores_as_on_one(kind):
     assert calls == [30_000]  # below two shares' worth of tools: one thread
 
 
-def _vnni_or_skip():
+def _vnni_or_skip(bits=None):
     from eris_lab import _int8
 
-    if not _int8.HAS_VNNI:
-        pytest.skip("this CPU has no AVX-512 VNNI: only the portable kernel runs here")
+    if not _int8.HAS_VNNI or (bits == 512 and _int8.VNNI_BITS < 512):
+        pytest.skip(f"this CPU has no {'AVX-512 ' if bits == 512 else ''}VNNI: only the portable kernel runs here")
     return _int8
 
 
+@pytest.mark.parametrize("bits", [512, 256])
 @pytest.mark.parametrize("dim", [64, 384, 100, 1])
-def test_vnni_kernel_gives_the_portable_kernels_integers(dim):
+def test_vnni_kernel_gives_the_portable_kernels_integers(dim, bits):
     """Every int8 value, the extremes included (q = -127 shifts to 1, q = 127 to 255), any width:
-    a width that is not a multiple of 64 is padded with zero columns, as the scorer pads."""
-    _int8 = _vnni_or_skip()
+    a width that is not a multiple of 64 is padded with zero columns, as the scorer pads. Both
+    instruction widths where the host has AVX-512 VNNI (it runs AVX-VNNI's 256-bit form too)."""
+    _int8 = _vnni_or_skip(bits)
+    assert _int8.vnni_works(bits)
     rng = np.random.default_rng(dim)
     tools = rng.integers(-127, 128, (300, dim)).astype(np.int8)
     tools[0], tools[1] = 127, -127
@@ -104,7 +107,7 @@ def test_vnni_kernel_gives_the_portable_kernels_integers(dim):
     pad = -dim % _int8.VNNI_WIDTH
     wide, wide_queries = np.pad(tools, ((0, 0), (0, pad))), np.pad(queries, ((0, 0), (0, pad)))
     got = np.empty_like(expected)
-    _int8.vnni_dots(wide, wide.sum(axis=1, dtype=np.int32), wide_queries, got)
+    _int8.vnni_dots(wide, wide.sum(axis=1, dtype=np.int32), wide_queries, got, bits=bits)
     np.testing.assert_array_equal(got, expected)
 
 
@@ -125,12 +128,22 @@ def test_int8_kernel_names_are_checked():
     tools = _unit(np.ones((3, 4)))
     with pytest.raises(ErisLabError, match="^scorer int8 kernel: expected one of vnni, portable, got 'avx'$"):
         Int8Scorer(tools, kernel="avx")
-    if _int8.HAS_VNNI:
+    if _int8.vnni_works():
         assert Int8Scorer(tools).kernel == "vnni"
     else:
         assert Int8Scorer(tools).kernel == "portable"
-        with pytest.raises(ErisLabError, match="no AVX-512 VNNI"):
+        with pytest.raises(ErisLabError, match="no VNNI"):
             Int8Scorer(tools, kernel="vnni")
+
+
+def test_a_vnni_kernel_that_fails_its_check_leaves_the_portable_loop(monkeypatch):
+    """Where LLVM cannot select vpdpbusd (or it gave other integers) the scorer keeps the portable loop."""
+    from eris_lab import _int8
+
+    monkeypatch.setattr(_int8, "_VNNI_CHECKED", {})
+    monkeypatch.setitem(_int8._VNNI_KERNELS, _int8.VNNI_BITS or 512, lambda *a: (_ for _ in ()).throw(RuntimeError("no")))
+    assert not _int8.vnni_works()
+    assert Int8Scorer(_unit(np.ones((3, 4)))).kernel == "portable"
 
 
 def test_int8_approximation_error_stays_within_its_bound():
