@@ -173,6 +173,45 @@ def find_urls(text: str) -> tuple[str, ...]:
     return tuple(m.group(0).rstrip(".,;:!?)]}") for m in _URL_RE.finditer(text))
 
 
+#: A file path that names a file, not a topic: from the root, home or here (``/etc/hosts``,
+#: ``./config/local.yaml``), or folders with a file name (``data/users.json``) or two folders deep;
+#: one segment holds a letter ("12/05/2026" and "24/7" are no paths, "and/or" and "km/h" neither).
+_FILE_PATH_RE = re.compile(
+    r"(?<![\w:/.])(?:(?:\.{1,2}/|~/|/)[\w.\-]*[A-Za-z][\w.\-]*(?:/[\w.\-]+)*"
+    r"|[\w.\-]+(?:/[\w.\-]+)+\.[A-Za-z]\w{0,4}|[\w.\-]*[A-Za-z][\w.\-]*(?:/[\w.\-]+){2,})(?=[\s,;!?)]|\.?$)")
+
+
+def addresses_apart(text: str) -> tuple[str, str]:
+    """``text`` with each URL cut to its host and each file path read as "a file", and the cut-off
+    address text; ``("", "")`` when there is neither.
+
+    What an address spells is no request: the folders and file names of
+    "download https://raw.githubusercontent.com/acme/cfg/main/config.yaml and save it to
+    ./config/local.yaml" pulled a level tool (0.52) above the file writer (0.51) into the offer
+    (a helper's variant f10-r43 of case route-26). The router holds what the address text alone
+    pulls to what the request gives (:func:`router.without_pull`, as for a quoted payload), so the
+    host ("youtube.com", "hooks.slack.com") still names its service.
+    """
+    spelled: list[str] = []
+
+    def host_only(match: re.Match[str]) -> str:
+        url = match.group(0).rstrip(".,;:!?)]}")
+        head = re.match(r"(?i)(?:[a-z][a-z0-9+.\-]*://)?[^/?#\s]+", url)
+        if head is None or head.end() >= len(url):
+            return match.group(0)
+        spelled.append(url[head.end():])
+        return head.group(0) + match.group(0)[len(url):]
+
+    def a_file(match: re.Match[str]) -> str:
+        spelled.append(match.group(0))
+        return "a file"
+
+    request = _URL_RE.sub(host_only, text)
+    request = _FILE_PATH_RE.sub(a_file, request)
+    spelled = [s for s in spelled if re.search(r"[A-Za-z]{2}", s)]
+    return (request, " ".join(spelled)) if spelled else ("", "")
+
+
 def page_phrase(text: str) -> str:
     """The page phrase in ``text`` ("open the page", "öffne die Seite"), or ``""``."""
     match = _PAGE_PHRASE_RE.search(text)
@@ -1090,10 +1129,15 @@ def mostly_german(text: str) -> bool:
     """German function words (:data:`~eris_lab.lexicon.GERMAN_CUES`) outnumber English ones
     (:data:`~eris_lab.lexicon.ENGLISH_CUES`), or the text has a German letter: the reading the
     router's German gloss and the slot check's name test share ("Des Moines" and "von der Leyen"
-    sit in English sentences)."""
+    sit in English sentences). A word that is a function word of another language too (French
+    "du") counts for neither, and more such words than German ones make the text not German: "Crée
+    un événement demain à 14h avec Julie pour parler du budget" read German, so it was never glossed
+    and the relevance gate refused it (a helper's variant f10-r11 of route-08, 2026-12-06)."""
     words = [w.lower() for w in _WORD_RE.findall(text)]
-    return (sum(w in GERMAN_CUES for w in words) > sum(w in ENGLISH_CUES for w in words)
-            or any(c in "äöüß" for c in text.lower()))
+    german = sum(w in GERMAN_CUES and w not in FOREIGN_CUES for w in words)
+    if sum(w in FOREIGN_CUES for w in words) > german:
+        return False
+    return german > sum(w in ENGLISH_CUES for w in words) or any(c in "äöüß" for c in text.lower())
 
 
 def lexical_terms(text: str, stopwords: Iterable[str] = ()) -> list[str]:
@@ -1129,11 +1173,13 @@ _DOWNLOAD_TO_FILE_RE = re.compile(
     r"((?:\.{1,2}/|~/|/)?[\w.\-]+(?:[/\\][\w.\-]+)+|[\w\-]+\.[A-Za-z]\w{0,4})(?=[\s,;!?]|\.?$)")
 
 
-#: "save it to assets/logo.svg": said as a file ("to the file assets/logo.svg"), the clause names the
-#: write tool ("pull down URL and save it to assets/logo.svg" offered the download alone; a helper's
-#: variant of case route-26, 2026-12-05).
+#: "save it to assets/logo.svg": said as a file ("to a file"), the clause names the write tool ("pull
+#: down URL and save it to assets/logo.svg" offered the download alone; a helper's variant of case
+#: route-26, 2026-12-05). Any verb that puts data into a file: "append the result to
+#: data/users.json" offered the download alone (a helper's variant f10-r44, 2026-12-06).
 _SAVE_TO_PATH_RE = re.compile(
-    r"(?i)\b((?:save|store|write|put|dump|speichere)\s+(?:it|this|that|them|the\s+\w+|es|das)?)\s*"
+    r"(?i)\b((?:save|store|write|put|dump|append|add|export|output|log|persist|stash|record|speichere)"
+    r"\s+(?:it|this|that|them|everything|the\s+\w+(?:\s+\w+)?|es|das)?)\s*"
     r"(?:to|as|into|in|under|unter|als|nach)\s+(?!the\s+file\b)"
     r"((?:\.{1,2}/|~/|/)?[\w.\-]+(?:[/\\][\w.\-]+)+|[\w\-]+\.[A-Za-z]\w{0,4})(?=[\s,;!?]|\.?$)")
 
@@ -1313,7 +1359,7 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     """The requests a message joins ("grab X and store it as Y" -> both halves); ``()`` for one.
 
     Split at ``;``, ``and``/``then``/``und``/``dann`` and commas, and between a URL and the file it
-    should be saved to ("pull down URL into a/b.png": a download, then "save it to the file a/b.png");
+    should be saved to ("pull down URL into a/b.png": a download, then "save it to a file");
     parts of fewer than two words
     join their neighbour ("salt and pepper" stays whole), and a question that points back
     ("..., what's it doing tomorrow?") is prefixed with the part before it. The router scores each part too and keeps each tool's best
@@ -1321,8 +1367,11 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     most ``max_clauses`` parts, the last holding whatever is left.
     """
     held, spans = _protect_quotes(text)  # a quoted message body is one piece
-    held = _DOWNLOAD_TO_FILE_RE.sub(r"\1 and save it to the file \2", held)
-    held = _SAVE_TO_PATH_RE.sub(r"\1 to the file \2", held)  # "... and save it to assets/logo.svg"
+    # the path itself is left out: its folder and extension words pull unrelated tools ("save it to
+    # ./config/local.yaml" scored run_shell 0.67 and a level tool 0.53 beside write_file 0.51; "save
+    # it to a file": write_file 0.98 first, a helper's variant f10-r43 of route-26)
+    held = _DOWNLOAD_TO_FILE_RE.sub(r"\1 and save it to a file", held)
+    held = _SAVE_TO_PATH_RE.sub(r"\1 to a file", held)  # "... and save it to assets/logo.svg"
     parts = [_restore_quotes(p, spans) for p in _CLAUSE_SPLIT_RE.split(held) if p and p.strip()]
     # a greeting or small talk is no request ("hi there, set an alarm for 6" is one)
     parts = [p for p in parts if not (is_greeting(p) or _greeting_only(p) or is_small_talk(p))]
@@ -1387,10 +1436,16 @@ def sentence_parts(text: str, max_parts: int = MAX_SENTENCE_PARTS) -> tuple[str,
 # ("am Freitag" is no "a m(inute)")
 _DURATION_RE = re.compile(
     r"(?i)\b(?:\d+(?:[.,]\d+)?\s*-?\s*|(?:an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|"
-    r"fifty|sixty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|ein(?:e|en)?|zwei|drei|fünf|zehn|halbe)"
+    r"fifty|sixty|ninety|half\s+an?|a\s+quarter\s+of\s+an?|ein(?:e|en)?|zwei|drei|fünf|zehn|halbe"
+    # a few number words of the other glossed languages ("cinco minutos", "une heure", "dieci minuti")
+    r"|un[ae]?|uno|dos|deux|due|tres|trois|tre|cinco|cinq|cinque|diez|dix|dieci|quince|quinze|quindici|"
+    r"media|demi|mezz'?|een|twee|vijf|tien|jeden|dwie|pięć|dziesięć|en|ett|to|två|fem|tio|ti)"
     r"(?:\s+|\s*-\s*))(\w+)\b"
 )
-_COUNTDOWN_WORD_RE = re.compile(r"(?i)\b(?:timers?|countdowns?|count\s+down|stopwatch|stoppuhr|kurzzeitwecker)\b")
+_COUNTDOWN_WORD_RE = re.compile(
+    r"(?i)\b(?:timers?|countdowns?|count\s+down|stopwatch|stoppuhr|kurzzeitwecker"
+    r"|temporizador(?:es)?|minuteur|minuterie|compte\s+à\s+rebours|cuenta\s+atrás|cronómetro|cronometro"
+    r"|temporizzatore|conto\s+alla\s+rovescia|minutnik|stoper|äggklocka|nedtælling|nedtelling)\b")
 
 
 def names_duration(text: str) -> bool:
@@ -1401,7 +1456,13 @@ def names_duration(text: str) -> bool:
     """
     if _COUNTDOWN_WORD_RE.search(text):
         return True
-    return any(m.group(1).lower() in DURATION_UNITS for m in _DURATION_RE.finditer(text))
+    return any(m.group(1).lower() in DURATION_UNITS and not _CLOCK_TIME_BEFORE_RE.search(text, 0, m.start())
+               for m in _DURATION_RE.finditer(text))
+
+
+#: A clock time said with its hour word: "à 7 heures", "a las 7 horas", "um 7 Uhr" ("at"
+#: before the number): a point in time, as "at 9" is, not a duration.
+_CLOCK_TIME_BEFORE_RE = re.compile(r"(?i)\b(?:at|à|a\s+las?|alle|às|om|o|um|kl\.?|klockan|klokken)\s+$")
 
 
 def countdown_tools(catalog: Catalog) -> frozenset[str]:

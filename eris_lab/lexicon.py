@@ -289,6 +289,14 @@ WEATHER_QUESTIONS = (
 DURATION_UNITS = frozenset({
     "s", "sec", "secs", "second", "seconds", "m", "min", "mins", "minute", "minutes", "h", "hr", "hrs",
     "hour", "hours", "sekunde", "sekunden", "minute", "minuten", "stunde", "stunden",
+    # the other languages the router glosses: "pon un temporizador de 5 minutos" had its timer
+    # demoted as if no duration was named (a helper's variant f10-r33 of route-08, 2026-12-06)
+    "seconde", "secondes", "heure", "heures",  # fr (minute, minutes as in English)
+    "segundo", "segundos", "minuto", "minutos", "hora", "horas",  # es, pt
+    "secondo", "secondi", "minuti", "ora", "ore",  # it
+    "seconden", "uur", "uren",  # nl (minuut, minuten below and above)
+    "minuut", "sekunda", "sekundy", "sekund", "minuta", "minuty", "minut", "godzina", "godziny", "godzin",  # pl
+    "sekunder", "minuter", "minutter", "timme", "timmar", "time", "timer",  # sv, da, nb
 })
 
 #: Words that never make a short message a tool request, although tool names carry them (guard's
@@ -452,7 +460,18 @@ PROBLEM_REPORT_RE = (
     r"open\w*|boot\w*|respond\w*|connect\w*|print\w*|sync\w*|got|get|receiv\w*|came|come|show\w* up|deliver\w*)\b"
     r"|\b(?:broken|broke|crash\w*|freez\w*|froze|frozen|stuck|error|errors|fail\w*|not working|stopped working|"
     r"keeps? (?:crashing|freezing|failing)|damaged|defective|faulty|lost|missing|billed|charged|overcharged|"
-    r"double[- ]charged|refund\w*|money back|wrong (?:item|order|size|charge|amount))\b")
+    r"double[- ]charged|refund\w*|money back|wrong (?:item|order|size|charge|amount))\b"
+    # what went wrong with a delivery or a product, in its own words ("the courier left my parcel at
+    # the wrong house" was refused: no word of it in "Open or check a customer service case."; a
+    # helper's variant f10-r35 of route-18, 2026-12-06)
+    r"|\b(?:the\s+)?wrong\s+(?:\w+\s+)?(?:items?|orders?|size|colou?r|products?|address|house|door|flat|"
+    r"apartment|building|person|package|parcel|delivery|model|parts?|bill|invoice|dish|meal)\b"
+    r"|\b(?:left|dropped|dumped|delivered|sent|shipped|gave|handed)\b(?:\s+\S+){0,4}?\s+(?:to|at|with|outside)\s+"
+    r"(?:the\s+|a\s+)?(?:wrong|neighbou?r\w*|someone\s+else)"
+    r"|\b(?:parcel|package|order|delivery|shipment|item|box|food|meal)\s+(?:was|is|got|has\s+been|came|arrived)\s+"
+    r"(?:\w+\s+)?(?:lost|stolen|left|damaged|broken|crushed|smashed|wet|opened|torn|ripped|cold|spoiled|late|empty)\b"
+    r"|\b(?:crushed|cracked|scratched|dented|leaking|shattered|smashed|spoiled|rotten|mou?ldy|expired|"
+    r"dead on arrival|someone else'?s (?:order|package|parcel)|never (?:showed|turned) up)\b")
 #: A tool's text that names support: cases, tickets, a helpdesk, bugs (:data:`PROBLEM_REPORT_RE`).
 #: Not "returns", "claims" or "cases" alone: BFCL's descriptions say "Returns a list of ..." and "use
 #: cases" ("Missing name for redirect." was offered four product tools, live_irrelevance_796-305-0).
@@ -532,6 +551,19 @@ FOREIGN_GLOSSES: dict[str, str] = {
     "cancellato": "cancelled", "odwołany": "cancelled", "geannuleerd": "cancelled", "retard": "delay",
     "retrasado": "delayed", "retraso": "delay", "ritardo": "delay", "atrasado": "delayed", "opóźniony": "delayed",
     "vertraging": "delay",
+    # creating and adding: events, tasks, lists ("Crée un événement demain à 14h avec Julie" was
+    # glossed "tomorrow 14h Julie", no calendar word; a helper's variant f10-r11 of route-08, 2026-12-06)
+    "crée": "create", "créer": "create", "créez": "create", "crea": "create", "crear": "create",
+    "creare": "create", "criar": "create", "cria": "create", "crie": "create", "maak": "create",
+    "utwórz": "create", "stwórz": "create", "ajoute": "add", "ajouter": "add", "añade": "add",
+    "agrega": "add", "aggiungi": "add", "adiciona": "add", "acrescenta": "add", "voeg": "add",
+    "dodaj": "add", "événement": "event", "évènement": "event", "evento": "event", "eventos": "events",
+    "evenement": "event", "wydarzenie": "event", "planifie": "schedule", "programa": "schedule",
+    "programma": "schedule", "pianifica": "schedule", "agenda-me": "schedule", "zaplanuj": "schedule",
+    "plan": "plan", "tâche": "task", "tâches": "tasks", "tarea": "task", "tareas": "tasks",
+    "compito": "task", "attività": "task", "tarefa": "task", "tarefas": "tasks", "taak": "task",
+    "taken": "tasks", "zadanie": "task", "zadania": "tasks", "pon": "set", "ponme": "set", "mets": "set",
+    "règle": "set", "imposta": "set", "ustaw": "set", "zet": "set", "coloca": "set", "põe": "set",
 }
 
 #: English function words that are not German words too ("in", "an", "was", "die" are left out):

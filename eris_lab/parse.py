@@ -46,7 +46,9 @@ first format that yields call-shaped text wins:
 ``name_line``      a line that is an offered tool's name, then ``{json}`` on the next line (GLM-4)
                    or a fence holding ``tool_call(k=v)`` (ChatGLM3); ``>>>name`` + ``{json}``
                    (Functionary v3.2, whose ``>>>all`` + text is the answer)
-``fenced``         code fences holding call-shaped JSON (``tool_code`` fences: Python calls)
+``fenced``         code fences holding call-shaped JSON (``tool_code`` fences: Python calls); a
+                   block of program code (```` ```python ````, ```` ```bash ````...) only when it
+                   holds nothing but calls: an object assigned, passed or quoted in a command is data
 ``bare_json``      call-shaped JSON objects or lists anywhere, one after another (separated
                    by whitespace, ``;`` or ``,``)
 ``python_call``    lines that are a whole Python-style call of an offered tool, and a reply that
@@ -1546,16 +1548,52 @@ def _fmt_python_tag(text: str) -> _Found | None:
         stop = re.compile(r"<\|(?:eom_id|eot_id|python_tag|python_end|python_start)\|>").search(text, m.end())
         seg_end = stop.start() if stop else len(text)
         segment = text[m.end():seg_end]
-        c, _, r = _json_cands_in(segment, m.end())
-        if not c:
+        end = stop.end() if stop and text.startswith(("<|eom_id|>", "<|eot_id|>", "<|python_end|>"),
+                                                      stop.start()) else seg_end
+        c, c_spans, r = _json_cands_in(segment, m.end())
+        if c:
+            if _cut_off_tail(text[c_spans[-1][1]:seg_end]) is not None:
+                end = c_spans[-1][1]  # a call the token limit cut stays after the span: calls() judges it
+            if len(c) == len(c_spans):
+                # one span per call, as every other format gives: back-to-back copies are read once
+                # and a cut copy is told from another call (a helper's variant f10-x38 of parse-39)
+                starts = [m.start(), *(e for _, e in c_spans[:-1])]
+                spans.extend(zip(starts, [*(e for _, e in c_spans[:-1]), end]))
+            else:
+                spans.append((m.start(), end))  # a list of calls in one value
+        else:
             c = _python_calls(segment) or []  # several calls: one per line or ';'-separated
+            if not c:
+                whole = _calls_before_cut(segment)  # 'f(a=1); f(a=1); f(a': the copy the token limit cut
+                if whole:
+                    c, end = whole[0], m.end() + whole[1]
+            if c:
+                c = _once_back_to_back(c, [(m.start(), end)] * len(c), r)[0]
+                spans.append((m.start(), end))
         if c:
             cands.extend(c)
             repairs.extend(r)
-            end = stop.end() if stop and text.startswith(("<|eom_id|>", "<|eot_id|>", "<|python_end|>"),
-                                                          stop.start()) else seg_end
-            spans.append((m.start(), end))
     return (cands, spans, repairs) if cands else None
+
+
+def _calls_before_cut(source: str) -> tuple[list[_Cand], int] | None:
+    """The Python-style calls before the last one, separated by ``;`` or new lines, when the token
+    limit cut that last one (``f(a=1); f(a=1); f(a`` or, in its name, ``f(a=1); f_n`` where ``f_na``
+    is the call before it): the calls and where they end in ``source``; None otherwise. A piece cut
+    in its name that begins no call before it is left alone, so calls() reports it (a helper's
+    variant f10-x38 of parse-39: ';'-separated copies were read as no call, or with an error)."""
+    separators = [i for i, ch in enumerate(source) if ch in ";\n"][::-1][:16]
+    for k in separators:
+        rest = source[k + 1:].strip()
+        if not rest:
+            continue
+        joined = _python_calls(source[:k])
+        if not joined:
+            continue
+        name_cut = re.fullmatch(r"[\w.:\-]+", rest) and str(joined[-1].name).startswith(rest)
+        if name_cut or _cut_off_tail(rest) is not None:
+            return joined, len(source[:k].rstrip())
+    return None
 
 
 _KV_RE = re.compile(r"""\s*([A-Za-z_]\w*)\s*=\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,]+)\s*,?""")
@@ -1783,11 +1821,59 @@ def _fmt_name_line(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
+def _code_beside_calls(body: str, spans: Sequence[tuple[int, int]], closed: bool) -> bool:
+    """Whether a code block's ``body`` holds program code beside the call objects at ``spans``
+    (offsets into ``body``): ``payload = {...}`` then ``requests.post(url, json=payload)``, or
+    ``curl -d '{...}' URL`` (a helper's variants f10-x16 and f10-x17 of parse-17). Blank space,
+    separators (``;``, ``,``), list brackets and whole-line comments are no code, nor the start of
+    a call the token limit cut at the end of a block that never ``closed``."""
+    rest = list(body)
+    for start, end in spans:
+        rest[start:end] = " " * (end - start)
+    beside = re.sub(r"(?m)^[ \t]*(?:#|//).*$", "", "".join(rest))  # "# the call:" above the object
+    if not closed:
+        tail = _cut_off_tail(beside)
+        beside = beside if tail is None else beside[:tail]
+    return bool(re.sub(r"[\s;,\[\]]", "", beside))
+
+
+def _program_code_block(fence: re.Match[str]) -> bool:
+    """Whether the code fence ``fence`` (a :data:`_FENCE_RE` match) is program code that holds a
+    call-shaped object as data: a block in a programming or shell language
+    (:data:`_PROGRAM_LANGUAGES`) whose call objects are assigned, passed or quoted in a command, not
+    the whole block. The object is what the code sends, shown and not made (a helper's variants
+    f10-x16, f10-x17 of parse-17: a fenced ``run_command`` call ran); a block that holds nothing but
+    call objects (```` ```python\n{"name": ...}\n``` ````) stays a call."""
+    if fence.group(1).lower() not in _PROGRAM_LANGUAGES:
+        return False
+    _, c_spans, _ = _json_cands_in(fence.group(2), 0)
+    closed = fence.group(0).endswith("```") and fence.end() > fence.end(2)
+    return bool(c_spans) and _code_beside_calls(fence.group(2), c_spans, closed)
+
+
+def _without_program_code(text: str) -> str:
+    """``text`` with the bodies of its program-code blocks (:func:`_program_code_block`) blanked
+    out, offsets and line breaks kept: no call is read from code (the first 32 fences are looked at)."""
+    if "```" not in text:
+        return text
+    out = text
+    for tries, fence in enumerate(_FENCE_RE.finditer(text)):
+        if tries >= 32:
+            break
+        if _program_code_block(fence):
+            start, end = fence.span(2)
+            out = out[:start] + re.sub(r"[^\n]", " ", out[start:end]) + out[end:]
+    return out
+
+
 def _fmt_fenced(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
     for m in _FENCE_RE.finditer(text):
         lang, body = m.group(1).lower(), m.group(2)
-        c, c_spans, r = _json_cands_in(body, m.start(2))
+        if _program_code_block(m):
+            continue  # the call object is data in the code (f10-x16, f10-x17 of parse-17), not a call
+        # a block that names no language reads as text outside fences does: an assigned object is data
+        c, c_spans, r = _json_cands_in(body, m.start(2), skip_code_values=not lang)
         if not c and lang in ("tool_code", "tool_call", "python_tag"):
             c = _python_calls(body) or []
         elif not c and lang in ("python", "py", ""):  # a code block of nothing but calls of offered tools
@@ -1803,7 +1889,8 @@ def _fmt_fenced(text: str) -> _Found | None:
 
 
 def _fmt_bare_json(text: str) -> _Found | None:
-    cands, spans, repairs = _json_cands_in(text, 0, skip_code_values=True)
+    # an object in a block of program code is data, fenced or not (f10-x16, f10-x17 of parse-17)
+    cands, spans, repairs = _json_cands_in(_without_program_code(text), 0, skip_code_values=True)
     return (cands, spans, repairs) if cands else None
 
 
@@ -1866,19 +1953,17 @@ def _fmt_python_call(text: str) -> _Found | None:
             return _once_back_to_back(listed, [(start, start + end)] * len(listed), repairs)
     if ";" in stripped and len(stripped) <= 20_000:  # 'get_weather(city="Oslo"); get_weather(city="Bergen")'
         joined = _python_calls(stripped)  # (a helper's variant of parse-43: no call, and a wrong error)
-        if not joined and _cut_off_tail(stripped) is not None:
-            # 'clock_now(); get_weather(city="Par': the whole calls before the one the token limit cut
-            for k in [i for i, ch in enumerate(stripped) if ch == ";"][::-1][:16]:
-                joined = _python_calls(stripped[:k])
-                if joined and _cut_off_tail(stripped[k + 1:]) is not None:
-                    stripped = stripped[:k]
-                    break
-                joined = None
+        if not joined:
+            # 'clock_now(); get_weather(city="Par': the whole calls before the one the token limit cut;
+            # 'f(a=1); f(a=1); f_' too, a copy cut in its name (a helper's variant f10-x38 of parse-39)
+            whole = _calls_before_cut(stripped)
+            if whole:
+                joined, stripped = whole[0], stripped[:whole[1]]
         if joined:
             for cand in joined:
                 cand.offered_only = True
             start = text.index(stripped[0])
-            return joined, [(start, start + len(stripped))], []
+            return _once_back_to_back(joined, [(start, start + len(stripped))] * len(joined), [])
     cands, spans, repairs = [], [], []
     for m in _PY_LIST_LINE_RE.finditer(text):  # a line that is a whole list of calls, after prose
         line_end = _line_end(text, m.start())
@@ -3138,14 +3223,17 @@ def _cut_tail_start(text: str, cands: Sequence[_Cand], spans: Sequence[tuple[int
     before = [sp for sp in ordered[:-1] if sp[1] <= last[0]]
     if before:
         prev = max(before, key=lambda sp: sp[1])
-        if not text[prev[1]:last[0]].strip():
+        if _only_separators(text[prev[1]:last[0]]):
             tries.append((last[0], prev, False))
     for at, (a, b), left in tries:
-        frag, whole = _squashed(text[at:]), _squashed(text[a:b])
+        listed_frag, whole = _squashed(text[at:]), _squashed(text[a:b])
+        # the copies may be separated by ';' or ',' as well as by new lines (a helper's variant f10-x38
+        # of parse-39: '{...}; {...}; {"name": "get_fo' was an error, or two calls after <|python_tag|>)
+        frag = listed_frag.lstrip(";,") or listed_frag  # a lone ',' after a list's call: its next call, cut
         if not frag or not whole:
             continue
         name_at = min((i for i in (whole.find(n) for n in names) if i >= 0), default=-1)
-        earlier = [_squashed(text[x:y]) for x, y in ordered if y <= a and a - y < 200 and not text[y:a].strip()]
+        earlier = [_squashed(text[x:y]) for x, y in ordered if y <= a and a - y < 200 and _only_separators(text[y:a])]
         # the call's own text may start after a block opener its span took in (DeepSeek's
         # <｜tool▁calls▁begin｜>, Kimi's section token): try each start up to the name
         for k in range(min(max(name_at, 0), 200) + 1):
@@ -3154,7 +3242,7 @@ def _cut_tail_start(text: str, cands: Sequence[_Cand], spans: Sequence[tuple[int
                 twice = _periodic(one) or any(e.endswith(one) for e in earlier)
                 if twice or 0 <= name_at - k < len(frag):
                     return at, True
-        if left and whole.startswith("[") and re.fullmatch(r",(?:" + _NAME + r")?", frag):
+        if left and whole.startswith("[") and re.fullmatch(r",(?:" + _NAME + r")?", listed_frag):
             return at, False  # '[f(a=1), ge' or '[f(a=1),': the list's next call, cut before its '('
         if not left or name_at <= 0 or len(text) - at > 2000 or _has_cands(text[at:]):
             continue  # a whole call after the others is read by calls() (variant-mu-08), not cut
@@ -3164,6 +3252,11 @@ def _cut_tail_start(text: str, cands: Sequence[_Cand], spans: Sequence[tuple[int
             if marker and opener[0] in "<[{>｜`" and (frag.startswith(opener) or opener.startswith(frag)):
                 return at, False
     return None, False
+
+
+def _only_separators(text: str) -> bool:
+    """Whether ``text`` between two calls is nothing but blank space and ``;`` or ``,`` separators."""
+    return not text.strip(" \t\r\n;,")
 
 
 def _periodic(text: str) -> bool:
@@ -3232,6 +3325,12 @@ _MENTION_AFTER_RE = re.compile(r"\s*->|\s*(?:missing \d+ required|takes \d+|take
 _CODE_LANGUAGES = frozenset({"js", "javascript", "jsx", "ts", "typescript", "tsx", "java", "c", "cpp", "c++", "cs",
                              "csharp", "go", "rust", "rs", "ruby", "rb", "php", "kotlin", "swift", "bash", "sh",
                              "shell", "console", "scala", "lua", "r", "sql"})
+#: Code fences in languages a program or a shell command is written in, Python's among them: a call
+#: object that is part of the code there is data (f10-x16, f10-x17 of parse-17); a Python fence may
+#: still hold nothing but calls, which are read (:func:`_program_code_block`).
+_PROGRAM_LANGUAGES = _CODE_LANGUAGES | frozenset({"python", "py", "python3", "ipython", "pycon", "zsh", "fish",
+                                                  "powershell", "ps1", "pwsh", "bat", "cmd", "node", "perl",
+                                                  "dart", "elixir", "haskell", "objc", "matlab"})
 
 
 _PARAMETER_NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")
@@ -3352,7 +3451,8 @@ def _attempt_rest(text: str, offered: Sequence[str], schemas: Any) -> tuple[str 
             return (f"a plain-text tag {_short(m.group(0), 40)}, which the catalogue does not map to a tool "
                     "(tags are never guessed)"), None
     starts = 0
-    for m in re.finditer(r"\{", text):
+    scanned = _without_program_code(text)  # JavaScript around a call object in a ```js block is no attempt
+    for m in re.finditer(r"\{", scanned):
         starts += 1
         if starts > 64:
             break

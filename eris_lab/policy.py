@@ -301,6 +301,81 @@ _ABOUT = (r"what(?:['’]s|\s+is|\s+was)\s+(?:it|that|this)(?:\s+one)?\s+about|"
 #: reads it (a helper's variants, 2026-12-04, after doc:list, mail:check and calendar:list).
 _SAYS = r"says?|said|mentions?|covers?|contains?|talks?\s+about|steht|sagt"
 
+# The same cues in Swedish, Danish, Norwegian (Bokmål), Czech and Turkish: "ta bort den andra" and
+# "slet den første" after agenda:list, "zruš tu schůzku" after calendar:list, "ikincisini sil"
+# after doc:list were the whole roster or conversation (a tester's fresh variants f10-p07/p10/p13/
+# p14/p18/p20, 2026-12-06): the cues knew none of these languages. Each cue kind of each language
+# below is joined into the ``_MORE_*`` cue of its kind; each language's verbs together
+# (``_NORDIC_VERB``, ``_CZECH_VERB``, ``_TURKISH_VERB``) also tell where its definite object
+# stands (:func:`_definite_object_tool`). Turkish verbs take a polite or question ending
+# ("silin", "siler misin", "ertelebilir misin").
+_TURKISH_POLITE = (r"(?:[iıuü]n(?:[iıuü]z)?|[aeıiuü]?r\s+m[iıuü]s[iıuü]n(?:[iıuü]z)?|"
+                   r"y?[ae]bilir\s+m[iı]s[iı]n(?:[iı]z)?)?")
+#: sv/nb "flytta", "flytt", da "flyt": moving an event in time or a message to a folder.
+_NORDIC_MOVE = r"flytt?(?:a|e)?"
+#: Deleting: sv ta bort/radera/stryk/släng, da slet/fjern/smid ... ud, nb slett/fjern/ta bort.
+_NORDIC_DELETE = (r"(?:ta|tag)\s+bort|(?:ta|tag)" + _OBJ + r"(?:bort|væk|vekk)" + _CLAUSE_END + r"|radera\w*|"
+                  r"stryk\w*|släng\w*|slet(?:t|te|tes)?|fjern\w*|smid\w*" + _OBJ + r"ud" + _CLAUSE_END)
+#: Calling off: sv avboka/ställ in/avbryt, da aflys/afbryd, nb avlys/avbestill/avbryt.
+_NORDIC_CANCEL = r"avboka\w*|ställ\s+in|a[fv]lys\w*|avbestill\w*|avbryt|afbryd"
+#: Marking done: sv bocka av/markera som klar, da afkryds/marker som færdig, nb huk av/kryss av.
+_NORDIC_DONE = (r"(?:bocka|huk|kryss)\w*\s+av|(?:bocka|huk|kryss)\w*" + _OBJ + r"av" + _CLAUSE_END + r"|"
+                r"afkryds\w*|klarmarkera\w*|mark[ée]r\w*" + _OBJ + r"(?:som\s+)?(?:klar\w*|gjord\w*|gjort|"
+                r"f[äæ]rdig\w*|ferdig\w*|udført|utført)")
+#: Moving in time: sv flytta/skjut upp/boka om/senarelägg, da flyt/ryk/udskyd, nb flytt/utsett/skyv.
+_NORDIC_RESCHEDULE = (_NORDIC_MOVE + r"|skjut\w*\s+upp|skjut\w*" + _OBJ + r"upp" + _CLAUSE_END + r"|boka\s+om|"
+                      r"ombok\w*|senarelägg\w*|tidigarelägg\w*|ryk(?:ke)?|udskyd\w*|utsett\w*|skyv\w*")
+#: Answering or passing on: sv svara/besvara/vidarebefordra, da/nb svar/besvar/videresend.
+_NORDIC_REPLY = r"svar(?:a|e)?|besvar\w*|vidarebefordra\w*|skicka\s+vidare|videresend\w*"
+#: Reading or showing: sv läs/öppna/visa, da læs/åbn/vis, nb åpne/vis and "les" only before its
+#: object ("les den", "les e-posten"): "les" is a French article.
+_NORDIC_READ = (r"l[äæ]s(?:a|e)?|öppna|åbn(?:e)?|åpn(?:e)?|vis(?:a|e)?|"
+                r"les(?=\s+(?:den|det|dem|denne|dette|disse|meg|[^\W\d_]+(?:en|et|ene|a))\b)")
+#: Changing an event: sv ändra/byt namn/döp om/uppdatera/bjud in, da ændr/omdøb/opdater,
+#: nb endre/oppdater/gi nytt navn.
+_NORDIC_CHANGE = (r"ändra\w*|ændr\w*|endr\w*|byt\s+namn|d[öø]p\w*\s+om|omdøb\w*|(?:upp|opp|op)dater\w*|"
+                  r"gi\s+nytt\s+navn|bjud\w*\s+in")
+_NORDIC_ARCHIVE = r"arkiv\w*"
+#: Czech "přesuň" and "posuň": an event in time, or a message to a folder.
+_CZECH_MOVE = r"p[řr]esu[ňn]\w*|posu[ňn]\w*"
+#: Deleting: smaž/vymaž/odstraň/odeber/vyhoď; calling off: zruš.
+_CZECH_DELETE = r"(?:vy)?sma[žz]\w*|odstra[ňn]\w*|odeb(?:er|ra)\w*|vyho[ďd]\w*"
+_CZECH_CANCEL = r"zru[šs]\w*"
+#: Marking done: odškrtni, dokonči, označ jako hotové/splněné.
+_CZECH_DONE = (r"od[šs]krtn\w*|dokon[čc]i\w*|ozna[čc]\w*" + _OBJ +
+               r"(?:(?:jako|za)\s+)?(?:hotov\w*|spln[ěe]n\w*|dokon[čc]en\w*|vy[řr][íi]zen\w*)")
+#: Moving in time: přesuň/posuň/odlož/přeplánuj ("přelož" also means "translate").
+_CZECH_RESCHEDULE = _CZECH_MOVE + r"|odlo[žz]\w*|p[řr]epl[áa]nuj\w*"
+#: Answering or passing on: odpověz/odepiš/přepošli.
+_CZECH_REPLY = r"odpov[ěe]z\w*|odpov[ěe]d[ěe]t|odepi[šs]\w*|p[řr]epo[šs]l\w*|p[řr]eposlat"
+#: Reading or showing: přečti/otevři/ukaž/zobraz.
+_CZECH_READ = r"p[řr]e[čc]t\w*|otev[řr]\w*|uka[žz]\w*|zobraz\w*"
+#: Changing an event: změň/uprav/přejmenuj/aktualizuj, inviting: pozvi.
+_CZECH_CHANGE = r"zm[ěe][ňn]\w*|uprav\w*|p[řr]ejmenuj\w*|aktualizuj\w*|pozv(?:i|ěte|ete)\w*"
+#: Turkish "taşı": an event in time, or a message to a folder.
+_TURKISH_MOVE = r"ta[şs][ıi]" + _TURKISH_POLITE
+#: Deleting: sil/kaldır/çıkar; calling off: iptal (et).
+_TURKISH_DELETE = r"(?:sil|kald[ıi]r|[çc][ıi]kar)" + _TURKISH_POLITE
+_TURKISH_CANCEL = r"iptal(?:\s+(?:et|ed)" + _TURKISH_POLITE + r")?"
+#: Marking done: tamamla, "tamamlandı/yapıldı olarak işaretle".
+_TURKISH_DONE = (r"tamamla\w*|(?:tamamland[ıi]|yap[ıi]ld[ıi]|bitti)\s+olarak\s+i[şs]aretle\w*")
+#: Moving in time: ertele/taşı/kaydır.
+_TURKISH_RESCHEDULE = _TURKISH_MOVE + r"|ertele\w*|kayd[ıi]r\w*"
+#: Answering or passing on: cevapla/yanıtla/cevap ver/ilet.
+_TURKISH_REPLY = r"cevapla\w*|yan[ıi]tla\w*|(?:cevap|yan[ıi]t)\s+ver\w*|ilet" + _TURKISH_POLITE
+#: Reading or showing: oku/aç/göster.
+_TURKISH_READ = r"oku(?:r\s+mus\w*|y\w*|n)?|a[çc](?:ar\s+m[ıi]s[ıi]n|abilir\s+mi\w*|[ıi]n)?|göster\w*"
+#: Changing an event: değiştir/güncelle/davet et.
+_TURKISH_CHANGE = r"de[ğg]i[şs]tir\w*|güncelle\w*|davet\s+et\w*|yeniden\s+adland[ıi]r\w*"
+_TURKISH_ARCHIVE = r"ar[şs]ivle\w*"
+#: Each language's verbs of the cues above, for where its definite object stands.
+_NORDIC_VERB = "|".join((_NORDIC_DELETE, _NORDIC_CANCEL, _NORDIC_DONE, _NORDIC_RESCHEDULE, _NORDIC_REPLY,
+                         _NORDIC_READ, _NORDIC_CHANGE, _NORDIC_ARCHIVE))
+_CZECH_VERB = "|".join((_CZECH_DELETE, _CZECH_CANCEL, _CZECH_DONE, _CZECH_RESCHEDULE, _CZECH_REPLY, _CZECH_READ,
+                        _CZECH_CHANGE))
+_TURKISH_VERB = "|".join((_TURKISH_DELETE, _TURKISH_CANCEL, _TURKISH_DONE, _TURKISH_RESCHEDULE, _TURKISH_REPLY,
+                          _TURKISH_READ, _TURKISH_CHANGE, _TURKISH_ARCHIVE))
+
 # The same cues in Spanish, Italian, Portuguese, Polish and Dutch: "borra la de la leche de avena"
 # and "usuń ten z mlekiem" after agenda:list, "cancella la seconda" after mail:check, "odpowiedz
 # mu" after mail:read were the whole roster or conversation (a helper's variants, 2026-12-06): the
@@ -311,9 +386,11 @@ _MORE_DELETE = (r"b[oó]rr[aeáé]\w*|elim[ií]n\w*|qu[ií]t(?:a|ar|e|en|ad)(?:l
                 r"cancell(?:a|are|ate|i)(?:l[aoie]|gli)?|rimuov\w*|togli\w*|"
                 r"apag\w*|exclu[ai]\w*|remov[ae]\w*|delet[ae]\w*|tir(?:a|e|ar)(?:l[oa]s?|-[oa]s?)?|"
                 r"usu[ńn]\w*|(?:wy|s)?kasuj\w*|wyrzu[ćc]\w*|wyma[żz]\w*|"
-                r"verwijder\w*|wis(?:sen)?|schrap\w*|(?:gooi|haal)\w*" + _OBJ + r"weg")
+                r"verwijder\w*|wis(?:sen)?|schrap\w*|(?:gooi|haal)\w*" + _OBJ + r"weg"
+                + "|" + _NORDIC_DELETE + "|" + _CZECH_DELETE + "|" + _TURKISH_DELETE)
 #: Calling off: cancela/cancélala, annulla/disdici, anuluj/odwołaj, annuleer/zeg ... af.
-_MORE_CANCEL = (r"canc[eé]l\w*|anul\w*|disdi\w*|odwo[łl]\w*|afzeg\w*|zeg\w*" + _OBJ + r"af" + _CLAUSE_END)
+_MORE_CANCEL = (r"canc[eé]l\w*|anul\w*|disdi\w*|odwo[łl]\w*|afzeg\w*|zeg\w*" + _OBJ + r"af" + _CLAUSE_END
+                + "|" + _NORDIC_CANCEL + "|" + _CZECH_CANCEL + "|" + _TURKISH_CANCEL)
 #: Marking a to-do done: "márcala como hecha", "segna la prima come fatta", "marca essa como feita",
 #: "oznacz jako zrobione", "markeer als gedaan"; tachar/spuntare/riscar/odhaczyć/afvinken.
 _MORE_DONE = (r"(?:m[aá]rc|segn|oznacz|markeer)\w*(?:-[oa]s?)?" + _OBJ +
@@ -321,34 +398,39 @@ _MORE_DONE = (r"(?:m[aá]rc|segn|oznacz|markeer)\w*(?:-[oa]s?)?" + _OBJ +
               r"terminad[oa]s?|zrobion\w*|wykonan\w*|gedaan|klaar|voltooid|afgerond)|"
               r"complet(?:a|ar|ad[oa]|at[oa]|e)(?:l[oa]|-[oa])?|conclu[ií](?:r|\w*-[oa])?|termin(?:a|ar)(?:l[oa])?|"
               r"tach(?:a|ar|e)(?:l[oa])?|spunt\w*|depenn\w*|risc(?:a|ar)(?:-[oa])?|"
-              r"odhacz\w*|skre[śs]l\w*|(?:vink|streep)\w*" + _OBJ + r"(?:af|door)" + _CLAUSE_END + r"|afvink\w*")
+              r"odhacz\w*|skre[śs]l\w*|(?:vink|streep)\w*" + _OBJ + r"(?:af|door)" + _CLAUSE_END + r"|afvink\w*"
+              + "|" + _NORDIC_DONE + "|" + _CZECH_DONE + "|" + _TURKISH_DONE)
 #: Moving in time: mueve/pospón/aplaza/retrasa/adelanta, sposta/rimanda/rinvia/posticipa, adia/
 #: remarca/reagenda/empurra, przesuń/przełóż/przenieś/odłóż, verplaats/verzet/verschuif/stel ... uit.
 _MORE_RESCHEDULE = (r"mu[eé]v[ae]\w*|mover\w*|posp[oó]n\w*|apl[aá]z\w*|retr[aá]s\w*|adelant\w*|reprogram\w*|"
                     r"spost\w*|rimand\w*|rinvi\w*|posticip\w*|anticip(?:a|are|al[aoie])|"
                     r"mov[ae](?:-[oa]s?)?|adi(?:a|e|ar)(?:-[oa]s?|l[oa])?|remarc\w*|reagend\w*|empurr\w*|antecip\w*|"
                     r"przesu[ńn]\w*|prze[łl][oó][żz]\w*|przenie[śs]\w*|od[łl][oó][żz]\w*|"
-                    r"verplaats\w*|verzet\w*|verschuif\w*|schuif\w*|verdaag\w*|uitstel\w*|stel\w*" + _OBJ + r"uit")
+                    r"verplaats\w*|verzet\w*|verschuif\w*|schuif\w*|verdaag\w*|uitstel\w*|stel\w*" + _OBJ + r"uit"
+                    + "|" + _NORDIC_RESCHEDULE + "|" + _CZECH_RESCHEDULE + "|" + _TURKISH_RESCHEDULE)
 #: Answering or passing on a message: responde/contesta/reenvía, rispondi/inoltra, responde-lhe/
 #: encaminha, odpowiedz/odpisz/przekaż, antwoord/beantwoord/reageer/stuur ... door.
 _MORE_REPLY = (r"resp[oó]nd\w*|contest\w*|reenv[ií]\w*|rispond\w*|inoltr\w*|encaminh\w*|"
                r"odpowi\w*|odpisz\w*|przeka[żz]\w*|antwoord\w*|beantwoord\w*|reageer\w*|doorstu\w*|"
-               r"stuur\w*" + _OBJ + r"door")
+               r"stuur\w*" + _OBJ + r"door"
+               + "|" + _NORDIC_REPLY + "|" + _CZECH_REPLY + "|" + _TURKISH_REPLY)
 #: Reading or showing: lee/abre/muestra, leggi/apri/mostra, lê/leia/abre/mostra, przeczytaj/otwórz/
 #: pokaż, lees/open/toon/laat ... zien.
 _MORE_READ = (r"l[eé]e(?:r|l[oa]s?|me\w*)|lee(?=\s+(?:el|la|los|las|mis?|est[eoa]s?|es[eoa]s?|aquel\w*)\b)|"
               r"legg\w*|leia\w*|l[eê](?:-[oa])|[aá]br(?:e|a|ir)(?:l[oa]s?|-[oa]s?)?|"
               r"apr(?:i|ire|ite)(?:l[aoie]|mi)?|mu[eé]str\w*|mostr\w*|ense[ñn]a\w*|"
-              r"(?:prze)?czytaj\w*|otw[oó]rz\w*|poka[żz]\w*|lees\w*|toon\w*|laat\w*" + _OBJ + r"zien")
+              r"(?:prze)?czytaj\w*|otw[oó]rz\w*|poka[żz]\w*|lees\w*|toon\w*|laat\w*" + _OBJ + r"zien"
+              + "|" + _NORDIC_READ + "|" + _CZECH_READ + "|" + _TURKISH_READ)
 #: Changing an event: cambia/modifica/renombra/actualiza, rinomina/aggiorna, muda/altera/atualiza,
 #: zmień/edytuj/aktualizuj, wijzig/verander/hernoem/pas ... aan; inviting: convida/zaproś/nodig ... uit.
 _MORE_CHANGE = (r"cambi\w*|renombr\w*|actualiz\w*|rinomin\w*|aggiorn\w*|mud(?:a|e|ar)(?:-[oa]|l[oa])?|"
                 r"alter[ae]\w*|renome\w*|atualiz\w*|zmie[ńn]\w*|edytuj\w*|(?:za)?aktualizuj\w*|wijzig\w*|"
                 r"verander\w*|hernoem\w*|pas\w*" + _OBJ + r"aan" + _CLAUSE_END + r"|"
-                r"convid\w*|zapro[śs]\w*|uitnodig\w*|nodig\w*" + _OBJ + r"uit")
+                r"convid\w*|zapro[śs]\w*|uitnodig\w*|nodig\w*" + _OBJ + r"uit"
+                + "|" + _NORDIC_CHANGE + "|" + _CZECH_CHANGE + "|" + _TURKISH_CHANGE)
 #: Archiving a message: arquiva, (z)archiwizuj (archiva/archivia/archiveer are "archiv...").
-_MORE_ARCHIVE = r"arquiv\w*|(?:z)?archiwiz\w*"
-
+_MORE_ARCHIVE = (r"arquiv\w*|(?:z)?archiwiz\w*"
+                 + "|" + _NORDIC_ARCHIVE + "|" + _TURKISH_ARCHIVE)
 #: Verb stems that take an object pronoun at their end ("bórralo", "cancélala", "spostalo",
 #: "rispondigli", "muéstramela", "apaga-o", "responde-lhe"): the word itself points back.
 _CLITIC_STEMS = (r"b[oó]rr|elim[ií]n|qu[ií]t|cancel|canc[eé]l|anul|annull|rimuov|togl|spost|rimand|rinvi|"
@@ -365,7 +447,11 @@ _POLISH_VERB = (r"(?:usu[ńn]|(?:wy|s)?kasuj|wyrzu[ćc]|wyma[żz]|anuluj|odwo[ł
 #: Items pointed back at: ordinals with their article ("la segunda", "il primo", "o último", "de
 #: tweede", Polish "drugą", "ostatni"), "the one of" ("la de la leche", "quello del latte", "o do
 #: dentista"), demonstratives ("ese", "quella", "isso", "ten", "tego", "deze", "dat") and object
-#: pronouns ("mu", "jej", "ją", "hem", "haar", "het", "ele", "lui", "lei").
+#: pronouns ("mu", "jej", "ją", "hem", "haar", "het", "ele", "lui", "lei"). Swedish, Danish and
+#: Norwegian "den andra", "den første" are German "den" of :data:`_ANAPHOR`; their "det", "dessa",
+#: "henne", "ham" and bare ordinals ("första mejlet") are here, with Czech ordinals and
+#: demonstratives ("druhou", "poslední", "tuhle") and Turkish pronouns and ordinals, which take
+#: their case ending ("onu", "bunu", "ikincisini", "ilkini", "sonuncuyu"; f10-p07/p10/p20).
 _MORE_ANAPHOR = (
     r"\b(?:(?:el|la|los|las|il|lo|gli|le|i|o|a|os|as)\s+(?:primer[oa]?s?|segund[oa]s?|tercer[oa]?s?|cuart[oa]s?|"
     r"[uú]ltim[oa]s?|siguiente|pr[oó]xim[oa]s?|prim[oa]|prim[ie]|second[oa]|second[ie]|terz[oa]|quart[oa]|"
@@ -378,7 +464,19 @@ _MORE_ANAPHOR = (
     r"pierwsz\w*|drug(?:i|a|ą|ie|iego|iej)|trzeci\w*|czwart\w*|ostatni\w*|nast[eę]pn\w*|poprzedni\w*|"
     r"(?:de|het)\s+(?:eerste|tweede|derde|vierde|vijfde|laatste|volgende|vorige|bovenste|onderste)|"
     r"het|hem|haar|deze|dat|" + _CLITIC + r"|"
-    + _POLISH_VERB + r"\s+(?:to|go|je|ta|te|ten)|(?:to|go|je|ta|te|ten)\s+" + _POLISH_VERB + r")(?!\w)")
+    + _POLISH_VERB + r"\s+(?:to|go|je|ta|te|ten)|(?:to|go|je|ta|te|ten)\s+" + _POLISH_VERB + r"|"
+    # sv/da/nb
+    r"det|dem|denna|detta|dessa|denne|dette|disse|honom|henne|ham|hende|f[öø]rsta|første|andra|andre|anden|"
+    r"tredje|fj[äe]rde|femte|sista|siste|sidste|n[äæ]sta|neste|næste|senaste|seneste|förra|forrige|"
+    # cs: "to", "tu", "ten", "ho", "je", "ji" are words of other languages too, so only beside a
+    # Czech verb ("zruš tu schůzku", "smaž to", "odpověz jí"; f10-p14)
+    r"tuhle|tohle|tenhle|tamtu|tamto|tamten|tuto|toto|tento|první|druh(?:ou|ý|á|é|ého|ém)|třetí\w*|"
+    r"čtvrt(?:ou|ý|á|é|ého)|pát(?:ou|ý|á|é|ého)|posledn(?:í|ího|ím)|předchoz(?:í|ího)|"
+    r"(?:" + _CZECH_VERB + r")\s+(?:to|tu|ten|ho|je|ji|jí|jim)|(?:to|tu|ten|ho|je|ji)\s+(?:" + _CZECH_VERB + r")|"
+    # tr: "son" (last) only before a noun in the accusative ("son mesajı"): it is a French word
+    r"onu|bunu|şunu|onlar[ıi]|bunlar[ıi]|şunlar[ıi]|ona|buna|şuna|bu|şu|"
+    r"(?:ilk|birinci|ikinci|üçüncü|dördüncü|beşinci|sonuncu)(?:s?[iıuü](?:n[iıuü])?|y[iıuü]|n[iıuü])?|"
+    r"son\s+[^\W\d_]+[ıiuü])(?!\w)")
 #: The article of a thing named right after a verb ("push the standup back", "cancela la del
 #: martes", "verplaats de standup", "adia o standup"): right after that domain's listing, the named
 #: thing is one just listed (a helper's variants, 2026-12-06). Portuguese "a" only before "do/da/de"
@@ -386,9 +484,27 @@ _MORE_ANAPHOR = (
 _DEFINITE_OBJECT_RE = _rx(r"\s+(?:(?:to|a|al|ai|alla|ao|aan|naar)\s+)?"
                           r"(?:(?:the|el|la|los|las|il|lo|gli|le|les|o|os|as|de|het|der|die|das|den|dem)\s+\w|"
                           r"l['’]\w|a\s+\w+(?:\s+\w+)?\s+d[oae]s?\b)")
-#: The words of :data:`_DEFINITE_OBJECT_RE` before the named thing.
+#: Swedish, Danish and Norwegian put the article at the noun's end ("flytta tandläkaren till
+#: fredag", "slet mødet", "svar på e-posten"): a definite ending on the word right after one of
+#: their verbs (:data:`_NORDIC_VERB`), not "igen" (again).
+_SUFFIX_DEFINITE_OBJECT_RE = _rx(r"\s+(?:(?:på|till|til|om)\s+)?(?!(?:igen|igjen)\b)[^\W\d_]{2,}(?:en|et|na|ne)\b")
+#: Turkish puts a definite object before its verb (:data:`_TURKISH_VERB`), in the accusative
+#: ("dişçiyi ertele", "Ali'nin mailini sil"), at most two words (a time: "dişçiyi cumaya ertele")
+#: before it: one or two words, the last ending in ı/i/u/ü.
+_ACCUSATIVE_OBJECT_RE = _rx(r"(?:^|\s)((?:[^\W\d_]+['’]?[^\W\d_]*\s+)?[^\W\d_]+['’]?[^\W\d_]*[ıiuü])"
+                            r"(?:\s+[\w'’]+){0,2}\s+$")
+_NORDIC_VERB_RE = _rx(_NORDIC_VERB)
+_TURKISH_VERB_RE = _rx(_TURKISH_VERB)
+#: The words of the definite-object patterns before the named thing.
 _ARTICLE_WORDS = frozenset("the to a al ai alla ao aan naar el la los las il lo gli le les l o os as de het der die "
-                           "das den dem".split())
+                           "das den dem på till til om".split())
+
+#: A reply given with what it says ("svara att jag kommer", "odpověz, že přijdu", "antworte, dass
+#: ich komme", "geliyorum diye cevap ver", "svar ja"): right after a message was read, the one
+#: answered is that one (f10-p18). English "reply that ..." paired already: "that" is an anaphor.
+_REPLY_SAYING = (r"(?:reply|answer|respond|antwort\w*|beantwort\w*|r[ée]ponds?|" + _MORE_REPLY + r")\s*[,:]?\s*"
+                 r"(?:att|at|dass|que|che|że|že|yes|no|ja|nej|nei|ano|ne|evet|hayır)(?!\w)|"
+                 r"diye\s+(?:cevap|yan[ıi]t)\w*")
 
 #: Continuation cues, in priority order (agenda > mail > calendar > doc; issue #2). A cue needs
 #: an anaphor or a domain noun, and a verb, that domain among the recent tools: a bare "remove it"
@@ -402,7 +518,10 @@ PAIRINGS: tuple[_Pairing, ...] = (
             # es/it/pt/pl/nl (a helper's variants, 2026-12-06)
             r"recordatorios?|tareas?|pendientes?|promemoria|compit[oi]|attivit[aà]|lembretes?|tarefas?|"
             r"pend[eê]ncias?|przypomnie\w*|zada[nń]\w*|zadani\w*|herinnering\w*|taak|taken|lista\w*|listy|"
-            r"list[eę]|lijst\w*)\b"),
+            r"list[eę]|lijst\w*|"
+            # sv/da/nb, cs, tr (f10-p07/p10)
+            r"uppgift\w*|opgave\w*|oppgave\w*|påminn\w*|påmind\w*|att-?göra\w*|gøremål\w*|gjøremål\w*|"
+            r"huskelist\w*|úkol\w*|připom\w*|seznam\w*|položk\w*|görev\w*|hatırlat\w*|yapılacak\w*)\b"),
         (
             (_cue(_DELETE, _CANCEL, _MORE_DELETE, _MORE_CANCEL, r"clear|take\b.{0,40}\boff|streich\w*"),
              "agenda:remove"),
@@ -421,13 +540,19 @@ PAIRINGS: tuple[_Pairing, ...] = (
         Rule.MAIL_DIALOG_PAIRING, "mail",
         _rx(r"\b(?:e-?mails?|mails?|messages?|inbox|nachricht\w*|courriels?|"
             r"correos?|mensajes?|messaggi[oi]?|mensage[nm]s?|wiadomo[śs]\w*|mejl\w*|maile?|mailem|"
-            r"e-?mailtjes?|mailtjes?|berichten|posta)\b"),
+            r"e-?mailtjes?|mailtjes?|berichten|posta|"
+            # sv/da/nb, cs, tr: "mejlet", "e-posten", "beskeden", "zprávu", "e-mailu", "e-postayı", "mesajı"
+            r"e-?post\w*|meddelande\w*|melding\w*|besked\w*|e-?mail(?:et|en|ene|u|em|y|ů|i|ini|ler\w*)|"
+            r"mail(?:et|en|ene|u|em|y|ů|i|ini|ler\w*)|zpráv\w*|mesaj\w*|ileti(?!şim)\w*)\b"),
         (
             (_cue(_DELETE, _MORE_DELETE), "mail:delete"),
             (_cue(r"archive|move|file|archivier\w*|verschieb\w*|archiv\w*", _MORE_ARCHIVE,
                   r"mu[eé]v[ae]\w*|spost\w*|mov[ae](?:-[oa]s?)?|przenie[śs]\w*|verplaats\w*"), "mail:move"),
             (_cue(r"reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*", _MORE_REPLY), "mail:write"),
             (_cue(r"read|open|show|lies|zeig\w*|öffne", _MORE_READ, _SAYS, _MAIL_QUESTION, _ABOUT), "mail:read"),
+        ),
+        (
+            (_cue(_REPLY_SAYING), "mail:write"),
         ),
     ),
     _Pairing(
@@ -439,7 +564,10 @@ PAIRINGS: tuple[_Pairing, ...] = (
             r"reuni[oó]n(?:es)?|reuni[aã]o|reuni[õo]es|riunion[ei]|citas?|eventos?|eventi|calendario|"
             r"calend[aá]rio|appuntament[oi]|incontr[oi]|compromissos?|spotkani\w*|spotka[ńn]|wydarze[ńn]|"
             r"wydarzeni\w*|kalendarz\w*|vergadering\w*|afspra(?:ak|ken)|evenement\w*|"
-            r"stand-?ups?|one-on-ones?|1:1s?|interviews?|webinars?|workshops?)\b"),
+            r"stand-?ups?|one-on-ones?|1:1s?|interviews?|webinars?|workshops?|"
+            # sv/da/nb, cs, tr: "mötet", "mødet", "møtet", "schůzku", "toplantıyı" (f10-p13/p14)
+            r"möte\w*|møde\w*|møte\w*|händelse\w*|begivenhed\w*|hendelse\w*|aftale\w*|avtale\w*|"
+            r"schůz\w*|událost\w*|kalendář\w*|termín\w*|toplantı\w*|randevu\w*|etkinli\w*|takvim\w*)\b"),
         (
             (_cue(_DELETE, _CANCEL, _MORE_DELETE, _MORE_CANCEL, r"sag\w*\b.*\bab"), "calendar:delete"),
             (_cue(_RESCHEDULE, _ATTEND, _MORE_RESCHEDULE, _MORE_CHANGE, r"change|update|rename|retitle|edit|modify|"
@@ -456,7 +584,9 @@ PAIRINGS: tuple[_Pairing, ...] = (
     _Pairing(
         Rule.DOC_DIALOG_PAIRING, "doc",
         _rx(r"\b(?:documents?|docs?|pdfs?|dokument\w*|documentos?|documenti|documenten|archivos?|ficheros?|"
-            r"plik\w*|bestand(?:en)?)\b"),
+            r"plik\w*|bestand(?:en)?|"
+            # sv/da/nb "filen", cs "soubor", tr "belge", "dosya", "doküman"
+            r"fil(?:en|er|erna|ene)|soubor\w*|belge\w*|dosya\w*|doküman\w*)\b"),
         (
             (_cue(_DELETE, _MORE_DELETE), "doc:delete"),
             (_cue(r"read|open|show|lies|zeig\w*", _MORE_READ), "doc:read"),
@@ -472,11 +602,19 @@ _ELSEWHERE_RE = _rx(r"\b(?:alarms?|timers?|weather|forecast|songs?|music|playlis
                     r"m[ée]t[ée]o|alarmes?|alarmas?|allarm[ei]|svegli[ae]|despertador\w*|budzik\w*|wekkers?|"
                     r"temporizador\w*|minutnik\w*|clima|pogod\w*|weerbericht\w*|m[úu]sica|muzyk\w*|muziek|"
                     r"canci[oó]n\w*|canzon[ei]|can[cç][aã]o|can[cç][õo]es|piosenk\w*|liedjes?|noticias|notizie|"
-                    r"not[ií]cias|nieuws|volumen|g[łl]o[śs]no[śs][ćc]\w*|luz|luces|luc[ei])\b")
+                    r"not[ií]cias|nieuws|volumen|g[łl]o[śs]no[śs][ćc]\w*|luz|luces|luc[ei]|"
+                    # sv/da/nb, cs, tr ("slet alarmen", "přesuň budík", "alarmı ertele": 2026-12-06)
+                    r"larm(?:et|en)?|alarm(?:en|et|ı|ım|ımı|lar\w*)|väckarklock\w*|vækkeur\w*|vekkerklokk\w*|"
+                    r"budík\w*|minutk\w*|zamanlayıcı\w*|v[äæ]dret|vejret|været|počasí|hava\s+durumu\w*|"
+                    r"musik\w*|hudb\w*|písn\w*|müzi\w*|şarkı\w*|nyhet\w*|nyheder\w*|haberler\w*|"
+                    r"ljus(?:et)?|lys(?:et)?|světl\w*|ışı\w*)\b")
 #: Nouns every list shares, and "agenda" (a meeting's, or a calendar in French): they name no other
 #: domain's thing ("delete the first item" after mail:check, "what does the 2pm one say about the agenda").
 _GENERIC_NOUNS = frozenset({"item", "items", "entry", "entries", "list", "lists", "liste", "listen", "agenda",
-                            "lista", "listas", "listy", "listę", "lijst", "lijsten"})
+                            "lista", "listas", "listy", "listę", "lijst", "lijsten",
+                            # sv/da/nb, cs, tr
+                            "listan", "listorna", "listene", "seznam", "seznamu", "položka", "položku", "položky",
+                            "listede", "listeden", "listeyi"})
 
 
 def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
@@ -542,10 +680,17 @@ _FILLERS = frozenset({"please", "pls", "plz", "ok", "okay", "now", "then", "yes"
                       # es/it/pt/pl/nl (a helper's variants, 2026-12-06)
                       "por", "favor", "porfa", "sí", "si", "vale", "ahora", "pues", "per", "favore", "piacere", "ora",
                       "adesso", "grazie", "sim", "agora", "obrigado", "obrigada", "proszę", "prosze", "tak",
-                      "teraz", "dzięki", "nu", "dan", "graag", "alsjeblieft", "aub", "dank", "je", "wel"})
+                      "teraz", "dzięki", "nu", "dan", "graag", "alsjeblieft", "aub", "dank", "je", "wel",
+                      # sv/da/nb, cs, tr
+                      "tack", "snälla", "då", "okej", "gärna", "tak", "venligst", "så", "takk", "nå", "da",
+                      "prosím", "díky", "teď", "ano", "hned", "lütfen", "teşekkürler", "sağol", "şimdi", "evet",
+                      "tamam", "hemen"})
 #: Bare words that also close a conversation ("done", "later", "cancel"): a command only with an object.
 _CHAT_VERBS = frozenset({"done", "finished", "later", "cancel", "annule", "annuler", "erledigt", "complete",
-                         "cancela", "cancelar", "annulla", "anuluj", "annuleer", "completa", "termina"})
+                         "cancela", "cancelar", "annulla", "anuluj", "annuleer", "completa", "termina",
+                         # sv/da/nb "avbryt" (abort), cs "zruš", tr "iptal (et)", "tamamlandı"
+                         "avbryt", "afbryd", "annuller", "zruš", "zrušit", "zrušte", "iptal", "iptal et",
+                         "iptal edin", "tamamla", "tamamlandı", "dokonči"})
 
 
 def _implied_object_tool(pairing: _Pairing, text: str) -> str:
@@ -564,28 +709,51 @@ def _implied_object_tool(pairing: _Pairing, text: str) -> str:
 
 
 def _definite_object_tool(pairing: _Pairing, text: str, catalog: Catalog) -> str:
-    """The tool of the first verb cue (in priority order) that acts on an item and whose verb is
-    followed by a definite article (:data:`_DEFINITE_OBJECT_RE`: "push the standup back half an
-    hour", "mueve el standup a las 11", "verplaats de standup"), else ``""``: right after a listing
-    the named thing is one it listed, as "the second one" is (a helper's variants, 2026-12-06).
+    """The tool of the first verb cue (in priority order) that acts on an item and has a definite
+    object (:func:`_definite_object`: "push the standup back half an hour", "mueve el standup a las
+    11", "verplaats de standup", "flytta tandläkaren till fredag", "dişçiyi ertele"), else ``""``:
+    right after a listing the named thing is one it listed, as "the second one" is (a helper's
+    variants, 2026-12-06).
 
     Not a verb of a reading tool ("search the web", "show the route" name no listed item), and not
-    when the two words after the article hold a keyword of another domain's tool
+    when the object's first two words hold a keyword of another domain's tool
     (:func:`_domain_keywords`: "cancel the train" beside a transit tool)."""
     for pattern, tool in pairing.verbs:
         if _is_listing(tool):
             continue
         for match in pattern.finditer(text):
-            verb = re.match(r"\w+", text[match.start():])
-            found = verb and _DEFINITE_OBJECT_RE.match(text, match.start() + verb.end())
-            if not found:
+            object_words = _definite_object(text, match)
+            if object_words is None:
                 continue
-            after = [w.lower() for w in re.findall(r"[^\W\d_]+", text[found.start():])]
-            named = {singular(w) for w in [w for w in after if w not in _ARTICLE_WORDS][:2]}
+            named = {singular(w) for w in object_words[:2]}
             keywords = catalog.derived("policy.domain_keywords", _domain_keywords)
             others = set().union(*(words for domain, words in keywords.items() if domain != pairing.domain))
             return "" if named & (others - keywords.get(pairing.domain, frozenset())) else tool
     return ""
+
+
+def _definite_object(text: str, verb: re.Match[str]) -> list[str] | None:
+    """The words (lower-case, articles left out) of the definite object of the verb cue ``verb``,
+    or None when it has none: a Turkish verb's accusative object before it
+    (:data:`_ACCUSATIVE_OBJECT_RE`), a Swedish, Danish or Norwegian verb's noun with a definite
+    ending after its first word or after the whole cue ("ta bort mötet"; :data:`_SUFFIX_DEFINITE_OBJECT_RE`),
+    else a definite article after the verb's first word (:data:`_DEFINITE_OBJECT_RE`; a phrasal
+    verb's object comes between its words: "push the standup back"). Czech has no article: its
+    demonstrative beside the verb ("zruš tu schůzku") is an anaphor (:data:`_MORE_ANAPHOR`)."""
+    cue = verb.group(0)
+    if _TURKISH_VERB_RE.fullmatch(cue):
+        found = _ACCUSATIVE_OBJECT_RE.search(text, 0, verb.start())
+        return [w.lower() for w in re.findall(r"[^\W\d_]+", found.group(1))] if found else None
+    first_word_end = verb.start() + len(re.match(r"\w*", cue).group(0))
+    if _NORDIC_VERB_RE.fullmatch(cue):
+        starts, object_re = (first_word_end, verb.end()), _SUFFIX_DEFINITE_OBJECT_RE
+    else:
+        starts, object_re = (first_word_end,), _DEFINITE_OBJECT_RE
+    found = next(filter(None, (object_re.match(text, start) for start in starts)), None)
+    if not found:
+        return None
+    after = [w.lower() for w in re.findall(r"[^\W\d_]+", text[found.start():])]
+    return [w for w in after if w not in _ARTICLE_WORDS]
 
 
 def _domain_keywords(catalog: Catalog) -> dict[str, frozenset[str]]:
@@ -618,8 +786,8 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
     message of at most :data:`PAIRING_MAX_WORDS` words that names no other domain's thing. Without
     an anaphor (``anaphor`` false), only right after a listing or a making, a bound cue ("who else
     is coming?") or a bare command ("abhaken") pairs, and right after a listing a verb whose object
-    has a definite article ("push the standup back", :func:`_definite_object_tool`). A cluster,
-    never one tool: a lone destructive verb widens and never locks the grammar onto it (issue 16).
+    is definite ("push the standup back", "flytta tandläkaren", "dişçiyi ertele";
+    :func:`_definite_object_tool`). A cluster, never one tool: a lone destructive verb widens and never locks the grammar onto it (issue 16).
     """
     last = recent[-1]
     pairing = next((p for p in PAIRINGS if p.domain == domain_of(last)), None)
@@ -633,7 +801,7 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
         return None
     if anaphor:
         verb_tool = pairing.verb_tool(text)
-    else:  # a thing named with a definite article points back only right after a listing
+    else:  # a definite object points back only right after a listing
         verb_tool = _implied_object_tool(pairing, text) or (
             _definite_object_tool(pairing, text, catalog) if _is_listing(last) else "")
     if not verb_tool:

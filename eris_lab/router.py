@@ -47,9 +47,11 @@ from .guard import (
     names_duration,
     page_phrase,
     quoted_payloads,
+    addresses_apart,
     read_addresses,
     read_billing,
     read_problem,
+    reports_problem,
     support_tools,
     read_code_question,
     read_existence,
@@ -781,7 +783,10 @@ class Router:
         if billing:  # likewise: "you took my money twice, I want it back" read with "refund"
             queries.append(billing)
             notes.append("billing complaint read")
-        problem = read_problem(fixed) if support_tools(self.catalog) else ""
+        # a complaint in another language through its gloss ("mi hanno addebitato l'abbonamento ..."
+        # -> "charged": a helper's variant f10-r36 of route-18, 2026-12-06)
+        problem = (read_problem(fixed) or (foreign and reports_problem(foreign) and f"{fixed} ({foreign}) "
+                   "(a problem to report: open a support ticket)") or "") if support_tools(self.catalog) else ""
         if problem:  # likewise: "my laptop won't turn on" read as a problem to report
             queries.append(problem)
             notes.append("problem report read")
@@ -817,6 +822,15 @@ class Router:
         payload_gloss = gloss and gloss_german(payload)
         payload_rows = [request_alone, f"{payload} ({payload_gloss})" if payload_gloss else payload] if (
             request_alone and payload) else []
+        held_rows = slice(None)  # the rows the payload's pull is held in
+        if not payload_rows:  # likewise what a URL's path or a file path spells (guard.addresses_apart),
+            # in the message's own rows only: a clause or a reading that names the file ("save it to a
+            # file", "read the local file PATH") keeps what it gives (variant-route-26-01)
+            addressed_request, spelled = addresses_apart(fixed)
+            if spelled and len(addressed_request.split()) >= 2:
+                payload_rows = [addressed_request, spelled]
+                held_rows = slice(0, 2 if fixes else 1)
+                notes.append("addresses held to the request")
         if len(unquoted.split()) < 2 or unquoted in queries:
             unquoted = ""
         if unquoted and self.knobs.subset_margin >= 2.0:
@@ -871,7 +885,8 @@ class Router:
         rows = self.calibrate(raw)
         n = len(queries)
         if payload_rows:  # what the quoted text alone pulls is held to what the request gives
-            raw[:n], rows[:n] = without_pull(raw[:n], raw[n], raw[n + 1]), without_pull(rows[:n], rows[n], rows[n + 1])
+            for matrix in (raw, rows):
+                matrix[:n][held_rows] = without_pull(matrix[:n][held_rows], matrix[n], matrix[n + 1])
         if vent_rows and rows[-2].max() >= self.knobs.threshold:
             # once the request alone names a tool, it is a reading of the message, and the venting
             # may pull no tool in; a request that needs the statement names none alone ("what's it

@@ -692,9 +692,9 @@ def test_a_url_then_a_local_file_is_a_download_and_a_write():
     from eris_lab.guard import clauses
 
     assert clauses("pull down https://cdn.example.org/tex/rock.png into Content/Textures/rock.png") == (
-        "pull down https://cdn.example.org/tex/rock.png", "save it to the file Content/Textures/rock.png")
+        "pull down https://cdn.example.org/tex/rock.png", "save it to a file")
     assert clauses("download https://x.org/a.json to data/a.json") == (
-        "download https://x.org/a.json", "save it to the file data/a.json")
+        "download https://x.org/a.json", "save it to a file")
     assert clauses("send https://x.org to Bob") == ()
     assert clauses("open https://x.org/page in a new tab") == ()
 
@@ -759,7 +759,7 @@ def test_save_to_a_path_names_the_file_and_existence_covers_shops():
     from eris_lab.guard import clauses, read_existence
 
     assert clauses("pull down https://cdn.site.net/logo.svg and save it to assets/logo.svg")[1] == (
-        "save it to the file assets/logo.svg")
+        "save it to a file")
     assert read_existence("do you sell waterproof hiking boots?") == "search for waterproof hiking boots?"
 
 

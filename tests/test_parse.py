@@ -1274,7 +1274,9 @@ def test_parsing_variant_of_a_handed_kind(case, descriptor_schemas):
     format (rep-); an emptied fence is no content (fence2-); bare keys are read in any wrapper (bare-);
     a call cut after prose leaves the prose (cutprose-); a case's own ``catalog`` gives the schemas of
     every tool, offered or not, as the loop passes them, and a catalogue tool's exact name is never
-    mapped onto another offered tool (exact-)."""
+    mapped onto another offered tool (exact-); a call object that is part of program code in a code
+    block is data, not a call (code-); copies separated by ';' or ',' are read once, with or without
+    ``<|python_tag|>``, and a cut copy is no error (semi-)."""
     if "catalog" in case:  # the whole catalogue's schemas, as loop.py passes them
         schemas = {tool["name"]: tool["parameters"] for tool in case["catalog"]}
     else:

@@ -484,6 +484,43 @@ def test_dialog_pairing_reads_spanish_italian_portuguese_polish_dutch_and_named_
     assert not decide(text, hits(*hits_), REGISTRY, recent=["weather:current"]).rule.endswith("_PAIRING")
 
 
+@pytest.mark.parametrize("text, recent, hits_, rule, first", [
+    # a tester's fresh variants (f10-p07/p10/p13/p14/p18/p20, 2026-12-06): the whole roster or conversation before
+    ("ta bort den andra", "agenda:list", [("doc:delete", 0.55)], Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+    ("slet den første", "agenda:list", [("doc:delete", 0.55)], Rule.AGENDA_DIALOG_PAIRING, "agenda:remove"),
+    ("flytta mötet till fredag", "calendar:list", [("agenda:push", 0.55)], Rule.CALENDAR_DIALOG_PAIRING,
+     "calendar:update"),
+    ("zruš tu schůzku", "calendar:list", [("agenda:remove", 0.55)], Rule.CALENDAR_DIALOG_PAIRING, "calendar:delete"),
+    ("svara att jag kommer", "mail:read", [("social:search", 0.52)], Rule.MAIL_DIALOG_PAIRING, "mail:write"),
+    ("ikincisini sil", "doc:list", [("mail:delete", 0.55)], Rule.DOC_DIALOG_PAIRING, "doc:delete"),
+    # definite objects without a preposed article: a Nordic definite ending, a Turkish accusative
+    ("flytt tannlegen til fredag", "calendar:list", [("agenda:push", 0.55)], Rule.CALENDAR_DIALOG_PAIRING,
+     "calendar:update"),
+    ("dişçiyi cumaya ertele", "calendar:list", [("agenda:push", 0.55)], Rule.CALENDAR_DIALOG_PAIRING,
+     "calendar:update"),
+])
+def test_dialog_pairing_reads_swedish_danish_norwegian_czech_turkish(text, recent, hits_, rule, first):
+    decision = decide(text, hits(*hits_), REGISTRY, recent=[recent])
+    assert decision.rule == rule and decision.names[0] == first and decision.kind == "cluster"
+    assert not decide(text, hits(*hits_), REGISTRY, recent=["weather:current"]).rule.endswith("_PAIRING")
+
+
+def test_short_words_of_the_new_languages_point_back_only_in_their_language():
+    """Czech "to"/"tu" are English and French words: an anaphor only beside a Czech verb; Norwegian
+    "les" is a French article: a reading verb only before its object; Swedish "igen" (again) ends
+    like a definite noun but names nothing."""
+    from eris_lab.policy import _ANAPHOR_RE, _definite_object_tool, PAIRINGS
+
+    assert _ANAPHOR_RE.search("smaž to") and _ANAPHOR_RE.search("zruš tu schůzku")
+    assert not _ANAPHOR_RE.search("go to Berlin") and not _ANAPHOR_RE.search("tu viens demain")
+    calendar = next(p for p in PAIRINGS if p.domain == "calendar")
+    assert _definite_object_tool(calendar, "flytta tandläkaren till fredag", REGISTRY) == "calendar:update"
+    assert _definite_object_tool(calendar, "flytta igen", REGISTRY) == ""
+    mail = next(p for p in PAIRINGS if p.domain == "mail")
+    assert mail.verb_tool("les den siste e-posten") == "mail:read"
+    assert mail.verb_tool("et les autres") == ""
+
+
 def test_a_named_thing_after_a_listing_is_not_another_tools_thing():
     """"cancel the train" right after calendar:list names a transit tool's thing when the catalogue
     has one (its name words), so it does not pair; "cancel the dentist" does."""
