@@ -22,6 +22,16 @@ bytes: the query is shifted to ``q + 128`` (1..255), and ``128 * sum(tool row)``
 again, so the result is exact. On the 2-core box (AVX-512 VNNI, one thread, 100,000 tools of 384
 dimensions): one query row 2.01 -> 1.30 ms, three rows 6.28 -> 1.51 ms (:data:`VNNI_BITS` says
 which path this host takes; :func:`vnni_works` checks it once against the portable loop).
+
+Where the CPU has AVX2 but no VNNI (AMD before Zen 4, Intel from Haswell to Skylake),
+:func:`avx2_dots` computes the same integers with ``vpmaddubsw``, which multiplies 32 unsigned by
+signed byte pairs and adds them two at a time into int16 lanes, then ``vpmaddwd`` by ones into
+int32. ``q * t = |q| * (t * sign(q))``: ``vpsignb`` moves the query's sign onto the tool byte and
+the query's magnitude (0..127, computed once per query) is the unsigned operand, so a pair sums to
+at most ``2 * 127 * 127 = 32,258`` and never saturates int16 (the trick of ggml's
+``mul_sum_i8_pairs``, llama.cpp). On the 2-core AMD EPYC box (AVX2, no VNNI, one thread, 100,000
+tools of 384 dimensions): one query row 2.74 -> 2.11 ms, three rows 6.40 -> 3.15 ms
+(:func:`avx2_works` checks it once against the portable loop).
 """
 
 from __future__ import annotations
@@ -34,10 +44,12 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["int8_dots", "vnni_dots", "vnni_works", "HAS_VNNI", "VNNI_BITS", "VNNI_WIDTH"]
+__all__ = ["int8_dots", "vnni_dots", "vnni_works", "avx2_dots", "avx2_works", "HAS_VNNI", "HAS_AVX2", "VNNI_BITS",
+           "VNNI_WIDTH"]
 
-#: :func:`vnni_dots` needs rows of a multiple of this many bytes (the scorer pads with zeros): one
-#: 512-bit ``vpdpbusd`` reads 64 bytes of each operand, a 256-bit one 32.
+#: :func:`vnni_dots` and :func:`avx2_dots` need rows of a multiple of this many bytes (the scorer
+#: pads with zeros): one 512-bit ``vpdpbusd`` reads 64 bytes of each operand, a 256-bit one or a
+#: ``vpmaddubsw`` 32.
 VNNI_WIDTH = 64
 
 
@@ -54,6 +66,8 @@ def _vnni_bits() -> int:
 #: Width of :func:`vnni_dots`'s ``vpdpbusd`` on this host in bits; 0: the portable loop only.
 VNNI_BITS = _vnni_bits()
 HAS_VNNI = VNNI_BITS > 0
+#: Whether this host runs :func:`avx2_dots` (AVX2; false where ``$NUMBA_CPU_NAME`` is set, as above).
+HAS_AVX2 = numba.config.CPU_NAME is None and bool(_llvm.get_host_cpu_features().get("avx2", False))
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -179,7 +193,116 @@ def vnni_dots(tools: np.ndarray, tool_sums: np.ndarray, queries: np.ndarray, out
     _VNNI_KERNELS[bits or VNNI_BITS](tools, tool_sums, queries, out)
 
 
+def _avx2_row_dot():
+    """An intrinsic ``int32(query . tools[row])`` through ``vpsignb``, ``vpmaddubsw`` and
+    ``vpmaddwd`` on 32-byte chunks: ``tools`` ``(n, dim) int8``, ``magnitude`` ``(dim,) uint8`` (the
+    query's ``|q|``) and ``query`` ``(dim,) int8``, all C-contiguous, ``dim`` a multiple of 32."""
+    bytes32 = ir.VectorType(ir.IntType(8), 32)
+    shorts = ir.VectorType(ir.IntType(16), 16)
+    lanes = ir.VectorType(ir.IntType(32), 8)
+
+    def typer(typingctx, tools, row, magnitude, query):  # pragma: no cover - compiled
+        if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == d
+                   for a, d in ((tools, 2), (magnitude, 1), (query, 1))):
+            return None
+        return types.int32(tools, row, magnitude, query), codegen
+
+    def codegen(context, builder, sig, args):  # pragma: no cover - compiled
+        tools_value, row_value, magnitude_value, query_value = args
+        tools_array = context.make_array(sig.args[0])(context, builder, tools_value)
+        magnitude_array = context.make_array(sig.args[2])(context, builder, magnitude_value)
+        query_array = context.make_array(sig.args[3])(context, builder, query_value)
+        dim = builder.extract_value(tools_array.shape, 1)
+        byte_pointer = ir.IntType(8).as_pointer()
+        row_start = builder.mul(row_value, builder.extract_value(tools_array.strides, 0))
+        tool_bytes = builder.gep(builder.bitcast(tools_array.data, byte_pointer), [row_start])
+        magnitude_bytes = builder.bitcast(magnitude_array.data, byte_pointer)
+        query_bytes = builder.bitcast(query_array.data, byte_pointer)
+        module = builder.module
+        sign = cgutils.get_or_insert_function(module, ir.FunctionType(bytes32, [bytes32] * 2), "llvm.x86.avx2.psign.b")
+        pair_sums = cgutils.get_or_insert_function(module, ir.FunctionType(shorts, [bytes32] * 2),
+                                                   "llvm.x86.avx2.pmadd.ub.sw")
+        widen = cgutils.get_or_insert_function(module, ir.FunctionType(lanes, [shorts] * 2), "llvm.x86.avx2.pmadd.wd")
+        total = cgutils.get_or_insert_function(module, ir.FunctionType(ir.IntType(32), [lanes]),
+                                               "llvm.vector.reduce.add.v8i32")
+        ones = ir.Constant(shorts, [1] * 16)
+        sums = cgutils.alloca_once_value(builder, ir.Constant(lanes, None))  # the int32 lanes
+        zero, step = ir.Constant(dim.type, 0), ir.Constant(dim.type, 32)
+
+        def chunk(base, j):
+            return builder.load(builder.bitcast(builder.gep(base, [j]), bytes32.as_pointer()), align=1)
+
+        with cgutils.for_range_slice(builder, zero, dim, step) as (j, _):
+            signed = builder.call(sign, [chunk(tool_bytes, j), chunk(query_bytes, j)])  # t * sign(q)
+            pairs = builder.call(pair_sums, [chunk(magnitude_bytes, j), signed])  # q * t, two per int16
+            builder.store(builder.add(builder.load(sums), builder.call(widen, [pairs, ones])), sums)
+        return builder.call(total, [builder.load(sums)])
+
+    typer.__name__ = "_row_dot_avx2"
+    return intrinsic(typer)
+
+
+_row_dot_avx2 = _avx2_row_dot()
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def _avx2_kernel(tools, queries, out):  # pragma: no cover - compiled
+    m, dim = queries.shape
+    magnitude = np.empty((m, dim), dtype=np.uint8)
+    for r in range(m):
+        for j in range(dim):
+            magnitude[r, j] = np.uint8(abs(np.int16(queries[r, j])))
+    for i in range(tools.shape[0]):
+        for r in range(m):
+            out[r, i] = _row_dot_avx2(tools, i, magnitude[r], queries[r])
+
+
+def avx2_dots(tools: np.ndarray, queries: np.ndarray, out: np.ndarray) -> None:
+    """The integers of :func:`int8_dots` through ``vpmaddubsw``; call only where :data:`HAS_AVX2`.
+
+    Parameters
+    ----------
+    tools : ndarray, ``(n_tools, dim) int8``, C-contiguous, ``dim`` a multiple of :data:`VNNI_WIDTH`
+    queries : ndarray, ``(m, dim) int8``, C-contiguous, values in [-127, 127] (-128 would overflow ``|q|``)
+    out : ndarray, ``(m, n_tools) int32``, written in place: ``queries[r] . tools[i]``
+
+    Notes
+    -----
+    Exact (module docstring); the kernel releases the GIL, as the others do.
+    """
+    _avx2_kernel(tools, queries, out)
+
+
 _VNNI_CHECKED: dict[int, bool] = {}
+_AVX2_CHECKED: dict[str, bool] = {}
+
+
+def _extreme_sample(width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Tool rows ``(5, width) int8`` and query rows ``(3, width) int8`` holding every int8 extreme."""
+    rng = np.random.default_rng(0)
+    tools = rng.integers(-127, 128, (5, width)).astype(np.int8)
+    tools[0], tools[1] = 127, -127
+    queries = np.vstack([np.full(width, -127), np.full(width, 127), rng.integers(-127, 128, width)]).astype(np.int8)
+    return tools, queries
+
+
+def avx2_works() -> bool:
+    """Whether :func:`avx2_dots` compiles here and gives :func:`int8_dots`'s integers on a small
+    sample with every int8 extreme; checked once per process. False where :data:`HAS_AVX2` is false
+    or LLVM could not select the instructions (the scorer then runs the portable loop)."""
+    if "avx2" not in _AVX2_CHECKED:
+        ok = False
+        if HAS_AVX2:
+            tools, queries = _extreme_sample(VNNI_WIDTH)
+            expected, got = np.empty((3, 5), np.int32), np.empty((3, 5), np.int32)
+            int8_dots(tools, queries, expected)
+            try:
+                avx2_dots(tools, queries, got)
+                ok = bool(np.array_equal(expected, got))
+            except Exception:  # noqa: BLE001 - LLVM could not select the instructions: the portable loop stays
+                ok = False
+        _AVX2_CHECKED["avx2"] = ok
+    return _AVX2_CHECKED["avx2"]
 
 
 def vnni_works(bits: int | None = None) -> bool:
@@ -190,11 +313,7 @@ def vnni_works(bits: int | None = None) -> bool:
     if bits not in _VNNI_CHECKED:
         ok = False
         if bits in _VNNI_KERNELS:
-            rng = np.random.default_rng(0)
-            tools = rng.integers(-127, 128, (5, VNNI_WIDTH)).astype(np.int8)
-            tools[0], tools[1] = 127, -127
-            queries = np.vstack([np.full(VNNI_WIDTH, -127), np.full(VNNI_WIDTH, 127),
-                                 rng.integers(-127, 128, VNNI_WIDTH)]).astype(np.int8)
+            tools, queries = _extreme_sample(VNNI_WIDTH)
             expected, got = np.empty((3, 5), np.int32), np.empty((3, 5), np.int32)
             int8_dots(tools, queries, expected)
             try:

@@ -37,10 +37,12 @@ SCORERS: dict[str, str] = {
 #: process that routes a few messages).
 AUTO_INT8_MIN_TOOLS = 20_000
 
-#: Kernels of the int8 product (``Int8Scorer(kernel=...)``); the default is ``vnni`` where the CPU
-#: has VNNI and the kernel passes its check (:func:`eris_lab._int8.vnni_works`), else ``portable``.
+#: Kernels of the int8 product (``Int8Scorer(kernel=...)``); the default is the first of ``vnni`` and
+#: ``avx2`` that this CPU has and that passes its check (:func:`eris_lab._int8.vnni_works`,
+#: :func:`eris_lab._int8.avx2_works`), else ``portable``. All give the same integers.
 INT8_KERNELS: dict[str, str] = {
     "vnni": "vpdpbusd, 64 byte products per instruction (AVX-512 VNNI), 32 (AVX-VNNI)",
+    "avx2": "vpsignb + vpmaddubsw + vpmaddwd, 32 byte products per step (AVX2, as ggml's mul_sum_i8_pairs)",
     "portable": "a loop LLVM vectorises for any CPU (16-bit products, vpmaddwd on x86)",
 }
 
@@ -135,15 +137,16 @@ class Int8Scorer:
         Threads of the int8 product (:meth:`_product`); default the encoder's
         (``embed.encoder_threads``: ``$OMP_NUM_THREADS``, else up to two cores). A catalogue below
         ``2 * _MIN_TOOLS_PER_THREAD`` tools is scored on one.
-    kernel : {"vnni", "portable"}, optional
+    kernel : {"vnni", "avx2", "portable"}, optional
         The integer product's kernel (:data:`INT8_KERNELS`); default ``vnni`` where the CPU has
-        AVX-512 VNNI or AVX-VNNI, else ``portable``. Both give the same integers.
+        AVX-512 VNNI or AVX-VNNI, else ``avx2`` where it has AVX2, else ``portable``. All give the
+        same integers.
 
     Raises
     ------
     ErisLabError
-        numba is not installed (``pip install numba``); an unknown ``kernel``, or ``vnni`` on a CPU
-        without VNNI.
+        numba is not installed (``pip install numba``); an unknown ``kernel``, or ``vnni`` (``avx2``)
+        on a CPU without VNNI (AVX2).
 
     Notes
     -----
@@ -184,7 +187,10 @@ class Int8Scorer:
         if kernel == "vnni" and not _int8.vnni_works():
             raise ErisLabError("this CPU has no VNNI (or $NUMBA_CPU_NAME is set, or LLVM could not select "
                                "vpdpbusd): use kernel='portable'", where="scorer int8 kernel")
-        self.kernel = kernel or ("vnni" if _int8.vnni_works() else "portable")
+        if kernel == "avx2" and not _int8.avx2_works():
+            raise ErisLabError("this CPU has no AVX2 (or $NUMBA_CPU_NAME is set, or LLVM could not select "
+                               "vpmaddubsw): use kernel='portable'", where="scorer int8 kernel")
+        self.kernel = kernel or ("vnni" if _int8.vnni_works() else "avx2" if _int8.avx2_works() else "portable")
         self._int8 = _int8
         self.threads = max(1, threads if threads is not None else encoder_threads())
         # threads start on the first split product (ThreadPoolExecutor starts them on demand)
@@ -194,7 +200,7 @@ class Int8Scorer:
         peak = np.abs(self.vectors).max(axis=1)
         scale = np.where(peak > 0, 127.0 / np.maximum(peak, 1e-12), 1.0).astype(np.float32)  # (n,)
         self._weights = np.clip(np.rint(self.vectors * scale[:, None]), -127, 127).astype(np.int8)  # (n, dim)
-        if self.kernel == "vnni":  # zero columns up to whole 64-byte chunks: no product changes
+        if self.kernel in ("vnni", "avx2"):  # zero columns up to whole 64-byte chunks: no product changes
             pad = -self.vectors.shape[1] % _int8.VNNI_WIDTH
             self._weights = np.ascontiguousarray(np.pad(self._weights, ((0, 0), (0, pad))))
         self._weight_sums = self._weights.sum(axis=1, dtype=np.int32) if self.kernel == "vnni" else None  # (n,) its correction
@@ -220,7 +226,7 @@ class Int8Scorer:
         q8 = np.clip(np.rint(queries * q_scale), -127, 127)
         err_query = np.linalg.norm(queries - q8 / q_scale, axis=1).astype(np.float32)
         q8 = q8.astype(np.int8)
-        if q8.shape[1] < self._weights.shape[1]:  # the VNNI kernel's zero columns
+        if q8.shape[1] < self._weights.shape[1]:  # the VNNI or AVX2 kernel's zero columns
             q8 = np.pad(q8, ((0, 0), (0, self._weights.shape[1] - q8.shape[1])))
         ints = np.empty((len(queries), len(self._weights)), dtype=np.int32)
         self._product(q8, ints)
@@ -252,6 +258,8 @@ class Int8Scorer:
         """``out = q8 @ weights[start:stop].T`` in int32 with :attr:`kernel` (:mod:`eris_lab._int8`)."""
         if self.kernel == "vnni":
             self._int8.vnni_dots(self._weights[start:stop], self._weight_sums[start:stop], q8, out)
+        elif self.kernel == "avx2":
+            self._int8.avx2_dots(self._weights[start:stop], q8, out)
         else:
             self._int8.int8_dots(self._weights[start:stop], q8, out)
 

@@ -122,27 +122,76 @@ def test_int8_scorer_scores_alike_on_either_kernel(dim):
     assert vnni.last_rescored == portable.last_rescored
 
 
+def _avx2_or_skip():
+    from eris_lab import _int8
+
+    if not _int8.HAS_AVX2:
+        pytest.skip("this CPU has no AVX2: only the portable kernel runs here")
+    return _int8
+
+
+@pytest.mark.parametrize("dim", [64, 384, 100, 1])
+def test_avx2_kernel_gives_the_portable_kernels_integers(dim):
+    """Every int8 value, the extremes included: |q| = 127 times t = +-127 in both bytes of a pair
+    sums to 32,258, inside int16 (vpmaddubsw would saturate at 32,767 with a query shifted to
+    0..255, as the VNNI kernel shifts it); a width that is not a multiple of 64 is padded."""
+    _int8 = _avx2_or_skip()
+    assert _int8.avx2_works()
+    rng = np.random.default_rng(dim)
+    tools = rng.integers(-127, 128, (300, dim)).astype(np.int8)
+    tools[0], tools[1] = 127, -127
+    queries = rng.integers(-127, 128, (3, dim)).astype(np.int8)
+    queries[0], queries[1] = -127, 127
+    expected = queries.astype(np.int64) @ tools.T.astype(np.int64)
+    pad = -dim % _int8.VNNI_WIDTH
+    got = np.empty((3, 300), dtype=np.int32)
+    _int8.avx2_dots(np.pad(tools, ((0, 0), (0, pad))), np.pad(queries, ((0, 0), (0, pad))), got)
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dim", [384, 100])
+def test_int8_scorer_scores_alike_on_the_avx2_and_portable_kernels(dim):
+    _avx2_or_skip()
+    rng = np.random.default_rng(dim)
+    tools, queries = _unit(rng.standard_normal((3_000, dim))), _unit(rng.standard_normal((2, dim)))
+    avx2, portable = Int8Scorer(tools, kernel="avx2", threads=2), Int8Scorer(tools, kernel="portable")
+    assert (avx2.kernel, portable.kernel) == ("avx2", "portable")
+    np.testing.assert_array_equal(avx2.raw(queries, k=8, floor=0.3), portable.raw(queries, k=8, floor=0.3))
+    assert avx2.last_rescored == portable.last_rescored
+
+
 def test_int8_kernel_names_are_checked():
     from eris_lab import _int8
 
     tools = _unit(np.ones((3, 4)))
-    with pytest.raises(ErisLabError, match="^scorer int8 kernel: expected one of vnni, portable, got 'avx'$"):
+    with pytest.raises(ErisLabError, match="^scorer int8 kernel: expected one of vnni, avx2, portable, got 'avx'$"):
         Int8Scorer(tools, kernel="avx")
-    if _int8.vnni_works():
-        assert Int8Scorer(tools).kernel == "vnni"
-    else:
-        assert Int8Scorer(tools).kernel == "portable"
+    best = "vnni" if _int8.vnni_works() else "avx2" if _int8.avx2_works() else "portable"
+    assert Int8Scorer(tools).kernel == best
+    if not _int8.vnni_works():
         with pytest.raises(ErisLabError, match="no VNNI"):
             Int8Scorer(tools, kernel="vnni")
+    if not _int8.avx2_works():
+        with pytest.raises(ErisLabError, match="no AVX2"):
+            Int8Scorer(tools, kernel="avx2")
 
 
-def test_a_vnni_kernel_that_fails_its_check_leaves_the_portable_loop(monkeypatch):
-    """Where LLVM cannot select vpdpbusd (or it gave other integers) the scorer keeps the portable loop."""
+def _failing(*args):
+    raise RuntimeError("LLVM could not select the instruction")
+
+
+def test_a_vnni_kernel_that_fails_its_check_leaves_the_next_kernel(monkeypatch):
+    """Where LLVM cannot select vpdpbusd (or it gave other integers) the scorer takes the AVX2
+    kernel where it works, else the portable loop; where that fails too, the portable loop."""
     from eris_lab import _int8
 
     monkeypatch.setattr(_int8, "_VNNI_CHECKED", {})
-    monkeypatch.setitem(_int8._VNNI_KERNELS, _int8.VNNI_BITS or 512, lambda *a: (_ for _ in ()).throw(RuntimeError("no")))
+    monkeypatch.setitem(_int8._VNNI_KERNELS, _int8.VNNI_BITS or 512, _failing)
     assert not _int8.vnni_works()
+    assert Int8Scorer(_unit(np.ones((3, 4)))).kernel == ("avx2" if _int8.avx2_works() else "portable")
+    monkeypatch.setattr(_int8, "_AVX2_CHECKED", {})
+    monkeypatch.setattr(_int8, "_avx2_kernel", _failing)
+    assert not _int8.avx2_works()
     assert Int8Scorer(_unit(np.ones((3, 4)))).kernel == "portable"
 
 
