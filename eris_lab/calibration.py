@@ -84,7 +84,7 @@ SLOT_CHECK = "gate"
 #: *train* halves of BFCL's case-id split (``eval.datasets``), as the largest of 0.20, 0.25, 0.30
 #: that refuses at most 1% of live_multiple's requests there (0.20: 3 of 554, 0.25: 4, 0.30: 8);
 #: there it also empties 26 more of irrelevance's 143 cases and 34 of live_irrelevance's 438. The
-#: test halves are reported (README "Calibrated offers").
+#: test halves are reported (docs/calibrated-offers.md).
 UNCOVERED_FLOOR = 0.25
 CACHE_VERSION = 17  # bump when the fit changes, so stale cached knobs are not reused
 

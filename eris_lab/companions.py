@@ -2,7 +2,7 @@
 
 A companion is added to the offer by the offer overlay (``offer.build``), right after the tool
 that brings it, with its source in ``Offer.overlays``. Three sources, each measured on BFCL's
-multi-turn conversations (README "Conversations"):
+multi-turn conversations (docs/conversations.md):
 
 ``declared``
     A descriptor's ``companions = [...]`` (``Tool.companions``) and the reference design's table

@@ -50,7 +50,7 @@ DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
 #: Encoders of one sentence-transformers model: name -> what runs it. ``onnx`` is the default: the
 #: same routing metrics as torch, a query embedded about 4.5x faster on two threads (docs/results/route-threads-2026-12-01.json);
-#: ``onnx-int8`` is faster still but loses 1.7 points of bfcl-pooled recall (README, the fast path).
+#: ``onnx-int8`` is faster still but loses 1.7 points of bfcl-pooled recall (docs/fast-path.md).
 ENCODERS: dict[str, str] = {
     "onnx": "ONNX Runtime, float32 export of the model (cosine >= 0.9999 with torch)",
     "onnx-int8": "ONNX Runtime, int8 dynamic quantisation of the MatMul weights (cosine ~0.99 with torch)",
@@ -473,7 +473,7 @@ def length_batches(texts: Sequence[str], batch_size: int) -> list[list[int]]:
 
 def encoder_threads() -> int:
     """ONNX Runtime intra-op threads for the encoder: ``$OMP_NUM_THREADS`` when set to a positive
-    integer (the usual way to pin a process's libraries; the README's two-process generation runs
+    integer (the usual way to pin a process's libraries; docs/generation.md's two-process runs
     set it to 1), else ``min(2, usable cores)``.
 
     Measured on the 2-core box (queries of 6-14 tokens, interleaved, p50): idle, two threads

@@ -348,7 +348,7 @@ class Knobs:
 #: arrays from BFCL 2026.3.23 gold answers of categories never used to report generation
 #: (simple_python, parallel, live_simple, parallel_multiple; 4,375 strings, 588 arrays): strings
 #: p99 57, max 224 characters -> 64 (first 100; 64 cut fewer calls at the token limit and broke
-#: no right call in the final run, README "The final run at full size"); arrays p99 10, max 20
+#: no right call in the final run, docs/generation.md, "The final run at full size"); arrays p99 10, max 20
 #: items -> 10; integers at most 9 digits, fractions at most 4 (both inside the bounds above). ``few-shot``: two worked examples,
 #: the issue's "one or two" (each costs about 40-70 prompt tokens: ``eris-lab prompt --tokens``).
 LEVERS: dict[str, dict[str, Any]] = {
@@ -377,7 +377,7 @@ def tightened_bounds(knobs: Knobs) -> Knobs:
     characters and 10 items: 32 and 5, also when the knobs leave them unbounded), fractions at most
     half its 8 digits and integers at most its 10 digits; a bound the schema states is kept. Read
     off the 2026-12-01 final run, where every call cut at 128 tokens ran on inside a repeated array
-    item, a string of digits or a long fraction (README, "A cut call generated again").
+    item, a string of digits or a long fraction (docs/generation.md, "A cut call generated again").
     """
     bounded = LEVERS["bounded"]
 

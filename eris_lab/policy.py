@@ -971,7 +971,7 @@ def with_slots(decision: Decision, catalog: Catalog, knobs: Knobs, text: str, *,
     The grammar makes the model write every required argument (``grammar.compile``), so a tool
     offered without its values makes the model invent them. BFCL counts a call in that situation
     as a failure of relevance detection (its ``irrelevance`` and ``live_irrelevance`` categories).
-    Measured with the calibrated knobs (README, "Calibrated offers"): empty offers on irrelevance
+    Measured with the calibrated knobs (docs/calibrated-offers.md): empty offers on irrelevance
     0.167 -> 0.446 and live_irrelevance 0.363 -> 0.619, live_multiple recall 0.984 -> 0.981.
     """
     if (knobs.slot_check == "off" or after_tools or decision.kind == "conversational" or not decision.names

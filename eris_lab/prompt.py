@@ -224,7 +224,7 @@ def examples(offer: "Offer", catalog: Catalog, *, knobs: Knobs = Knobs()) -> tup
     last example it read. In offer order, 28 of its 48 wrong calls on 100 live_multiple cases
     called the second example's tool and 3 the first's; reversed, names rose from 69 to 80% on
     `multiple` and from 31 to 48% on `live_multiple` on the next 100 cases of each, held out
-    (recency bias, as in Zhao et al. 2021, "Calibrate Before Use", arXiv:2102.09690; README).
+    (recency bias, as in Zhao et al. 2021, "Calibrate Before Use", arXiv:2102.09690; docs/generation.md).
     The examples sit in the plain prompt format's own ``User:`` /
     ``Assistant:`` labels (``llm.runner.PLAIN_ROLES``), which a base model continues.
     """
@@ -277,7 +277,7 @@ def slim(offer: "Offer", catalog: Catalog, *, envelope: str | None = None, knobs
     -----
     The best tool comes first: the bundled 270M model calls the first tool it reads far more often
     than the last. Listed best last, names fell from 76 to 23 of 100 held-out live_multiple cases
-    (2026-12-02, README "Held out"); the worked examples are the other way round (:func:`examples`).
+    (2026-12-02, docs/generation.md, "Held out"); the worked examples are the other way round (:func:`examples`).
     """
     knobs = _knobs(knobs, envelope)
     tools = _tools(offer, catalog)

@@ -36,12 +36,12 @@ free      anything else                                         (always filled)
 ========  ====================================================  ==========================================
 
 Measured (2026-12-01, before the password kind and the stated defaults of 2026-12-03, whose
-effect README "Calibrated offers" gives; each BFCL case's own functions, halves by ``eval.datasets``' case-id split;
+effect docs/journal.md (2026-12-03) gives; each BFCL case's own functions, halves by ``eval.datasets``' case-id split;
 the rules were written on the *train* halves): the gold tool cannot be filled for 5 of 554
 live_multiple requests (train) and 1 of 499 (test); no offered function can be filled for 45 of
 143 irrelevance cases (train) and 39 of 97 (test), and for 156 of 437 and 161 of 443
-live_irrelevance cases. The policy step that uses this is ``policy.with_slots``; README
-("Calibrated offers") has what it does to the offers.
+live_irrelevance cases. The policy step that uses this is ``policy.with_slots``; docs/calibrated-offers.md
+has what it does to the offers.
 """
 
 from __future__ import annotations

@@ -214,7 +214,7 @@ def run_conversations(suites=("multi_turn_base", "multi_turn_miss_func", "multi_
 
 
 def format_table(suite: str, rows: dict[str, dict[str, Any]]) -> str:
-    """One suite's rows as a Markdown table (the README's)."""
+    """One suite's rows as a Markdown table (docs/conversations.md's)."""
     from ..eval.metrics import format_value
 
     head = "| " + suite + " | " + " | ".join(COLUMNS) + " |"
