@@ -37,6 +37,7 @@ from .lexicon import (FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, SUPPORT_
 __all__ = [
     "clean_text",
     "find_urls",
+    "unread_language",
     "is_conversational",
     "only_short",
     "names_code",
@@ -1121,6 +1122,24 @@ def foreign_language(text: str) -> bool:
         return False
     if len({w for w in words if w in FOREIGN_CUES}) >= 2:
         return True
+    known = known_words()
+    return sum(w in known for w in words) * 4 < len(words) * 3
+
+
+def unread_language(text: str) -> bool:
+    """True for text the lab reads in neither English nor German: another script
+    (:func:`unread_script`), a Latin-script language (:func:`foreign_language`), or three or more
+    words with no English or German function word of which fewer than three in four are in the
+    embedder's English vocabulary (:func:`known_words`). The last catches the languages whose
+    letters :func:`mostly_german` takes for German ("poista tämä muistutus", Finnish; "töröld a
+    második emlékeztetőt", Hungarian). Two words say too little: "delete second" has one word the
+    vocabulary lacks.
+    """
+    if unread_script(text) or foreign_language(text):
+        return True
+    words = [w.lower() for w in _WORD_RE.findall(text) if len(w) >= 2 and w.isalpha()]
+    if len(words) < 3 or any(w in ENGLISH_CUES or w in GERMAN_CUES for w in words):
+        return False
     known = known_words()
     return sum(w in known for w in words) * 4 < len(words) * 3
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
 from .guard import (asks_something, countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, reports_problem, singular, support_tools,
-                    tool_keywords, unread_script, without_small_talk)
+                    tool_keywords, unread_language, unread_script, without_small_talk, word_count)
 from .knobs import Knobs
 from .lexicon import (ACTION_WORDS, ENGLISH_CUES, GOODS_QUESTION_WORDS, GOODS_TOOL_RE, OPEN_SUBJECT_WORDS,
                       QUESTION_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS)
@@ -647,6 +647,50 @@ def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decis
                        f"{names[0]} first",
             )
     return _pairing_on_last(text, catalog, recent, anaphor=anaphor)
+
+
+#: Longest message (words) that :func:`_unread_follow_up` reads as being about what was just listed.
+UNREAD_FOLLOW_UP_MAX_WORDS = 8
+
+
+def _unread_follow_up(text: str, hits: Sequence[Hit], catalog: Catalog, recent: Sequence[str],
+                      knobs: Knobs) -> Decision | None:
+    """A short message in a language the lab does not read (``guard.unread_language``) right after
+    a listing of a pairing domain (:data:`PAIRINGS`): that domain's tools, under its pairing rule.
+
+    The pairing cues read English, German and the languages glossed so far. Anything else was
+    read as conversation ("peru se palaveri", Finnish for "cancel that meeting", after
+    ``calendar:list``) or widened to the whole roster ("hapus email yang kedua", Indonesian,
+    after ``mail:check``; "șterge-l pe al doilea", Romanian, after ``agenda:list``): a helper's
+    variants of the pairing cases, 2026-12-06. Right after a listing, a short message is most
+    likely about what was listed. The offer is the domain's tools in catalogue order, since the
+    verb is unread, and the model may still answer without a call. Not when the message names
+    another domain's thing (:data:`_ELSEWHERE_RE`), is longer than
+    :data:`UNREAD_FOLLOW_UP_MAX_WORDS`, names a thing of another pairing domain, is only a word that
+    also closes a conversation (:data:`_CHAT_VERBS`), or a tool outside the domain clears the
+    single-hit floor.
+    """
+    if not recent or not _is_listing(recent[-1]):
+        return None
+    domain = domain_of(recent[-1])
+    pairing = next((p for p in PAIRINGS if p.domain == domain), None)
+    cluster = tuple(catalog.cluster(domain)) if pairing is not None else ()
+    if (not cluster or word_count(text) > UNREAD_FOLLOW_UP_MAX_WORDS or _ELSEWHERE_RE.search(text)
+            or not unread_language(text)):
+        return None
+    if any(h.name in catalog and domain_of(h.name) != domain and h.score >= knobs.single_hit_floor for h in hits):
+        return None
+    # another pairing domain's thing ("cancela la reunión del martes" after agenda:list), or a bare
+    # word that also closes a conversation ("iptal et", as a bare "cancel")
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
+    if (any(p.nouns.search(text) for p in PAIRINGS if p.domain != domain)
+            or " ".join(words) in _CHAT_VERBS or all(w in _CHAT_VERBS or w in _FILLERS for w in words)):
+        return None
+    # the verb is unread; right after a listing, listing again is the least likely request
+    names = tuple(n for n in cluster if not _is_listing(n)) + tuple(n for n in cluster if _is_listing(n))
+    return Decision(rule=pairing.rule, kind="cluster", names=names,
+                    reason=f"a short follow-up right after {recent[-1]} in a language the lab does not read: "
+                           f"offering the {domain} tools, the reading ones last")
 
 
 def _is_listing(name: str) -> bool:
@@ -1496,7 +1540,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     # 1. dialog pairing (before the short-input guard: "cancel that meeting" after calendar:list
     #    is three words, and a request)
     window = tuple(recent)[-knobs.dialog_memory:] if knobs.dialog_memory else ()
-    paired = _dialog_pairing(text, catalog, window)
+    paired = _dialog_pairing(text, catalog, window) or _unread_follow_up(text, hits, catalog, window, knobs)
     if paired is not None:
         return paired
 

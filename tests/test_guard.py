@@ -903,3 +903,23 @@ def test_canned_reply_tools_are_read_from_the_description():
                                                                    "no medical or dietary advice."),
                        Tool(name="show_help", description="Show the list of things the bot can do.")])
     assert canned_reply_tools(catalog) == {"dietary_disclaimer"}
+
+
+@pytest.mark.parametrize("text,unread", [
+    ("peru se palaveri", True),  # Finnish
+    ("poista tämä muistutus", True),  # Finnish with letters mostly_german takes for German
+    ("töröld a második emlékeztetőt", True),  # Hungarian
+    ("hapus email yang kedua", True),  # Indonesian
+    ("διάγραψε το δεύτερο", True),  # another script
+    ("kiitos oikein paljon", True),  # Finnish thanks: after a listing the listed tools are offered, and the model may answer
+    ("kiitos paljon", False),  # two words say too little
+    ("delete the second one", False),
+    ("delete second", False),  # keyword style, every word in the English vocabulary
+    ("lösche den zweiten Termin", False),  # German is read
+    ("thanks a lot", False),
+])
+def test_unread_language_is_neither_english_nor_german(text, unread):
+    """The reading of policy._unread_follow_up (a helper's variants v11, 2026-12-06)."""
+    from eris_lab.guard import unread_language
+
+    assert unread_language(text) is unread
