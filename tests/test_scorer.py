@@ -111,17 +111,6 @@ def test_vnni_kernel_gives_the_portable_kernels_integers(dim, bits):
     np.testing.assert_array_equal(got, expected)
 
 
-@pytest.mark.parametrize("dim", [384, 100])
-def test_int8_scorer_scores_alike_on_either_kernel(dim):
-    _vnni_or_skip()
-    rng = np.random.default_rng(dim)
-    tools, queries = _unit(rng.standard_normal((3_000, dim))), _unit(rng.standard_normal((2, dim)))
-    vnni, portable = Int8Scorer(tools, kernel="vnni"), Int8Scorer(tools, kernel="portable")
-    assert (vnni.kernel, portable.kernel) == ("vnni", "portable")
-    np.testing.assert_array_equal(vnni.raw(queries, k=8, floor=0.3), portable.raw(queries, k=8, floor=0.3))
-    assert vnni.last_rescored == portable.last_rescored
-
-
 def _avx2_or_skip():
     from eris_lab import _int8
 
@@ -149,15 +138,20 @@ def test_avx2_kernel_gives_the_portable_kernels_integers(dim):
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("kernel", ["vnni", "avx2"])
 @pytest.mark.parametrize("dim", [384, 100])
-def test_int8_scorer_scores_alike_on_the_avx2_and_portable_kernels(dim):
-    _avx2_or_skip()
+def test_int8_scorer_scores_alike_on_each_kernel(dim, kernel):
+    """The fast kernels give the portable loop's scores and shortlists, on two threads (each
+    thread a share of the rows) and on one."""
+    _vnni_or_skip() if kernel == "vnni" else _avx2_or_skip()
     rng = np.random.default_rng(dim)
     tools, queries = _unit(rng.standard_normal((3_000, dim))), _unit(rng.standard_normal((2, dim)))
-    avx2, portable = Int8Scorer(tools, kernel="avx2", threads=2), Int8Scorer(tools, kernel="portable")
-    assert (avx2.kernel, portable.kernel) == ("avx2", "portable")
-    np.testing.assert_array_equal(avx2.raw(queries, k=8, floor=0.3), portable.raw(queries, k=8, floor=0.3))
-    assert avx2.last_rescored == portable.last_rescored
+    portable = Int8Scorer(tools, kernel="portable")
+    for threads in (1, 2):
+        fast = Int8Scorer(tools, kernel=kernel, threads=threads)
+        assert (fast.kernel, portable.kernel) == (kernel, "portable")
+        np.testing.assert_array_equal(fast.raw(queries, k=8, floor=0.3), portable.raw(queries, k=8, floor=0.3))
+        assert fast.last_rescored == portable.last_rescored
 
 
 def test_int8_kernel_names_are_checked():
