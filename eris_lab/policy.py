@@ -663,12 +663,12 @@ def _unread_follow_up(text: str, hits: Sequence[Hit], catalog: Catalog, recent: 
     ``calendar:list``) or widened to the whole roster ("hapus email yang kedua", Indonesian,
     after ``mail:check``; "șterge-l pe al doilea", Romanian, after ``agenda:list``): a helper's
     variants of the pairing cases, 2026-12-06. Right after a listing, a short message is most
-    likely about what was listed. The offer is the domain's tools in catalogue order, since the
-    verb is unread, and the model may still answer without a call. Not when the message names
-    another domain's thing (:data:`_ELSEWHERE_RE`), is longer than
-    :data:`UNREAD_FOLLOW_UP_MAX_WORDS`, names a thing of another pairing domain, is only a word that
-    also closes a conversation (:data:`_CHAT_VERBS`), or a tool outside the domain clears the
-    single-hit floor.
+    likely about what was listed. The offer is the domain's tools, those that only read last (the
+    verb is unread, and listing again is the least likely request); the model may still answer
+    without a call. Not when the message is longer than :data:`UNREAD_FOLLOW_UP_MAX_WORDS`, names a
+    thing of no pairing domain (:data:`_ELSEWHERE_RE`) or of another one, is only a word that also
+    closes a conversation (:data:`_CHAT_VERBS`), or a tool outside the domain clears the single-hit
+    floor.
     """
     if not recent or not _is_listing(recent[-1]):
         return None
