@@ -300,3 +300,14 @@ def test_decide_judges_with_reference_knobs_unless_given(capsys, catalog_file, t
     _, out, _ = run(capsys, "decide", "--text", "is it cold outside", "--hits", hits, "--catalog", catalog_file,
                     "--fallback", "ranked", "--json")
     assert json.loads(out)["decision"]["rule"] in ("UNSURE_RANKED",)
+
+
+def test_route_text_says_its_total_is_the_route_alone(capsys):
+    """The timings line names the route's own total apart from a new process's set-up (a new user
+    read "total 46 ms" beside "model_load 15,400 ms" as the whole run, 2026-12-06)."""
+    from eris_lab.cli import _print_routing
+
+    _print_routing({"text": "hi", "guard": "", "hits": [], "decision": {"rule": "CONVERSATIONAL", "kind": "conversational",
+                  "names": [], "reason": "r"}, "offered": [], "timings_ms": {"model_load": 400.0, "total": 12.5}})
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line == "timings: model_load 400.0 ms, route total 12.5 ms"
