@@ -656,21 +656,23 @@ UNREAD_FOLLOW_UP_MAX_WORDS = 8
 def _unread_follow_up(text: str, hits: Sequence[Hit], catalog: Catalog, recent: Sequence[str],
                       knobs: Knobs) -> Decision | None:
     """A short message in a language the lab does not read (``guard.unread_language``) right after
-    a listing of a pairing domain (:data:`PAIRINGS`): that domain's tools, under its pairing rule.
+    a listing of a pairing domain (:data:`PAIRINGS`), or a making of one of its items
+    (:func:`_makes_item`): that domain's tools, under its pairing rule.
 
     The pairing cues read English, German and the languages glossed so far. Anything else was
     read as conversation ("peru se palaveri", Finnish for "cancel that meeting", after
     ``calendar:list``) or widened to the whole roster ("hapus email yang kedua", Indonesian,
     after ``mail:check``; "șterge-l pe al doilea", Romanian, after ``agenda:list``): a helper's
     variants of the pairing cases, 2026-12-06. Right after a listing, a short message is most
-    likely about what was listed. The offer is the domain's tools, those that only read last (the
+    likely about what was listed, and right after a making, about the item made (as
+    :func:`_pairing_on_last` reads "cancel that" after ``calendar:create``). The offer is the domain's tools, those that only read last (the
     verb is unread, and listing again is the least likely request); the model may still answer
     without a call. Not when the message is longer than :data:`UNREAD_FOLLOW_UP_MAX_WORDS`, names a
     thing of no pairing domain (:data:`_ELSEWHERE_RE`) or of another one, is only a word that also
     closes a conversation (:data:`_CHAT_VERBS`), or a tool outside the domain clears the single-hit
     floor.
     """
-    if not recent or not _is_listing(recent[-1]):
+    if not recent or not (_is_listing(recent[-1]) or _makes_item(recent[-1])):
         return None
     domain = domain_of(recent[-1])
     pairing = next((p for p in PAIRINGS if p.domain == domain), None)
