@@ -617,11 +617,13 @@ _GENERIC_NOUNS = frozenset({"item", "items", "entry", "entries", "list", "lists"
                             "listede", "listeden", "listeyi"})
 
 
-def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decision | None:
+def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str], *,
+                    confident: Iterable[str] = ()) -> Decision | None:
     """A continuation cue: an anaphor, a domain noun and a verb, that domain among the recent tools;
     right after a listing of that domain, a noun and a verb without an anaphor ("please remove
     the dentist reminder from my agenda" after ``agenda:list``: the item is one just listed);
-    then :func:`_pairing_on_last`."""
+    then :func:`_pairing_on_last`, which reads ``confident`` (tools whose hit clears the
+    single-hit floor)."""
     if not recent:
         return None
     anaphor = bool(_ANAPHOR_RE.search(text))
@@ -646,53 +648,12 @@ def _dialog_pairing(text: str, catalog: Catalog, recent: Sequence[str]) -> Decis
                 reason=f"continuation cue ({noun.group(0)!r}) after {last}: offering {pairing.domain} verbs, "
                        f"{names[0]} first",
             )
-    return _pairing_on_last(text, catalog, recent, anaphor=anaphor)
+    return _pairing_on_last(text, catalog, recent, anaphor=anaphor, confident=confident)
 
 
-#: Longest message (words) that :func:`_unread_follow_up` reads as being about what was just listed.
+#: Longest message (words) in a language the lab does not read that :func:`_pairing_on_last` reads
+#: as being about what was just listed or made.
 UNREAD_FOLLOW_UP_MAX_WORDS = 8
-
-
-def _unread_follow_up(text: str, hits: Sequence[Hit], catalog: Catalog, recent: Sequence[str],
-                      knobs: Knobs) -> Decision | None:
-    """A short message in a language the lab does not read (``guard.unread_language``) right after
-    a listing of a pairing domain (:data:`PAIRINGS`), or a making of one of its items
-    (:func:`_makes_item`): that domain's tools, under its pairing rule.
-
-    The pairing cues read English, German and the languages glossed so far. Anything else was
-    read as conversation ("peru se palaveri", Finnish for "cancel that meeting", after
-    ``calendar:list``) or widened to the whole roster ("hapus email yang kedua", Indonesian,
-    after ``mail:check``; "șterge-l pe al doilea", Romanian, after ``agenda:list``): a helper's
-    variants of the pairing cases, 2026-12-06. Right after a listing, a short message is most
-    likely about what was listed, and right after a making, about the item made (as
-    :func:`_pairing_on_last` reads "cancel that" after ``calendar:create``). The offer is the domain's tools, those that only read last (the
-    verb is unread, and listing again is the least likely request); the model may still answer
-    without a call. Not when the message is longer than :data:`UNREAD_FOLLOW_UP_MAX_WORDS`, names a
-    thing of no pairing domain (:data:`_ELSEWHERE_RE`) or of another one, is only a word that also
-    closes a conversation (:data:`_CHAT_VERBS`), or a tool outside the domain clears the single-hit
-    floor.
-    """
-    if not recent or not (_is_listing(recent[-1]) or _makes_item(recent[-1])):
-        return None
-    domain = domain_of(recent[-1])
-    pairing = next((p for p in PAIRINGS if p.domain == domain), None)
-    cluster = tuple(catalog.cluster(domain)) if pairing is not None else ()
-    if (not cluster or word_count(text) > UNREAD_FOLLOW_UP_MAX_WORDS or _ELSEWHERE_RE.search(text)
-            or not unread_language(text)):
-        return None
-    if any(h.name in catalog and domain_of(h.name) != domain and h.score >= knobs.single_hit_floor for h in hits):
-        return None
-    # another pairing domain's thing ("cancela la reunión del martes" after agenda:list), or a bare
-    # word that also closes a conversation ("iptal et", as a bare "cancel")
-    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
-    if (any(p.nouns.search(text) for p in PAIRINGS if p.domain != domain)
-            or " ".join(words) in _CHAT_VERBS or all(w in _CHAT_VERBS or w in _FILLERS for w in words)):
-        return None
-    # the verb is unread; right after a listing, listing again is the least likely request
-    names = tuple(n for n in cluster if not _is_listing(n)) + tuple(n for n in cluster if _is_listing(n))
-    return Decision(rule=pairing.rule, kind="cluster", names=names,
-                    reason=f"a short follow-up right after {recent[-1]} in a language the lab does not read: "
-                           f"offering the {domain} tools, the reading ones last")
 
 
 def _is_listing(name: str) -> bool:
@@ -822,7 +783,8 @@ def _names_another_thing(text: str, pairing: _Pairing) -> bool:
     return any(word not in _GENERIC_NOUNS for word in others) or bool(_ELSEWHERE_RE.search(text))
 
 
-def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anaphor: bool = True) -> Decision | None:
+def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anaphor: bool = True,
+                     confident: Iterable[str] = ()) -> Decision | None:
     """A cue without a domain noun ("please remove it") acts on the last tool's domain.
 
     Right after a listing (the last recent tool's name holds a read verb,
@@ -834,6 +796,16 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
     is coming?") or a bare command ("abhaken") pairs, and right after a listing a verb whose object
     is definite ("push the standup back", "flytta tandläkaren", "dişçiyi ertele";
     :func:`_definite_object_tool`). A cluster, never one tool: a lone destructive verb widens and never locks the grammar onto it (issue 16).
+
+    Right after a listing or a making, a message of at most :data:`UNREAD_FOLLOW_UP_MAX_WORDS`
+    words in a language the lab does not read (``guard.unread_language``), whose verb no cue can
+    read, is about that item too. The cues read English, German and the languages glossed so far;
+    "peru se palaveri" (Finnish, "cancel that meeting") after ``calendar:list`` was conversation,
+    "hapus email yang kedua" (Indonesian) after ``mail:check`` the whole roster (a helper's
+    variants of the pairing cases, 2026-12-06). The domain's tools are offered, those that only
+    read last (listing again is the least likely request); the model may still answer without a
+    call. Not for a bare word that also closes a conversation (:data:`_CHAT_VERBS`: "iptal et", as
+    a bare "cancel"), nor when a ``confident`` tool is of another domain.
     """
     last = recent[-1]
     pairing = next((p for p in PAIRINGS if p.domain == domain_of(last)), None)
@@ -851,11 +823,26 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
         verb_tool = _implied_object_tool(pairing, text) or (
             _definite_object_tool(pairing, text, catalog) if _is_listing(last) else "")
     if not verb_tool:
-        return None
+        return _unread_on_last(text, pairing, tuple(cluster), last, confident) if points_back else None
     first = (verb_tool,) if verb_tool in cluster else ()
     names = first + tuple(n for n in cluster if n not in first)
     return Decision(rule=pairing.rule, kind="cluster", names=names,
                     reason=f"continuation cue right after {recent[-1]}: offering {pairing.domain} verbs, {names[0]} first")
+
+
+def _unread_on_last(text: str, pairing: _Pairing, cluster: tuple[str, ...], last: str,
+                    confident: Iterable[str]) -> Decision | None:
+    """The unread follow-up of :func:`_pairing_on_last`: ``pairing``'s cluster, reading tools last,
+    or None."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
+    if (word_count(text) > UNREAD_FOLLOW_UP_MAX_WORDS or not unread_language(text)
+            or " ".join(words) in _CHAT_VERBS or all(w in _CHAT_VERBS or w in _FILLERS for w in words)
+            or any(domain_of(name) != pairing.domain for name in confident)):
+        return None
+    names = tuple(n for n in cluster if not _is_listing(n)) + tuple(n for n in cluster if _is_listing(n))
+    return Decision(rule=pairing.rule, kind="cluster", names=names,
+                    reason=f"a short follow-up right after {last} in a language the lab does not read: "
+                           f"offering the {pairing.domain} tools, the reading ones last")
 
 
 def with_intents(decision: Decision, intents: Sequence[Hit], catalog: Catalog, knobs: Knobs) -> Decision:
@@ -1542,7 +1529,8 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     # 1. dialog pairing (before the short-input guard: "cancel that meeting" after calendar:list
     #    is three words, and a request)
     window = tuple(recent)[-knobs.dialog_memory:] if knobs.dialog_memory else ()
-    paired = _dialog_pairing(text, catalog, window) or _unread_follow_up(text, hits, catalog, window, knobs)
+    paired = _dialog_pairing(text, catalog, window, confident=[
+        h.name for h in hits if h.name in catalog and h.score >= knobs.single_hit_floor])
     if paired is not None:
         return paired
 

@@ -919,7 +919,7 @@ def test_canned_reply_tools_are_read_from_the_description():
     ("thanks a lot", False),
 ])
 def test_unread_language_is_neither_english_nor_german(text, unread):
-    """The reading of policy._unread_follow_up (a helper's variants v11, 2026-12-06)."""
+    """The reading of policy._pairing_on_last (a helper's variants v11, 2026-12-06)."""
     from eris_lab.guard import unread_language
 
     assert unread_language(text) is unread
