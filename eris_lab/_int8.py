@@ -53,21 +53,35 @@ __all__ = ["int8_dots", "vnni_dots", "vnni_works", "avx2_dots", "avx2_works", "H
 VNNI_WIDTH = 64
 
 
-def _vnni_bits() -> int:
-    """512 (AVX-512 VNNI), 256 (AVX-VNNI) or 0: the widest ``vpdpbusd`` this host runs, and 0 when
-    numba compiles for another CPU (``$NUMBA_CPU_NAME``: a cache built for it must not meet the
-    instruction)."""
-    if numba.config.CPU_NAME is not None:
-        return 0
-    features = _llvm.get_host_cpu_features()
-    return 512 if features.get("avx512vnni", False) else 256 if features.get("avxvnni", False) else 0
-
-
-#: Width of :func:`vnni_dots`'s ``vpdpbusd`` on this host in bits; 0: the portable loop only.
-VNNI_BITS = _vnni_bits()
+#: This host's CPU features as LLVM names them; none when numba compiles for another CPU
+#: (``$NUMBA_CPU_NAME``: a cache built for it must not meet the instructions below).
+_FEATURES = {} if numba.config.CPU_NAME is not None else dict(_llvm.get_host_cpu_features())
+#: Width of :func:`vnni_dots`'s ``vpdpbusd`` on this host in bits: 512 (AVX-512 VNNI), 256
+#: (AVX-VNNI) or 0 (no VNNI).
+VNNI_BITS = 512 if _FEATURES.get("avx512vnni", False) else 256 if _FEATURES.get("avxvnni", False) else 0
 HAS_VNNI = VNNI_BITS > 0
-#: Whether this host runs :func:`avx2_dots` (AVX2; false where ``$NUMBA_CPU_NAME`` is set, as above).
-HAS_AVX2 = numba.config.CPU_NAME is None and bool(_llvm.get_host_cpu_features().get("avx2", False))
+#: Whether this host runs :func:`avx2_dots`.
+HAS_AVX2 = bool(_FEATURES.get("avx2", False))
+
+
+def _c_arrays(*typed: tuple[types.Type, int]) -> bool:
+    """Whether each numba type is a C-contiguous array of its ``ndim``: the intrinsics below read the
+    bytes of a row one after another."""
+    return all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == d for a, d in typed)
+
+
+def _bytes_of(context, builder, array_type, value, row=None):  # pragma: no cover - compiled
+    """The array struct of ``value`` and an ``i8*`` to its data, or to row ``row`` of a 2-D array."""
+    array = context.make_array(array_type)(context, builder, value)
+    data = builder.bitcast(array.data, ir.IntType(8).as_pointer())
+    if row is not None:
+        data = builder.gep(data, [builder.mul(row, builder.extract_value(array.strides, 0))])
+    return array, data
+
+
+def _load_chunk(builder, base, offset, vector):  # pragma: no cover - compiled
+    """``vector`` loaded from the bytes at ``base + offset``, unaligned."""
+    return builder.load(builder.bitcast(builder.gep(base, [offset]), vector.as_pointer()), align=1)
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -105,20 +119,13 @@ def _vnni_row_dot(lanes: int):
     chunk = 4 * lanes  # bytes per instruction
 
     def typer(typingctx, tools, row, query):  # pragma: no cover - compiled
-        if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == d
-                   for a, d in ((tools, 2), (query, 1))):
-            return None  # the loads below read bytes in a row one after another
-        return types.int32(tools, row, query), codegen
+        return (types.int32(tools, row, query), codegen) if _c_arrays((tools, 2), (query, 1)) else None
 
     def codegen(context, builder, sig, args):  # pragma: no cover - compiled
         tools_value, row_value, query_value = args
-        tools_array = context.make_array(sig.args[0])(context, builder, tools_value)
-        query_array = context.make_array(sig.args[2])(context, builder, query_value)
+        tools_array, tool_bytes = _bytes_of(context, builder, sig.args[0], tools_value, row_value)
+        _, query_bytes = _bytes_of(context, builder, sig.args[2], query_value)
         dim = builder.extract_value(tools_array.shape, 1)
-        byte_pointer = ir.IntType(8).as_pointer()
-        row_start = builder.mul(row_value, builder.extract_value(tools_array.strides, 0))
-        tool_bytes = builder.gep(builder.bitcast(tools_array.data, byte_pointer), [row_start])
-        query_bytes = builder.bitcast(query_array.data, byte_pointer)
         module = builder.module
         dpbusd = cgutils.get_or_insert_function(
             module, ir.FunctionType(vector, [vector] * 3), f"llvm.x86.avx512.vpdpbusd.{32 * lanes}")
@@ -127,8 +134,7 @@ def _vnni_row_dot(lanes: int):
         sums = cgutils.alloca_once_value(builder, ir.Constant(vector, None))  # the int32 lanes
         zero, step = ir.Constant(dim.type, 0), ir.Constant(dim.type, chunk)
         with cgutils.for_range_slice(builder, zero, dim, step) as (j, _):
-            tool_chunk = builder.load(builder.bitcast(builder.gep(tool_bytes, [j]), vector.as_pointer()), align=1)
-            query_chunk = builder.load(builder.bitcast(builder.gep(query_bytes, [j]), vector.as_pointer()), align=1)
+            query_chunk, tool_chunk = _load_chunk(builder, query_bytes, j, vector), _load_chunk(builder, tool_bytes, j, vector)
             builder.store(builder.call(dpbusd, [builder.load(sums), query_chunk, tool_chunk]), sums)
         return builder.call(total, [builder.load(sums)])
 
@@ -202,22 +208,15 @@ def _avx2_row_dot():
     lanes = ir.VectorType(ir.IntType(32), 8)
 
     def typer(typingctx, tools, row, magnitude, query):  # pragma: no cover - compiled
-        if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == d
-                   for a, d in ((tools, 2), (magnitude, 1), (query, 1))):
-            return None
-        return types.int32(tools, row, magnitude, query), codegen
+        typed = _c_arrays((tools, 2), (magnitude, 1), (query, 1))
+        return (types.int32(tools, row, magnitude, query), codegen) if typed else None
 
     def codegen(context, builder, sig, args):  # pragma: no cover - compiled
         tools_value, row_value, magnitude_value, query_value = args
-        tools_array = context.make_array(sig.args[0])(context, builder, tools_value)
-        magnitude_array = context.make_array(sig.args[2])(context, builder, magnitude_value)
-        query_array = context.make_array(sig.args[3])(context, builder, query_value)
+        tools_array, tool_bytes = _bytes_of(context, builder, sig.args[0], tools_value, row_value)
+        _, magnitude_bytes = _bytes_of(context, builder, sig.args[2], magnitude_value)
+        _, query_bytes = _bytes_of(context, builder, sig.args[3], query_value)
         dim = builder.extract_value(tools_array.shape, 1)
-        byte_pointer = ir.IntType(8).as_pointer()
-        row_start = builder.mul(row_value, builder.extract_value(tools_array.strides, 0))
-        tool_bytes = builder.gep(builder.bitcast(tools_array.data, byte_pointer), [row_start])
-        magnitude_bytes = builder.bitcast(magnitude_array.data, byte_pointer)
-        query_bytes = builder.bitcast(query_array.data, byte_pointer)
         module = builder.module
         sign = cgutils.get_or_insert_function(module, ir.FunctionType(bytes32, [bytes32] * 2), "llvm.x86.avx2.psign.b")
         pair_sums = cgutils.get_or_insert_function(module, ir.FunctionType(shorts, [bytes32] * 2),
@@ -230,7 +229,7 @@ def _avx2_row_dot():
         zero, step = ir.Constant(dim.type, 0), ir.Constant(dim.type, 32)
 
         def chunk(base, j):
-            return builder.load(builder.bitcast(builder.gep(base, [j]), bytes32.as_pointer()), align=1)
+            return _load_chunk(builder, base, j, bytes32)
 
         with cgutils.for_range_slice(builder, zero, dim, step) as (j, _):
             signed = builder.call(sign, [chunk(tool_bytes, j), chunk(query_bytes, j)])  # t * sign(q)
@@ -277,49 +276,39 @@ _VNNI_CHECKED: dict[int, bool] = {}
 _AVX2_CHECKED: dict[str, bool] = {}
 
 
-def _extreme_sample(width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Tool rows ``(5, width) int8`` and query rows ``(3, width) int8`` holding every int8 extreme."""
+def _agrees_with_portable(product) -> bool:
+    """Whether ``product(tools, queries, out)`` gives :func:`int8_dots`'s integers on a small sample
+    holding every int8 extreme (tool rows of all 127 and all -127, query rows of all -127 and all
+    127, ``VNNI_WIDTH`` columns); False where it raises (LLVM could not select its instructions)."""
     rng = np.random.default_rng(0)
-    tools = rng.integers(-127, 128, (5, width)).astype(np.int8)
+    tools = rng.integers(-127, 128, (5, VNNI_WIDTH)).astype(np.int8)
     tools[0], tools[1] = 127, -127
-    queries = np.vstack([np.full(width, -127), np.full(width, 127), rng.integers(-127, 128, width)]).astype(np.int8)
-    return tools, queries
+    queries = np.vstack([np.full(VNNI_WIDTH, -127), np.full(VNNI_WIDTH, 127),
+                         rng.integers(-127, 128, VNNI_WIDTH)]).astype(np.int8)
+    expected, got = np.empty((3, 5), np.int32), np.empty((3, 5), np.int32)
+    int8_dots(tools, queries, expected)
+    try:
+        product(tools, queries, got)
+    except Exception:  # noqa: BLE001 - LLVM could not select the instructions: the portable loop stays
+        return False
+    return bool(np.array_equal(expected, got))
 
 
 def avx2_works() -> bool:
-    """Whether :func:`avx2_dots` compiles here and gives :func:`int8_dots`'s integers on a small
-    sample with every int8 extreme; checked once per process. False where :data:`HAS_AVX2` is false
+    """Whether :func:`avx2_dots` compiles here and gives :func:`int8_dots`'s integers
+    (:func:`_agrees_with_portable`); checked once per process. False where :data:`HAS_AVX2` is false
     or LLVM could not select the instructions (the scorer then runs the portable loop)."""
     if "avx2" not in _AVX2_CHECKED:
-        ok = False
-        if HAS_AVX2:
-            tools, queries = _extreme_sample(VNNI_WIDTH)
-            expected, got = np.empty((3, 5), np.int32), np.empty((3, 5), np.int32)
-            int8_dots(tools, queries, expected)
-            try:
-                avx2_dots(tools, queries, got)
-                ok = bool(np.array_equal(expected, got))
-            except Exception:  # noqa: BLE001 - LLVM could not select the instructions: the portable loop stays
-                ok = False
-        _AVX2_CHECKED["avx2"] = ok
+        _AVX2_CHECKED["avx2"] = HAS_AVX2 and _agrees_with_portable(avx2_dots)
     return _AVX2_CHECKED["avx2"]
 
 
 def vnni_works(bits: int | None = None) -> bool:
-    """Whether :func:`vnni_dots` compiles here and gives :func:`int8_dots`'s integers on a small
-    sample with every int8 extreme; checked once per process. False where :data:`HAS_VNNI` is
+    """Whether :func:`vnni_dots` compiles here and gives :func:`int8_dots`'s integers
+    (:func:`_agrees_with_portable`); checked once per process. False where :data:`HAS_VNNI` is
     false, or where LLVM could not select the instruction (the scorer then runs the portable loop)."""
     bits = bits or VNNI_BITS
     if bits not in _VNNI_CHECKED:
-        ok = False
-        if bits in _VNNI_KERNELS:
-            tools, queries = _extreme_sample(VNNI_WIDTH)
-            expected, got = np.empty((3, 5), np.int32), np.empty((3, 5), np.int32)
-            int8_dots(tools, queries, expected)
-            try:
-                vnni_dots(tools, tools.sum(axis=1, dtype=np.int32), queries, got, bits=bits)
-                ok = bool(np.array_equal(expected, got))
-            except Exception:  # noqa: BLE001 - LLVM could not select vpdpbusd here: the portable loop stays
-                ok = False
-        _VNNI_CHECKED[bits] = ok
+        _VNNI_CHECKED[bits] = bits in _VNNI_KERNELS and _agrees_with_portable(
+            lambda tools, queries, out: vnni_dots(tools, tools.sum(axis=1, dtype=np.int32), queries, out, bits=bits))
     return _VNNI_CHECKED[bits]
