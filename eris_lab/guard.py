@@ -1122,6 +1122,12 @@ def foreign_language(text: str) -> bool:
         return False
     if len({w for w in words if w in FOREIGN_CUES}) >= 2:
         return True
+    return _mostly_unknown(words)
+
+
+def _mostly_unknown(words: Sequence[str]) -> bool:
+    """Fewer than three in four of ``words`` (lower-case) are in the embedder's English vocabulary
+    (:func:`known_words`)."""
     known = known_words()
     return sum(w in known for w in words) * 4 < len(words) * 3
 
@@ -1140,8 +1146,7 @@ def unread_language(text: str) -> bool:
     words = [w.lower() for w in _WORD_RE.findall(text) if len(w) >= 2 and w.isalpha()]
     if len(words) < 3 or any(w in ENGLISH_CUES or w in GERMAN_CUES for w in words):
         return False
-    known = known_words()
-    return sum(w in known for w in words) * 4 < len(words) * 3
+    return _mostly_unknown(words)
 
 
 def mostly_german(text: str) -> bool:
