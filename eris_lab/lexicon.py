@@ -99,7 +99,7 @@ SMALL_TALK = frozenset(
 #: Words that only extend the small talk before them ("thanks so much", "thanks again", "danke
 #: nochmal"): never small talk on their own ("again" alone asks for a repeat). Written for this project.
 SMALL_TALK_TAILS = frozenset(
-    """so much|very much|a lot|a ton|again|really|for everything|for your help|for the help|for that|for this
+    """so much|very much|a lot|a ton|a million|a bunch|heaps|loads|again|really|for everything|for your help|for the help|for that|for this
     nochmal|sehr|vielmals|für alles|so|denn|aujourd'hui|ce matin|ce soir|hoy|oggi|hoje|vandaag|heute|today
     merci|gracias|grazie|obrigado|obrigada|bedankt""".replace("\n", "|").split("|")
 )
@@ -523,6 +523,11 @@ FOREIGN_GLOSSES: dict[str, str] = {
     # music, news, files, notes, search
     "música": "music", "musica": "music", "musique": "music", "muziek": "music", "muzyka": "music",
     "canción": "song", "chanson": "song", "canzone": "song", "liedje": "song", "piosenka": "song",
+    # listening asks for music to play ("Je voudrais écouter du jazz" led with wiki:search: round twelve)
+    "écouter": "listen to", "ecouter": "listen to", "écoute": "listen to", "escuchar": "listen to",
+    "escucha": "listen to", "ascoltare": "listen to", "ascolta": "listen to", "ouvir": "listen to",
+    "escutar": "listen to", "luisteren": "listen to", "luister": "listen to", "słuchać": "listen to",
+    "posłuchać": "listen to", "jazz": "jazz",
     "noticias": "news", "nouvelles": "news", "actualités": "news", "notizie": "news", "notícias": "news",
     "nieuws": "news", "archivo": "file", "fichier": "file", "fichiers": "files", "ficheiro": "file",
     "arquivo": "file", "bestand": "file", "plik": "file", "nota": "note", "notas": "notes", "note": "note",
@@ -582,10 +587,13 @@ ENGLISH_CUES_SHARED = frozenset("me on as or".split())
 #: words: two of them with no English cue make a message foreign (``guard.foreign_language``), where
 #: the embedder's vocabulary holds too many of its words to tell ("Mon train pour Lille est-il annulé
 #: ?": "mon", "est", "pour", "il" are MiniLM tokens; a helper's variants of route-01, 2026-12-06).
+#: Romance "un", "la", "di", "al", "alle" (German "alle" too) since round twelve (2026-12-06, night):
+#: "Mandami un promemoria domani alle 9 per la riunione" read German and was never glossed.
 FOREIGN_CUES = frozenset("""
     le les des une est pour dans avec mon ma mes ce cette il elle nous vous sont du au aux qui quoi
     el los las una está esta es por para con mi mis del que qué cómo hay muy
     lo gli della delle per sono mio mia che è questo questa
+    un la di al alla alle nel nella sul dal
     os uma é com meu minha não você
     het een voor met mijn niet zijn wat hoe
     czy jest się nie na do jak mój moja dla ten ta""".split())

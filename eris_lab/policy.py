@@ -755,7 +755,9 @@ def _definite_object(text: str, verb: re.Match[str]) -> list[str] | None:
     if _NORDIC_VERB_RE.fullmatch(cue):
         starts, object_re = (first_word_end, verb.end()), _SUFFIX_DEFINITE_OBJECT_RE
     else:
-        starts, object_re = (first_word_end,), _DEFINITE_OBJECT_RE
+        # a phrasal verb's object comes between its words ("push the standup back"), a fixed
+        # phrase's after them ("get rid of the duplicate" after doc:list: round twelve's variants)
+        starts, object_re = (first_word_end, verb.end()), _DEFINITE_OBJECT_RE
     found = next(filter(None, (object_re.match(text, start) for start in starts)), None)
     if not found:
         return None
@@ -822,12 +824,34 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
     else:  # a definite object points back only right after a listing
         verb_tool = _implied_object_tool(pairing, text) or (
             _definite_object_tool(pairing, text, catalog) if _is_listing(last) else "")
+    if not verb_tool and anaphor and _is_listing(last) and _asks_about_item(text, pairing, confident):
+        verb_tool = next((tool for _, tool in pairing.verbs if _is_listing(tool)), "")
     if not verb_tool:
         return _unread_on_last(text, pairing, tuple(cluster), last, confident) if points_back else None
     first = (verb_tool,) if verb_tool in cluster else ()
     names = first + tuple(n for n in cluster if n not in first)
     return Decision(rule=pairing.rule, kind="cluster", names=names,
                     reason=f"continuation cue right after {recent[-1]}: offering {pairing.domain} verbs, {names[0]} first")
+
+
+#: "It" that stands for no item: the time and the weather ("what time is it?", "is it raining?").
+_IMPERSONAL_IT_RE = _rx(r"\bwhat\s+time\s+is\s+it\b|\bhow\s+(?:cold|hot|warm|late|early)\s+is\s+it\b|"
+                        r"\bis\s+it\s+(?:going\s+to\s+)?(?:rain\w*|snow\w*|sunny|cold|hot|warm|windy|cloudy|late|early)\b")
+
+
+def _asks_about_item(text: str, pairing: _Pairing, confident: Iterable[str]) -> bool:
+    """Whether ``text`` is a question about an item just listed, one no cue reads ("who's organising
+    that one?", "when did she send it?", "does it have an attachment?", "who wrote the second
+    one?" right after a listing: round twelve's variants, 2026-12-06). Such a question is answered
+    by the tool that reads one item (the pairing's first reading verb: ``calendar:get``,
+    ``mail:read``, ``doc:read``). The caller has found an anaphor; the message opens with a
+    question word (:data:`~eris_lab.lexicon.QUESTION_WORDS`) or ends with "?", its "it" is no
+    impersonal one (:data:`_IMPERSONAL_IT_RE`), and no ``confident`` tool is of another domain.
+    """
+    words = re.findall(r"[\w'’]+", text.lower())
+    question = bool(words) and (words[0] in QUESTION_WORDS or text.rstrip().endswith("?"))
+    return (question and not _IMPERSONAL_IT_RE.search(text)
+            and all(domain_of(name) == pairing.domain for name in confident))
 
 
 def _unread_on_last(text: str, pairing: _Pairing, cluster: tuple[str, ...], last: str,
@@ -1094,8 +1118,25 @@ _SLOT_ANSWER_RE = re.compile(
     r"(?i)^\W*(?:(?:ok|okay|sorry|oh|yes|yeah|sure|right)\W+)*(?:from|to|at|in|on|for|near|around|by|until|till|"
     r"i'm in|im in|i am in|i'm at|i am at|it's|its|it is|that's|thats|my \w+(?: \w+)? is|the \w+(?: \w+)? is)\b[^?]*$")
 
+#: A reply that is the value alone: up to four words, each a name or holding a digit ("Rotterdam",
+#: "New York", "SW1A 1AA"), names joined by a particle ("Frankfurt am Main"). After a failed weather
+#: call, "Rotterdam" with the question before it kept search_web beside the weather tool (round
+#: twelve's variants of route-23, 2026-12-06).
+_BARE_VALUE_RE = re.compile(r"^\W*(?:[^\W\d_]*[A-ZÀ-ÖØ-Þ][\w'’.-]*|[\w'’.:/-]*\d[\w'’.:/-]*)"
+                            r"(?:\s+(?:(?:am|an|de|da|del|der|di|du|la|le|of|on|upon|van|von)\s+)?"
+                            r"(?:[^\W\d_]*[A-ZÀ-ÖØ-Þ][\w'’.-]*|[\w'’.:/-]*\d[\w'’.:/-]*)){0,3}\W*$")
 
 _POLITE_RE = re.compile(r"(?i)\b(?:please|pls|thanks|thank you|bitte|danke)\b")
+
+
+def _only_a_value(text: str) -> bool:
+    """Whether a reply only supplies a value (:data:`_SLOT_ANSWER_RE`, :data:`_BARE_VALUE_RE`) and
+    asks for nothing (``guard.asks_something``: "on second thought, play some music instead" after a
+    preposition, a bare "Cancel"). A name of several words is a name: "New York" opens with a
+    word that opens requests ("new email to Bob")."""
+    if _SLOT_ANSWER_RE.match(text):
+        return not asks_something(_POLITE_RE.sub(" ", text))
+    return bool(_BARE_VALUE_RE.match(text)) and (len(text.split()) > 1 or not asks_something(text))
 
 
 def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog,
@@ -1119,8 +1160,8 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
         tools in all. Without it, the unsure decision's own ranked subset follows them.
     text : str, optional
         The message. A reply that only supplies a value (:data:`_SLOT_ANSWER_RE`: "from 12 Baker
-        Street", "I'm in Leeds") is offered the failed tools and its forced hits only, whatever
-        else scored.
+        Street", "I'm in Leeds"; :data:`_BARE_VALUE_RE`: "Rotterdam") is offered the failed tools
+        and its forced hits only, whatever else scored.
 
     Returns
     -------
@@ -1139,7 +1180,7 @@ def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit],
     failed = tuple(n for n in dict.fromkeys(failed) if n in catalog)
     if not failed or decision.rule == Rule.CONVERSATIONAL:
         return decision
-    if text and _SLOT_ANSWER_RE.match(text) and not asks_something(_POLITE_RE.sub(" ", text)):
+    if text and _only_a_value(text):
         # (a new request after a preposition is none: "on second thought, play some music instead")
         forced = tuple(h.name for h in hits if knobs is not None and h.score >= knobs.forced_floor
                        and h.name in catalog and h.name not in failed)

@@ -33,6 +33,7 @@ from .guard import (
     countdown_tools,
     fetch_tool,
     find_urls,
+    foreign_by_function_words,
     foreign_language,
     german_stem,
     is_conversational,
@@ -66,6 +67,7 @@ from .guard import (
     without_greeting,
     without_payload,
     venting_apart,
+    without_negated,
     without_venting,
     without_pointers,
     without_small_talk,
@@ -176,15 +178,48 @@ def gloss_foreign(text: str, *, whole: bool = False) -> str:
     short-input guard may measure it (``policy.decide``'s ``gloss``)."""
     if not foreign_language(text):
         return ""
-    if whole and any(len(w) >= 4 and not FOREIGN_GLOSSES.get(w.lower()) and not _names_something(i, w)
+    if whole and any(len(w) >= 4 and not foreign_gloss(w) and not _names_something(i, w)
                      for i, w in enumerate(t.strip(_TOKEN_EDGE) for t in text.split())):
         return ""
 
     def glosses(word: str) -> tuple[str, ...]:
-        gloss = FOREIGN_GLOSSES.get(word.lower())
+        gloss = foreign_gloss(word)
         return (gloss,) if gloss else ()
 
     return _word_for_word(text, glosses, _names_something)
+
+
+#: Shortest word whose last letter may differ from its gloss key's (:func:`foreign_gloss`).
+INFLECTED_GLOSS_MIN_LETTERS = 5
+
+
+@functools.lru_cache(maxsize=1)
+def _glosses_by_stem() -> dict[str, str]:
+    """Gloss keys of :data:`INFLECTED_GLOSS_MIN_LETTERS` letters or more by all but their last
+    letter, each stem's gloss kept only when its keys agree."""
+    out: dict[str, str | None] = {}
+    for key, gloss in FOREIGN_GLOSSES.items():
+        if len(key) >= INFLECTED_GLOSS_MIN_LETTERS:
+            stem = key[:-1]
+            out[stem] = gloss if out.get(stem, gloss) == gloss else None
+    return {stem: gloss for stem, gloss in out.items() if gloss}
+
+
+def foreign_gloss(word: str) -> str:
+    """The English gloss of one word of another language (:data:`~eris_lab.lexicon.FOREIGN_GLOSSES`),
+    or ``""``.
+
+    A word of :data:`INFLECTED_GLOSS_MIN_LETTERS` letters or more that is no key may differ from
+    one in its last letter only, a case or gender ending: Polish "muzykę" is "muzyka" as an
+    object (round twelve's variants, 2026-12-06: "Włącz jakąś muzykę Chopina" offered the lights
+    alone; the lexicon held "pogodę" beside "pogoda" by hand). A stem whose keys gloss differently
+    glosses nothing.
+    """
+    word = word.lower()
+    gloss = FOREIGN_GLOSSES.get(word)
+    if gloss or len(word) < INFLECTED_GLOSS_MIN_LETTERS:
+        return gloss or ""
+    return _glosses_by_stem().get(word[:-1], "")
 
 
 def _names_something(i: int, word: str) -> bool:
@@ -744,6 +779,10 @@ class Router:
         if calm:  # "ugh this airline is a total disaster, I'm absolutely furious - is BA283 delayed?"
             text = calm
             notes.append("venting left out")
+        wanted = without_negated(text)
+        if wanted:  # "don't email him, just remind me to call Peter": the email tool led
+            text = wanted
+            notes.append("what not to do left out")
         plain = literal_idioms(text)
         if plain:  # "I'm feeling a bit under the weather today": no weather asked for
             text = plain
@@ -751,7 +790,7 @@ class Router:
             self.last_figurative = True
         queries = [text]
         fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
-            self.knobs.fix_spelling) else {}
+            self.knobs.fix_spelling and not foreign_by_function_words(text)) else {}
         fixed = apply_spelling(text, fixes)
         if fixes:  # scored beside the message as written: a fix can raise a score, never lower one
             queries.append(fixed)
@@ -764,7 +803,9 @@ class Router:
                 queries.append(word_for_word)
             notes.append("german gloss")
         foreign = gloss_foreign(fixed)
+        foreign_row = None
         if foreign:  # likewise for a few other languages' everyday words: "¿Tengo correos nuevos?"
+            foreign_row = len(queries)
             queries.append(foreign)
             notes.append("foreign words glossed")
         addressed = read_addresses(fixed)
@@ -898,6 +939,14 @@ class Router:
                                  np.minimum(without_pull(rows[:n], rows[-2], rows[-1]), np.maximum(rows[-2], rows[-1])))
             raw[0], rows[0] = np.maximum(raw[0], raw[-2]), np.maximum(rows[0], rows[-2])
             notes.append("venting held to the request")
+        if foreign_row is not None and not is_language_question(text):
+            # a message in another language pulls the translation tools by its language, not its
+            # request: they score no more than the gloss gives them ("Mandami un promemoria domani
+            # alle 9" led with translate_text; round twelve's variants, 2026-12-06, night). A gloss
+            # that asks to translate ("traduce ...") keeps them.
+            held = [self.catalog.position(name) for name in language_tools(self.catalog)]
+            for matrix in (raw, rows):
+                matrix[:n, held] = np.minimum(matrix[:n, held], matrix[foreign_row, held])
         q, raw, rows = q[:n], raw[:n], rows[:n]
         unread = unread_script(text)
         names = self.catalog.names

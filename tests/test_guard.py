@@ -277,6 +277,42 @@ def test_spelling_tie_between_catalogue_words_fixes_nothing():
         "carx": "card"}
 
 
+def test_spelling_prefers_the_word_with_a_letter_left_out_to_a_more_frequent_one():
+    # round twelve (2026-12-06, night): "timr" was fixed to "time", seen more often, and "set a timr
+    # for 15 minuts" routed to a reminder
+    index = spelling_index(Catalog([Tool(name="clock:now", description="the time, the time zone, local time"),
+                                    Tool(name="clock:timer", description="start a countdown timer")]))
+    assert spelling_fixes("set a timr", index, known_words().__contains__) == {"timr": "timer"}
+    assert spelling_fixes("what tine is it", index, known_words().__contains__) == {"tine": "time"}
+
+
+def test_no_spelling_fixes_in_a_message_read_by_another_languages_function_words():
+    from eris_lab.guard import foreign_by_function_words
+
+    assert foreign_by_function_words("wat voor weer wordt het morgen in Utrecht")  # "weer" is Dutch weather
+    assert foreign_by_function_words("pon una alarma a las siete")
+    for english_with_typos in ("chek wether tomorow", "set timr 15 minuts", "remnd me tomorow dentist"):
+        assert not foreign_by_function_words(english_with_typos)  # foreign_language reads these by unknown words
+    assert not foreign_by_function_words("wie wird das Wetter morgen")  # German is read
+    # Romance articles and prepositions: this read German ("alle") and was never glossed
+    assert foreign_by_function_words("Mandami un promemoria domani alle 9 per la riunione")
+    assert not foreign_by_function_words("book a table at Al Forno")
+
+
+def test_a_word_with_an_accent_is_never_fixed_to_one_without():
+    index = spelling_index(Catalog([Tool(name="a:b", description="das day days")]))
+    assert spelling_fixes("buenos días amigo", index, known_words().__contains__) == {}
+
+
+@pytest.mark.parametrize("text, duration", [
+    ("set a timer for 15 minuts", True), ("30 secnds please", True), ("for 2 houres", True),
+    ("15 min", True),
+    ("at 5", False), ("at 5 minuts past", False), ("buy 3 houses", False), ("5 mines", False),  # "min" vs "mine"
+])
+def test_a_duration_unit_misspelt_by_one_edit_still_names_a_duration(text, duration):
+    assert names_duration(text) is duration
+
+
 def test_spelling_index_finds_one_edit_neighbours_without_scanning_the_vocabulary():
     index = SpellingIndex(Catalog([Tool(name=f"t:{i}", description=f"word{i} station") for i in range(2000)]))
     assert index.one_edit("staton") == ["station"] and index.one_edit("stations") == ["station"]
@@ -923,3 +959,42 @@ def test_unread_language_is_neither_english_nor_german(text, unread):
     from eris_lab.guard import unread_language
 
     assert unread_language(text) is unread
+
+
+@pytest.mark.parametrize("text", [
+    "You're a lifesaver!", "You're a lifesaver, thanks a million!", "you are so helpful", "ur a star",
+    "you're a great help, thanks", "du bist echt klasse", "thanks a million",
+])
+def test_a_remark_about_the_assistant_is_small_talk(text):
+    """Round twelve's variants of route-20 (2026-12-06, night): offered 14 tools."""
+    from eris_lab.guard import is_small_talk
+
+    assert is_small_talk(text)
+
+
+@pytest.mark.parametrize("text", [
+    "you're a lifesaver, set a timer", "you're wrong, the meeting is at 3", "thanks a bunch, now set an alarm",
+    "you are the best assistant ever",  # more than one word after "the best": not read, the gate judges it
+])
+def test_a_remark_with_anything_after_it_is_no_small_talk(text):
+    from eris_lab.guard import is_small_talk
+
+    assert not is_small_talk(text)
+
+
+@pytest.mark.parametrize("text, wanted", [
+    ("don't email him, just remind me to call Peter tomorrow at 5", "remind me to call Peter tomorrow at 5"),
+    ("don't delete the email from Sarah, just move it to the archive", "the email from Sarah, move it to the archive"),
+    ("I don't want to cancel, just tell me when it arrives", "tell me when it arrives"),
+    ("move it to the archive, don't delete it", "move it to the archive"),
+    ("no need to book, just check the price", "check the price"),
+    ("not the email, the calendar entry", "the calendar entry"),
+    # nothing to take out: a request in a negation's words, a message that only negates, no negation
+    ("don't forget to call mom, remind me at 5", ""), ("don't send it", ""), ("never mind, set an alarm", ""),
+    ("I don't know, what's the weather?", ""), ("delete it, then list my files", ""),
+])
+def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
+    """Round twelve's variants (2026-12-06, night): the negated tool led the offer."""
+    from eris_lab.guard import without_negated
+
+    assert without_negated(text) == wanted

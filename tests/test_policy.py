@@ -174,6 +174,27 @@ def test_retry_failed_offers_the_failed_tool_again_only_on_failure():
     assert both.rule == strong.rule and both.names == ("clock:alarm", "weather:current")
 
 
+@pytest.mark.parametrize("reply", ["Rotterdam", "New York", "Frankfurt am Main", "SW1A 1AA", "Leeds."])
+def test_a_bare_value_after_a_failed_call_offers_the_failed_tool_alone(reply):
+    """Round twelve's variant of route-23 (2026-12-06, night): "Rotterdam", read with the weather
+    question before it, kept web search (0.51) beside the failed weather tool."""
+    from eris_lab.policy import retry_failed
+
+    confident = decide(reply, hits(("weather:current", 0.84), ("web:search", 0.51)), REGISTRY, follow_up=True)
+    d = retry_failed(confident, ["weather:current"], hits(("weather:current", 0.84), ("web:search", 0.51)),
+                     REGISTRY, Knobs(), text=reply)
+    assert d.rule == Rule.FAILED_TOOL_RETRY and d.names == ("weather:current",)
+
+
+@pytest.mark.parametrize("reply", ["rotterdam please check the news", "Cancel", "on second thought, check the news"])
+def test_a_request_after_a_failed_call_is_no_bare_value(reply):
+    from eris_lab.policy import retry_failed
+
+    strong = decide(reply, hits(("news:today", 0.8)), REGISTRY, follow_up=True)
+    assert "news:today" in retry_failed(strong, ["weather:current"], hits(("news:today", 0.8)), REGISTRY, Knobs(),
+                                        text=reply).names
+
+
 def test_retry_after_the_gates_no_tool_fits_offers_the_failed_tool_and_not_the_refused_hits():
     from eris_lab.policy import Decision, retry_failed
 

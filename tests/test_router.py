@@ -91,6 +91,11 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     ("remind me at 7:45 to take out the trash", ["agenda:remind_at"], ["clock:timer"]),
     # route-20's kind, chit-chat in French (a helper's variant, 2026-12-05)
     ("Raconte-moi une blague", [], None),
+    # round twelve (2026-12-06, night): "weer" was fixed to "week" and the calendar led; a remark
+    # about the assistant was offered 14 tools; "15 minuts" named no duration and the timer was cut
+    ("wat voor weer wordt het morgen in Utrecht", ["weather:forecast"], ["calendar:list", "calendar:get"]),
+    ("You're a lifesaver!", [], None),
+    ("set a timr for 15 minuts", ["clock:timer"], []),  # passed before here (the cluster seated it): a guard
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
@@ -902,6 +907,9 @@ def test_a_pointer_right_after_a_countdown_keeps_the_countdown(text, real_embedd
     ("Envía un correo a Luis diciendo que llego tarde", "send email Luis"),
     ("check the weather in Berlin", ""),  # English: nothing to gloss
     ("Wie wird das Wetter morgen?", ""),  # German has its own glosses
+    # round twelve (2026-12-06, night): a case ending ("muzykę" is "muzyka" as an object), a verb of listening
+    ("Włącz jakąś muzykę Chopina", "turn on music Chopina"),
+    ("Je voudrais écouter du jazz", "listen to jazz"),
 ])
 def test_gloss_foreign_reads_everyday_words_of_other_languages(text, expected):
     from eris_lab.router import gloss_foreign
@@ -1025,3 +1033,23 @@ def test_a_problem_report_is_read_only_beside_a_support_tool(real_embedder):
                                         {"name": "book_room", "description": "Book a meeting room."}]))
     routed = Router.with_calibrated_knobs(helpdesk, real_embedder).route("my laptop won't turn on")
     assert "problem report read" in routed.guard and routed.offer.names[:1] == ("create_it_ticket",)
+
+
+def test_a_gloss_key_may_differ_in_its_last_letter_only_when_its_stem_is_unambiguous():
+    from eris_lab.router import foreign_gloss
+
+    assert foreign_gloss("muzykę") == "music" and foreign_gloss("pogodę") == "weather"
+    assert foreign_gloss("muzyka") == "music" and foreign_gloss("MUZYKA") == "music"
+    assert foreign_gloss("muz") == "" and foreign_gloss("xxxxxq") == ""
+    assert foreign_gloss("luz") == "light"  # a short key is exact
+
+
+def test_what_a_message_says_not_to_do_does_not_lead_the_offer(real_embedder):
+    """Round twelve's variant (2026-12-06, night): ``mail:delete`` led; the negated verb is left out
+    of the request (``guard.without_negated``), the email it names stays."""
+    from eris_lab._files import repo_root
+    from eris_lab.catalog import load
+
+    routed = Router.with_calibrated_knobs(load(repo_root() / "descriptors"), real_embedder).route(
+        "don't delete the email from Sarah, just move it to the archive")
+    assert routed.offer.names[:1] == ("mail:move",), routed.decision.reason
