@@ -284,13 +284,16 @@ _THANKS_THEN_ASKS_RE = re.compile(r"[?]|\b(?:but|now|can you|could you|please)\b
 
 
 #: A remark about the assistant, one word after its modifiers ("you're a lifesaver", "you are so
-#: helpful", "du bist echt klasse"): said to it, never a request of a tool (round twelve's variants
-#: of route-20, 2026-12-06: "You're a lifesaver!" was offered 14 tools; the phrase list held
-#: "you're the best" and "you're a star" only). Read on :func:`_normalise_for_greeting` text.
+#: helpful", "you've been incredibly patient", "du bist echt klasse"): said to it, never a request
+#: of a tool (round twelve's variants of route-20, 2026-12-06: "You're a lifesaver!" was offered 14
+#: tools; the phrase list held "you're the best" and "you're a star" only; round thirteen's added
+#: adverbs in -ly and "you've been"). Read on :func:`_normalise_for_greeting` text.
 _YOU_ARE_RE = re.compile(
-    r"(?:you re|youre|you are|ur|u r|du bist|tu es|vous êtes|vous etes|eres|sei|je bent|jij bent) "
+    r"(?:you re|youre|you are|ur|u r|you ve been|youve been|you have been|you were|you re being|"
+    r"du bist|du warst|tu es|vous êtes|vous etes|eres|sei|je bent|jij bent) "
     r"(?:(?:a|an|the|so|such|really|truly|totally|absolutely|just|real|true|total|great|big|ein|eine|einfach|"
-    r"echt|wirklich|ja|un|une|vraiment|trop|el|la|una|uno|muy|davvero|proprio|molto|een|heel) )*"
+    r"echt|wirklich|ja|un|une|vraiment|trop|el|la|una|uno|muy|davvero|proprio|molto|een|heel|"
+    r"[^\W\d_]+ly) )*"
     r"[^\W\d_]+(?= |$)")
 
 
@@ -1374,6 +1377,15 @@ _NEGATED_PIECE_RE = re.compile(
 _OBJECT_OPENERS = frozenset("the that this these those my his her their our your its".split())
 #: What follows a negated piece in the same breath: the request instead ("just", "only", "instead").
 _NEGATION_CONTRAST_RE = re.compile(r"(?i)^\W*(?:but\s+|and\s+)?(?:just|only|instead|rather|simply)\b")
+#: A piece that sets something aside: "instead of emailing him", "forget the email", "don't worry
+#: about the lights" (round thirteen's variants, 2026-12-06: the tool set aside led the offer).
+_SET_ASIDE_RE = re.compile(
+    r"(?i)^\W*(?:(?:ok|okay|so|and|but|actually)\W+)*(?:instead\s+of\b|(?:forget|skip|never\s+mind|"
+    r"don['’]?t\s+worry|do\s+not\s+worry)\s+(?:about\s+)?(?:the|that|this|those|these|it|him|her|them|my|his|their)\b)")
+#: The pronoun a request puts its object in ("just move it to the archive").
+_OBJECT_PRONOUN_RE = re.compile(r"(?i)\b(?:it|them)\b")
+#: A phrasal verb's particle after its object ("don't turn the lights off"): not part of the object.
+_PARTICLES = frozenset("off on up down out away back over in".split())
 
 
 def without_negated(text: str) -> str:
@@ -1384,24 +1396,32 @@ def without_negated(text: str) -> str:
     delete the email from Sarah, just move it to the archive" with ``mail:delete``, and "I don't
     want to cancel, just tell me when it arrives" with ``cancel_order`` (round twelve's variants,
     2026-12-06, night): a bag of words reads "email", "delete" and "cancel" as what is asked for.
-    A negated verb goes with its negation and the definite object after it stays ("the email from
-    Sarah"); a piece that opens with "not" goes whole. The router scores what is left instead of
-    the message, as it does with venting (:func:`without_venting`). A message that only negates
-    ("don't send it") is left whole: what it refers to is the policy's to read.
+    A negated verb goes with its negation; the definite object after it is what the request acts
+    on and takes the place of its pronoun ("move the email from Sarah to the archive": put in front,
+    it read as a request to read the email, round thirteen's variants), and is left out where the
+    request has none ("don't turn the lights off, turn the heating up"). A piece that opens with
+    "not" or sets something aside (:data:`_SET_ASIDE_RE`: "instead of emailing him", "forget the
+    email") goes whole. The router scores what is left instead of the message, as it does with
+    venting (:func:`without_venting`). A message that only negates ("don't send it") is left
+    whole: what it refers to is the policy's to read.
     """
     pieces = [p for p in _PIECE_BREAK_RE.split(text.strip()) if p.strip()]
-    found = [_NEGATED_PIECE_RE.match(p) for p in pieces]
+    found = [_NEGATED_PIECE_RE.match(p) or _SET_ASIDE_RE.match(p) for p in pieces]
     if len(pieces) < 2 or not any(found) or all(found):
         return ""
-    kept = []
+    kept, objects = [], []
     for piece, negated in zip(pieces, found):
         if not negated:
             kept.append(_NEGATION_CONTRAST_RE.sub("", piece))
-        elif not negated.group("not"):
-            rest = piece[negated.end():].split()
+        elif "verb" in negated.re.groupindex and negated.group("verb") and not negated.group("not"):
+            rest = piece[negated.end():].strip(" ,;:-–—").split()
+            while rest and rest[-1].lower() in _PARTICLES:  # "turn the lights off": the lights
+                rest.pop()
             if rest and rest[0].lower() in _OBJECT_OPENERS:
-                kept.append(" ".join(rest))
+                objects.append(" ".join(rest))
     rest = " ".join(" ".join(kept).split()).strip(" ,;:-–—")
+    for thing in objects:  # only where the request has a place for it: appended, it was asked for
+        rest = _OBJECT_PRONOUN_RE.sub(thing, rest, count=1)
     return rest if len(rest.split()) >= 2 else ""
 
 

@@ -214,7 +214,7 @@ def _cue(*alternatives: str) -> re.Pattern[str]:
 #: the whole roster until 2026-12-04: calendar knew only cancel, delete, remove and call off);
 #: French ones too ("supprime-le", "efface-la", "enlève ça": a tester's variants, 2026-12-05).
 _DELETE = (r"delete|remove|drop|scrap|ditch|trash|bin|axe|kill|scratch|toss|nuke|chuck|junk|wipe|zap|erase|purge|"
-           r"get\s+rid(?:\s+of)?|lösch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|enl[eè]v\w*|retir(?:e|er|ez)")
+           r"get\s+rid(?:\s+of)?|throw\s+(?:away|out)|do\s+away\s+with|lösch\w*|losch\w*|entfern\w*|supprim\w*|effac\w*|enl[eè]v\w*|retir(?:e|er|ez)")
 #: At most four words between a phrasal verb and its particle ("call the 3pm off", "cross the oat
 #: milk one off", "hak das bitte ab"): "cross the street and then turn off the light" is no cue.
 _OBJ = r"(?:\s+[\w'’:.-]+){0,4}?\s+"
@@ -821,9 +821,11 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
         return None
     if anaphor:
         verb_tool = pairing.verb_tool(text)
-    else:  # a definite object points back only right after a listing
-        verb_tool = _implied_object_tool(pairing, text) or (
-            _definite_object_tool(pairing, text, catalog) if _is_listing(last) else "")
+    else:  # a definite object points back only right after a listing, and says more than a bound
+        # cue that only names a thing ("get rid of the invite from Tom" is no invitation: round
+        # thirteen's variants, 2026-12-06)
+        verb_tool = (_definite_object_tool(pairing, text, catalog) if _is_listing(last) else "") or (
+            _implied_object_tool(pairing, text))
     if not verb_tool and anaphor and _is_listing(last) and _asks_about_item(text, pairing, confident):
         verb_tool = next((tool for _, tool in pairing.verbs if _is_listing(tool)), "")
     if not verb_tool:
@@ -834,9 +836,15 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
                     reason=f"continuation cue right after {recent[-1]}: offering {pairing.domain} verbs, {names[0]} first")
 
 
-#: "It" that stands for no item: the time and the weather ("what time is it?", "is it raining?").
-_IMPERSONAL_IT_RE = _rx(r"\bwhat\s+time\s+is\s+it\b|\bhow\s+(?:cold|hot|warm|late|early)\s+is\s+it\b|"
-                        r"\bis\s+it\s+(?:going\s+to\s+)?(?:rain\w*|snow\w*|sunny|cold|hot|warm|windy|cloudy|late|early)\b")
+#: States of the day and the weather that "it" is in without standing for an item.
+_IMPERSONAL_STATES = (r"rain\w*|snow\w*|sunny|cold|chilly|hot|warm|windy|cloudy|foggy|misty|humid|icy|freezing|"
+                      r"stormy|wet|dry|nice|dark|light|late|early|night|day|noon|midnight|morning|evening")
+#: "It" that stands for no item: the time, the date and the weather ("what time is it?", "what day
+#: is it?", "is it foggy out?", "how windy is it?"; round thirteen's guards, 2026-12-06).
+_IMPERSONAL_IT_RE = _rx(r"\bwhat\s+(?:time|day|date|month|year)\s+is\s+it\b|"
+                        r"\bhow\s+(?:" + _IMPERSONAL_STATES + r")\s+is\s+it\b|"
+                        r"\b(?:is|was|will)\s+it\s+(?:be\s+|going\s+to\s+(?:be\s+)?|getting\s+|already\s+|still\s+)?"
+                        r"(?:very\s+|too\s+|so\s+)?(?:" + _IMPERSONAL_STATES + r")\b")
 
 
 def _asks_about_item(text: str, pairing: _Pairing, confident: Iterable[str]) -> bool:
@@ -1129,14 +1137,18 @@ _BARE_VALUE_RE = re.compile(r"^\W*(?:[^\W\d_]*[A-ZÀ-ÖØ-Þ][\w'’.-]*|[\w'’
 _POLITE_RE = re.compile(r"(?i)\b(?:please|pls|thanks|thank you|bitte|danke)\b")
 
 
+#: "New" before a name ("New York", "New Delhi"): a place, though "new" opens requests ("new email").
+_NEW_BEFORE_NAME_RE = re.compile(r"\bNew(?=\s+[A-Z])")
+
+
 def _only_a_value(text: str) -> bool:
     """Whether a reply only supplies a value (:data:`_SLOT_ANSWER_RE`, :data:`_BARE_VALUE_RE`) and
     asks for nothing (``guard.asks_something``: "on second thought, play some music instead" after a
-    preposition, a bare "Cancel"). A name of several words is a name: "New York" opens with a
-    word that opens requests ("new email to Bob")."""
+    preposition, a bare "Cancel", "Play Adele" in title case; round thirteen's guards, 2026-12-06).
+    "New" before a name is part of it (:data:`_NEW_BEFORE_NAME_RE`)."""
     if _SLOT_ANSWER_RE.match(text):
         return not asks_something(_POLITE_RE.sub(" ", text))
-    return bool(_BARE_VALUE_RE.match(text)) and (len(text.split()) > 1 or not asks_something(text))
+    return bool(_BARE_VALUE_RE.match(text)) and not asks_something(_NEW_BEFORE_NAME_RE.sub(" ", text))
 
 
 def retry_failed(decision: Decision, failed: Sequence[str], hits: Sequence[Hit], catalog: Catalog,

@@ -165,7 +165,7 @@ def translate_german(text: str, gloss: str | None = None) -> str:
     return _word_for_word(text, glosses, lambda i, word: word.lower() not in GERMAN_CUES)
 
 
-def gloss_foreign(text: str, *, whole: bool = False) -> str:
+def gloss_foreign(text: str, *, whole: bool = False, names: bool = True) -> str:
     """``text`` read word for word in English through :data:`~eris_lab.lexicon.FOREIGN_GLOSSES`
     (Spanish, French, Italian, Portuguese, Dutch, Polish: "¿Tengo correos nuevos?" -> "emails new";
     other words stay only when they name something), or ``""`` when the text reads English or
@@ -175,7 +175,8 @@ def gloss_foreign(text: str, *, whole: bool = False) -> str:
 
     With ``whole``, ``""`` also when a word of four letters or more has no gloss and names nothing:
     the gloss then says all the message does ("Raconte-moi une blague" -> "tell me joke"), and the
-    short-input guard may measure it (``policy.decide``'s ``gloss``)."""
+    short-input guard may measure it (``policy.decide``'s ``gloss``). With ``names`` false, only
+    the glossed words: names, numbers and paths are left out too."""
     if not foreign_language(text):
         return ""
     if whole and any(len(w) >= 4 and not foreign_gloss(w) and not _names_something(i, w)
@@ -186,7 +187,7 @@ def gloss_foreign(text: str, *, whole: bool = False) -> str:
         gloss = foreign_gloss(word)
         return (gloss,) if gloss else ()
 
-    return _word_for_word(text, glosses, _names_something)
+    return _word_for_word(text, glosses, _names_something if names else lambda i, word: False)
 
 
 #: Shortest word whose last letter may differ from its gloss key's (:func:`foreign_gloss`).
@@ -497,6 +498,10 @@ class Router:
         #: Whether the last message's tool words were a figure of speech, read plainly
         #: (``guard.literal_idioms``): with no hit left, ``policy.decide`` offers nothing.
         self.last_figurative = False
+        #: What the router scored as the last message's request, with what it says not to do left
+        #: out (``guard.without_negated``), or ``""`` when that is the message: the offer puts the
+        #: tool of the verb it opens with first (``policy.action_order``).
+        self.last_request = ""
         #: The last message read word for word in English when it is wholly in another language
         #: (:func:`gloss_foreign` with ``whole``), else ``""``: the short-input rule's measure, here
         #: and in ``policy.decide`` (computed once per message).
@@ -735,6 +740,7 @@ class Router:
         timings = {} if timings is None else timings
         self.last_features, self.last_ranked, self.last_intents, self.last_order = None, (), (), None
         self.last_figurative = False
+        self.last_request = ""
         self.last_gloss = gloss_foreign(text, whole=True)
         start = time.perf_counter()
         forced, guard = self._forced(text)
@@ -781,7 +787,7 @@ class Router:
             notes.append("venting left out")
         wanted = without_negated(text)
         if wanted:  # "don't email him, just remind me to call Peter": the email tool led
-            text = wanted
+            text = self.last_request = wanted
             notes.append("what not to do left out")
         plain = literal_idioms(text)
         if plain:  # "I'm feeling a bit under the weather today": no weather asked for
@@ -805,9 +811,13 @@ class Router:
         foreign = gloss_foreign(fixed)
         foreign_row = None
         if foreign:  # likewise for a few other languages' everyday words: "¿Tengo correos nuevos?"
-            foreign_row = len(queries)
             queries.append(foreign)
             notes.append("foreign words glossed")
+            if language_tools(self.catalog) and not is_language_question(text):
+                # what the glossed words alone give the translation tools: the cap below (names kept
+                # in the gloss, "Dawida Podsiadły", read as foreign words pull them too)
+                foreign_row = len(queries)
+                queries.append(gloss_foreign(fixed, names=False))
         addressed = read_addresses(fixed)
         if addressed:  # like a spelling fix, scored beside the message as written
             queries.append(addressed)
@@ -939,11 +949,12 @@ class Router:
                                  np.minimum(without_pull(rows[:n], rows[-2], rows[-1]), np.maximum(rows[-2], rows[-1])))
             raw[0], rows[0] = np.maximum(raw[0], raw[-2]), np.maximum(rows[0], rows[-2])
             notes.append("venting held to the request")
-        if foreign_row is not None and not is_language_question(text):
+        if foreign_row is not None:
             # a message in another language pulls the translation tools by its language, not its
-            # request: they score no more than the gloss gives them ("Mandami un promemoria domani
-            # alle 9" led with translate_text; round twelve's variants, 2026-12-06, night). A gloss
-            # that asks to translate ("traduce ...") keeps them.
+            # request: they score no more than its glossed words give them ("Mandami un promemoria
+            # domani alle 9" led with translate_text; round twelve's variants, 2026-12-06, night;
+            # "Puść mi piosenkę Dawida Podsiadły", round thirteen's). A gloss that asks to translate
+            # ("traduce ...") keeps them.
             held = [self.catalog.position(name) for name in language_tools(self.catalog)]
             for matrix in (raw, rows):
                 matrix[:n, held] = np.minimum(matrix[:n, held], matrix[foreign_row, held])
@@ -1126,7 +1137,8 @@ class Router:
 
         offer = ordered(build(decision, self.catalog, knobs=self.knobs,
                               companions=default_table(self.catalog) if self.knobs.subset_margin < 2.0 else None),
-                        self.catalog, self.last_order, text=clean, scores={h.name: h.score for h in hits},
+                        self.catalog, self.last_order, text=self.last_request or clean,
+                        scores={h.name: h.score for h in hits},
                         failed=failed)
         timings["offer"] = (time.perf_counter() - start) * 1000
         timings["total"] = (time.perf_counter() - total) * 1000

@@ -964,6 +964,7 @@ def test_unread_language_is_neither_english_nor_german(text, unread):
 @pytest.mark.parametrize("text", [
     "You're a lifesaver!", "You're a lifesaver, thanks a million!", "you are so helpful", "ur a star",
     "you're a great help, thanks", "du bist echt klasse", "thanks a million",
+    "you are incredibly helpful, thank you", "You've been so helpful today",  # round thirteen
 ])
 def test_a_remark_about_the_assistant_is_small_talk(text):
     """Round twelve's variants of route-20 (2026-12-06, night): offered 14 tools."""
@@ -984,7 +985,7 @@ def test_a_remark_with_anything_after_it_is_no_small_talk(text):
 
 @pytest.mark.parametrize("text, wanted", [
     ("don't email him, just remind me to call Peter tomorrow at 5", "remind me to call Peter tomorrow at 5"),
-    ("don't delete the email from Sarah, just move it to the archive", "the email from Sarah, move it to the archive"),
+    ("don't delete the email from Sarah, just move it to the archive", "move the email from Sarah to the archive"),
     ("I don't want to cancel, just tell me when it arrives", "tell me when it arrives"),
     ("move it to the archive, don't delete it", "move it to the archive"),
     ("no need to book, just check the price", "check the price"),
@@ -992,6 +993,15 @@ def test_a_remark_with_anything_after_it_is_no_small_talk(text):
     # nothing to take out: a request in a negation's words, a message that only negates, no negation
     ("don't forget to call mom, remind me at 5", ""), ("don't send it", ""), ("never mind, set an alarm", ""),
     ("I don't know, what's the weather?", ""), ("delete it, then list my files", ""),
+    # round thirteen: the object takes the request's pronoun; pieces that set something aside go
+    ("don't archive the email from Tom, delete it", "delete the email from Tom"),
+    ("don't cancel the meeting with Bob, just push it to Friday", "push the meeting with Bob to Friday"),
+    ("don't delete the invoice, just archive it", "archive the invoice"),
+    ("please don't turn the lights off, turn the heating up to 21", "turn the heating up to 21"),
+    ("don't turn the lights off, just dim them", "dim the lights"),
+    ("instead of emailing him, remind me to call Peter", "remind me to call Peter"),
+    ("forget the email, just remind me to call Peter", "remind me to call Peter"),
+    ("don't worry about the lights, just play some jazz", "play some jazz"),
 ])
 def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
     """Round twelve's variants (2026-12-06, night): the negated tool led the offer."""

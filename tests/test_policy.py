@@ -186,7 +186,8 @@ def test_a_bare_value_after_a_failed_call_offers_the_failed_tool_alone(reply):
     assert d.rule == Rule.FAILED_TOOL_RETRY and d.names == ("weather:current",)
 
 
-@pytest.mark.parametrize("reply", ["rotterdam please check the news", "Cancel", "on second thought, check the news"])
+@pytest.mark.parametrize("reply", ["rotterdam please check the news", "Cancel", "on second thought, check the news",
+                                   "Check News", "Read The News"])  # title case: round thirteen
 def test_a_request_after_a_failed_call_is_no_bare_value(reply):
     from eris_lab.policy import retry_failed
 

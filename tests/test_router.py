@@ -96,6 +96,10 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     ("wat voor weer wordt het morgen in Utrecht", ["weather:forecast"], ["calendar:list", "calendar:get"]),
     ("You're a lifesaver!", [], None),
     ("set a timr for 15 minuts", ["clock:timer"], []),  # passed before here (the cluster seated it): a guard
+    # round thirteen (the same night): Dutch "is" made this English, "weer" was fixed to "week";
+    # "you've been" and an adverb in -ly
+    ("Wat voor weer is het vandaag in Gent?", ["weather:current", "weather:forecast"], []),
+    ("You've been so helpful today", [], None),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
@@ -1050,6 +1054,12 @@ def test_what_a_message_says_not_to_do_does_not_lead_the_offer(real_embedder):
     from eris_lab._files import repo_root
     from eris_lab.catalog import load
 
-    routed = Router.with_calibrated_knobs(load(repo_root() / "descriptors"), real_embedder).route(
-        "don't delete the email from Sarah, just move it to the archive")
+    router = Router.with_calibrated_knobs(load(repo_root() / "descriptors"), real_embedder)
+    routed = router.route("don't delete the email from Sarah, just move it to the archive")
     assert routed.offer.names[:1] == ("mail:move",), routed.decision.reason
+    # round thirteen: the object put in front of the request read as a request to read it (mail:read
+    # led); it takes the place of the request's pronoun
+    for text, first in (("don't archive the email from Tom, delete it", "mail:delete"),
+                        ("don't delete the email from Acme, just file it in the Finance folder", "mail:move")):
+        routed = router.route(text)
+        assert routed.offer.names[:1] == (first,), (text, routed.offer.names, routed.decision.reason)
