@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .catalog import Catalog, lexical_text, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import (FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, SUPPORT_TOOL_RE, QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
+from .lexicon import (FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, SUPPORT_TOOL_RE, QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_DUTCH, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
                       GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
                       VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS, READ_VERBS, WRITE_VERBS,
                       ACTION_WORDS)
@@ -1143,7 +1143,7 @@ def foreign_language(text: str) -> bool:
     """
     words = _language_words(text)
     cues = [w for w in words if w in ENGLISH_CUES]
-    english = _reads_english(cues)
+    english = _reads_english(cues, words)
     if len(words) == 2:
         # two words ("Llama mamá", "Bel mama"): foreign when each is a foreign word with an English
         # gloss of its own (an identity gloss, "timer", proves nothing; a helper's variants of
@@ -1161,9 +1161,13 @@ def _language_words(text: str) -> list[str]:
     return [w.lower() for w in _WORD_RE.findall(text) if len(w) >= 2 and w.isalpha()]
 
 
-def _reads_english(cues: Sequence[str]) -> bool:
-    """Whether English function words found (``cues``) prove English: two, or one that no
-    neighbouring language shares ("me", "on", "as", "or" are Spanish, French or Portuguese too)."""
+def _reads_english(cues: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether the English function words found (``cues``) among ``words`` prove English: two, or
+    one that no neighbouring language shares ("me", "on", "as", "or" are Spanish, French or
+    Portuguese too; :data:`~eris_lab.lexicon.ENGLISH_CUES_DUTCH`, Dutch "is", beside two function
+    words of another language)."""
+    if len({w for w in words if w in FOREIGN_CUES}) >= 2:
+        cues = [w for w in cues if w not in ENGLISH_CUES_DUTCH]
     return len(cues) >= 2 or any(w not in ENGLISH_CUES_SHARED for w in cues)
 
 
@@ -1177,7 +1181,7 @@ def foreign_by_function_words(text: str) -> bool:
     router fixes no spelling in it ("weer", Dutch weather, was fixed to "week" and the calendar led;
     round twelve's variants, 2026-12-06)."""
     words = _language_words(text)
-    return (len(words) >= 3 and not _reads_english([w for w in words if w in ENGLISH_CUES])
+    return (len(words) >= 3 and not _reads_english([w for w in words if w in ENGLISH_CUES], words)
             and not unread_script(text) and not mostly_german(text)
             and len({w for w in words if w in FOREIGN_CUES}) >= 2)
 

@@ -581,9 +581,12 @@ ENGLISH_CUES = frozenset(
 )
 #: Those of :data:`ENGLISH_CUES` that are everyday words of Spanish, French or Portuguese too ("me
 #: cobraron dos veces", "on a reçu la facture deux fois"): one of them alone does not make a
-#: message English (``guard.foreign_language``; a helper's variants of route-18, 2026-12-05), nor
-#: does Dutch "is" ("Wat voor weer is het vandaag in Gent?", round thirteen's variants, 2026-12-06).
-ENGLISH_CUES_SHARED = frozenset("me on as or is".split())
+#: message English (``guard.foreign_language``; a helper's variants of route-18, 2026-12-05).
+ENGLISH_CUES_SHARED = frozenset("me on as or".split())
+#: Those of :data:`ENGLISH_CUES` that are function words of Dutch too: beside two function words
+#: of another language (:data:`FOREIGN_CUES`) they prove no English ("Wat voor weer is het vandaag
+#: in Gent?", round thirteen's variants, 2026-12-06), alone they do ("who is shashi tej reddy").
+ENGLISH_CUES_DUTCH = frozenset({"is"})
 #: Function words of French, Spanish, Italian, Portuguese, Dutch and Polish that are no English
 #: words: two of them with no English cue make a message foreign (``guard.foreign_language``), where
 #: the embedder's vocabulary holds too many of its words to tell ("Mon train pour Lille est-il annulé

@@ -297,6 +297,12 @@ def test_no_spelling_fixes_in_a_message_read_by_another_languages_function_words
     # Romance articles and prepositions: this read German ("alle") and was never glossed
     assert foreign_by_function_words("Mandami un promemoria domani alle 9 per la riunione")
     assert not foreign_by_function_words("book a table at Al Forno")
+    # Dutch "is" proves no English beside Dutch function words, but does alone (the records of round
+    # thirteen: "who is shashi tej reddy" read foreign and escaped the relevance gate)
+    assert foreign_by_function_words("Wat voor weer is het vandaag in Gent?")
+    from eris_lab.guard import foreign_language
+
+    assert not foreign_language("who is shashi tej reddy")
 
 
 def test_a_word_with_an_accent_is_never_fixed_to_one_without():
