@@ -1142,18 +1142,13 @@ def foreign_language(text: str) -> bool:
     and no English one is, keyword-style ("check weather Berlin") and misspelt ones included.
     """
     words = _language_words(text)
-    cues = [w for w in words if w in ENGLISH_CUES]
-    english = _reads_english(cues, words)
     if len(words) == 2:
         # two words ("Llama mamá", "Bel mama"): foreign when each is a foreign word with an English
         # gloss of its own (an identity gloss, "timer", proves nothing; a helper's variants of
         # route-08, 2026-12-06: "Llama a mamá" was conversation)
-        return not cues and all(FOREIGN_GLOSSES.get(w, w) != w for w in words) and not mostly_german(text)
-    if len(words) < 3 or english or unread_script(text) or mostly_german(text):
-        return False
-    if len({w for w in words if w in FOREIGN_CUES}) >= 2:
-        return True
-    return _mostly_unknown(words)
+        return (not any(w in ENGLISH_CUES for w in words) and all(FOREIGN_GLOSSES.get(w, w) != w for w in words)
+                and not mostly_german(text))
+    return _neither_english_nor_german(words, text) and (_foreign_cue_count(words) >= 2 or _mostly_unknown(words))
 
 
 def _language_words(text: str) -> list[str]:
@@ -1161,14 +1156,28 @@ def _language_words(text: str) -> list[str]:
     return [w.lower() for w in _WORD_RE.findall(text) if len(w) >= 2 and w.isalpha()]
 
 
-def _reads_english(cues: Sequence[str], words: Sequence[str]) -> bool:
-    """Whether the English function words found (``cues``) among ``words`` prove English: two, or
-    one that no neighbouring language shares ("me", "on", "as", "or" are Spanish, French or
-    Portuguese too; :data:`~eris_lab.lexicon.ENGLISH_CUES_DUTCH`, Dutch "is", beside two function
-    words of another language)."""
-    if len({w for w in words if w in FOREIGN_CUES}) >= 2:
+def _foreign_cue_count(words: Sequence[str]) -> int:
+    """How many distinct function words of another language (:data:`~eris_lab.lexicon.FOREIGN_CUES`)
+    ``words`` hold."""
+    return len({w for w in words if w in FOREIGN_CUES})
+
+
+def _reads_english(words: Sequence[str]) -> bool:
+    """Whether the English function words among ``words`` prove English: two, or one that no
+    neighbouring language shares ("me", "on", "as", "or" are Spanish, French or Portuguese too;
+    :data:`~eris_lab.lexicon.ENGLISH_CUES_DUTCH`, Dutch "is", beside two function words of another
+    language)."""
+    cues = [w for w in words if w in ENGLISH_CUES]
+    if _foreign_cue_count(words) >= 2:
         cues = [w for w in cues if w not in ENGLISH_CUES_DUTCH]
     return len(cues) >= 2 or any(w not in ENGLISH_CUES_SHARED for w in cues)
+
+
+def _neither_english_nor_german(words: Sequence[str], text: str) -> bool:
+    """What :func:`foreign_language` and :func:`foreign_by_function_words` ask first of ``text``
+    (its :func:`_language_words` ``words``): three words or more, no English proof, Latin script,
+    not :func:`mostly_german`."""
+    return len(words) >= 3 and not _reads_english(words) and not unread_script(text) and not mostly_german(text)
 
 
 def foreign_by_function_words(text: str) -> bool:
@@ -1181,9 +1190,7 @@ def foreign_by_function_words(text: str) -> bool:
     router fixes no spelling in it ("weer", Dutch weather, was fixed to "week" and the calendar led;
     round twelve's variants, 2026-12-06)."""
     words = _language_words(text)
-    return (len(words) >= 3 and not _reads_english([w for w in words if w in ENGLISH_CUES], words)
-            and not unread_script(text) and not mostly_german(text)
-            and len({w for w in words if w in FOREIGN_CUES}) >= 2)
+    return _neither_english_nor_german(words, text) and _foreign_cue_count(words) >= 2
 
 
 def _mostly_unknown(words: Sequence[str]) -> bool:
@@ -1204,7 +1211,7 @@ def unread_language(text: str) -> bool:
     """
     if unread_script(text) or foreign_language(text):
         return True
-    words = [w.lower() for w in _WORD_RE.findall(text) if len(w) >= 2 and w.isalpha()]
+    words = _language_words(text)
     if len(words) < 3 or any(w in ENGLISH_CUES or w in GERMAN_CUES for w in words):
         return False
     return _mostly_unknown(words)

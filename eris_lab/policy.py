@@ -858,8 +858,13 @@ def _asks_about_item(text: str, pairing: _Pairing, confident: Iterable[str]) -> 
     """
     words = re.findall(r"[\w'’]+", text.lower())
     question = bool(words) and (words[0] in QUESTION_WORDS or text.rstrip().endswith("?"))
-    return (question and not _IMPERSONAL_IT_RE.search(text)
-            and all(domain_of(name) == pairing.domain for name in confident))
+    return question and not _IMPERSONAL_IT_RE.search(text) and not _confident_elsewhere(pairing, confident)
+
+
+def _confident_elsewhere(pairing: _Pairing, confident: Iterable[str]) -> bool:
+    """Whether a ``confident`` tool (its hit clears the single-hit floor) is outside ``pairing``'s
+    domain: then a follow-up read only by :func:`_pairing_on_last`'s fallbacks is about that tool."""
+    return any(domain_of(name) != pairing.domain for name in confident)
 
 
 def _unread_on_last(text: str, pairing: _Pairing, cluster: tuple[str, ...], last: str,
@@ -869,7 +874,7 @@ def _unread_on_last(text: str, pairing: _Pairing, cluster: tuple[str, ...], last
     words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
     if (word_count(text) > UNREAD_FOLLOW_UP_MAX_WORDS or not unread_language(text)
             or " ".join(words) in _CHAT_VERBS or all(w in _CHAT_VERBS or w in _FILLERS for w in words)
-            or any(domain_of(name) != pairing.domain for name in confident)):
+            or _confident_elsewhere(pairing, confident)):
         return None
     names = tuple(n for n in cluster if not _is_listing(n)) + tuple(n for n in cluster if _is_listing(n))
     return Decision(rule=pairing.rule, kind="cluster", names=names,
@@ -1130,9 +1135,9 @@ _SLOT_ANSWER_RE = re.compile(
 #: "New York", "SW1A 1AA"), names joined by a particle ("Frankfurt am Main"). After a failed weather
 #: call, "Rotterdam" with the question before it kept search_web beside the weather tool (round
 #: twelve's variants of route-23, 2026-12-06).
-_BARE_VALUE_RE = re.compile(r"^\W*(?:[^\W\d_]*[A-ZÀ-ÖØ-Þ][\w'’.-]*|[\w'’.:/-]*\d[\w'’.:/-]*)"
-                            r"(?:\s+(?:(?:am|an|de|da|del|der|di|du|la|le|of|on|upon|van|von)\s+)?"
-                            r"(?:[^\W\d_]*[A-ZÀ-ÖØ-Þ][\w'’.-]*|[\w'’.:/-]*\d[\w'’.:/-]*)){0,3}\W*$")
+_VALUE_WORD = r"(?:[^\W\d_]*[A-ZÀ-ÖØ-Þ][\w'’.-]*|[\w'’.:/-]*\d[\w'’.:/-]*)"  # a name, or a word with a digit
+_BARE_VALUE_RE = re.compile(r"^\W*" + _VALUE_WORD + r"(?:\s+(?:(?:am|an|de|da|del|der|di|du|la|le|of|on|upon|van|von)\s+)?"
+                            + _VALUE_WORD + r"){0,3}\W*$")
 
 _POLITE_RE = re.compile(r"(?i)\b(?:please|pls|thanks|thank you|bitte|danke)\b")
 

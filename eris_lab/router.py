@@ -809,11 +809,12 @@ class Router:
                 queries.append(word_for_word)
             notes.append("german gloss")
         foreign = gloss_foreign(fixed)
-        foreign_row = None
+        foreign_row, translators = None, ()
         if foreign:  # likewise for a few other languages' everyday words: "¿Tengo correos nuevos?"
             queries.append(foreign)
             notes.append("foreign words glossed")
-            if language_tools(self.catalog) and not is_language_question(text):
+            translators = () if is_language_question(text) else language_tools(self.catalog)
+            if translators:
                 # what the glossed words alone give the translation tools: the cap below (names kept
                 # in the gloss, "Dawida Podsiadły", read as foreign words pull them too)
                 foreign_row = len(queries)
@@ -955,7 +956,7 @@ class Router:
             # domani alle 9" led with translate_text; round twelve's variants, 2026-12-06, night;
             # "Puść mi piosenkę Dawida Podsiadły", round thirteen's). A gloss that asks to translate
             # ("traduce ...") keeps them.
-            held = [self.catalog.position(name) for name in language_tools(self.catalog)]
+            held = [self.catalog.position(name) for name in translators]
             for matrix in (raw, rows):
                 matrix[:n, held] = np.minimum(matrix[:n, held], matrix[foreign_row, held])
         q, raw, rows = q[:n], raw[:n], rows[:n]
