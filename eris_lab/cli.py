@@ -13,6 +13,7 @@ import difflib
 import json
 import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -53,14 +54,15 @@ def _fail(message: str) -> int:
 
 
 def _print_json(data: Any, **options: Any) -> None:
-    """``data`` as indented JSON on stdout; a string no encoding can write (a lone surrogate that a
-    ``\\ud800`` escape in the input decoded to) is written as its JSON escape instead."""
-    text = json.dumps(data, ensure_ascii=False, indent=2, **options)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a helper's bad input, 2026-12-05: the parse output crashed print()
-        text = json.dumps(data, ensure_ascii=True, indent=2, **options)
-    print(text)
+    """``data`` as indented JSON on stdout, valid Unicode throughout: a lone surrogate (which a
+    ``\\ud800`` escape in the input decodes to) is written as U+FFFD, the replacement character
+    (I-JSON, RFC 7493, 2.1). It had crashed ``print()`` (a helper's bad input, 2026-12-05), and
+    written as its escape it crashed the reader that printed the value (round fourteen, 2026-12-07)."""
+    print(_LONE_SURROGATE_RE.sub("\ufffd", json.dumps(data, ensure_ascii=False, indent=2, **options)))
+
+
+#: A UTF-16 surrogate on its own in a Python string: no UTF-8 text can hold it.
+_LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def _load_catalog(path: str | None):
@@ -387,7 +389,9 @@ def _run_parse(args) -> int:
     buffer = getattr(sys.stdin, "buffer", None)
     try:
         # at most the cap of any input file, then refused ("< /dev/zero" read forever: a helper's bad input)
-        data = buffer.read(MAX_INPUT_BYTES + 1) if buffer is not None else sys.stdin.read(MAX_INPUT_BYTES + 1)
+        # a closed stdin ("<&-") is no input: Python sets sys.stdin to None (round fourteen's bad input)
+        data = (b"" if sys.stdin is None else buffer.read(MAX_INPUT_BYTES + 1) if buffer is not None
+                else sys.stdin.read(MAX_INPUT_BYTES + 1))
         if len(data) > MAX_INPUT_BYTES:
             raise ErisLabError(f"more than {MAX_INPUT_BYTES >> 20} MiB; no model writes that much", where="stdin")
         raw = data.decode("utf-8") if isinstance(data, bytes) else data

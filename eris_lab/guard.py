@@ -38,6 +38,9 @@ __all__ = [
     "clean_text",
     "find_urls",
     "unread_language",
+    "IMPERSONAL_IT_RE",
+    "foreign_by_letters",
+    "words_unread",
     "is_conversational",
     "only_short",
     "names_code",
@@ -47,6 +50,7 @@ __all__ = [
     "is_greeting",
     "is_small_talk",
     "without_venting",
+    "only_vents",
     "without_negated",
     "venting_apart",
     "without_payload",
@@ -567,7 +571,9 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     arithmetic expression ("443 * 349")
     beside a calculator's keyword always makes it a request. Words are counted by :func:`word_count`
     (characters for scripts without spaces), and text in a script the keyword lists cannot read
-    (:func:`unread_script`) is conversation only when it is a greeting.
+    (:func:`unread_script`) is conversation only when it is a greeting, as are three words or more
+    in a language read neither directly nor through a gloss (:func:`unread_language`); a glossed
+    language's words count by their gloss.
     """
     norm = _normalise_for_greeting(text)
     if not norm:
@@ -586,6 +592,13 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     if unread_script(norm):
         return False  # only a greeting (above) is conversation in a script the keywords cannot read
     words = _WORD_RE.findall(norm)
+    glossed = [g for w in words if FOREIGN_GLOSSES.get(w, w) != w for g in FOREIGN_GLOSSES[w].split()]
+    if word_count(norm) >= 3 and not glossed and unread_language(norm) and not any(w in _GREETING_WORDS for w in words):
+        # nor in a language they cannot read even through a gloss, but for thanks and greetings with
+        # their intensifiers ("tack så mycket", "grazie mille davvero"): "Spela lite jazz" and "Yarın
+        # hava nasıl?" were conversation (round fourteen's variants of route-08, 2026-12-07)
+        return False
+    words += glossed  # a glossed language's words are read by their gloss ("Toca um jazz": play)
     short = word_count(norm) <= max_words or len(text.strip()) <= max_chars
     if not short:
         return False
@@ -1193,6 +1206,30 @@ def foreign_by_function_words(text: str) -> bool:
     return _neither_english_nor_german(words, text) and _foreign_cue_count(words) >= 2
 
 
+def foreign_by_letters(text: str) -> bool:
+    """True when ``text`` reads neither English nor German (:func:`_neither_english_nor_german`) and
+    two or more of its words hold a letter neither language writes ("ı", "ş", "å", "ł", "ñ", "é"):
+    like :func:`foreign_by_function_words`, evidence that its unknown words are another language's,
+    not typos, so the router fixes no spelling in it (Turkish "Hava yarın nasıl olacak?" had "hava"
+    fixed to "have", and the memory tools led; round fourteen's variants, 2026-12-07). A typo adds
+    no accent, and one loanword ("café") is not two."""
+    words = _language_words(text)
+    return _neither_english_nor_german(words, text) and sum(
+        any(c.isalpha() and not c.isascii() and c not in "äöüß" for c in w) for w in set(words)) >= 2
+
+
+def words_unread(text: str) -> bool:
+    """True when ``text`` has three words or more and at most one in three of them is in the
+    embedder's English vocabulary (:func:`known_words`): its cosines say nothing, as another
+    script's do ("Yarın hava nasıl?", "Soita vähän jazzia"). Stricter than :func:`unread_language`,
+    which also takes "turn off airpurifier" (two of three known) for another language. Text with
+    English proof or read as German (:func:`_neither_english_nor_german`) never counts: "chek my
+    emial" is English with typos, "Wie kenne ich Familie Schröder?" is glossed."""
+    words = _language_words(text)
+    known = known_words()
+    return _neither_english_nor_german(words, text) and sum(w in known for w in words) * 3 <= len(words)
+
+
 def _mostly_unknown(words: Sequence[str]) -> bool:
     """Fewer than three in four of ``words`` (lower-case) are in the embedder's English vocabulary
     (:func:`known_words`)."""
@@ -1265,6 +1302,16 @@ _DOWNLOAD_TO_FILE_RE = re.compile(
     r"((?:\.{1,2}/|~/|/)?[\w.\-]+(?:[/\\][\w.\-]+)+|[\w\-]+\.[A-Za-z]\w{0,4})(?=[\s,;!?]|\.?$)")
 
 
+#: A store verb, a URL and the place it should be kept that is no file ("save
+#: www.example.org/guide.pdf into my documents"): the download and the keeping are two requests,
+#: as with a file (:data:`_DOWNLOAD_TO_FILE_RE`); read whole, the fetch was forced and the document
+#: store, a lone weak hit beside it, was demoted (round fourteen's variants of route-26, 2026-12-07).
+_STORE_URL_IN_RE = re.compile(
+    r"(?i)\b(save|store|keep|put|add|import|ingest|upload|stash|archive|file|speichere|füge)\s+"
+    r"((?:https?://|www\.)\S+?)[,.]?\s+(into|to|in|onto|under|zu)\s+"
+    r"((?:my|the|our|meine[mnr]?|die|den)\s+(?![\w.\-]*[/\\])[\w-]+(?:\s+(?![\w.\-]*[/\\])[\w-]+)?)")
+
+
 #: "save it to assets/logo.svg": said as a file ("to a file"), the clause names the write tool ("pull
 #: down URL and save it to assets/logo.svg" offered the download alone; a helper's variant of case
 #: route-26, 2026-12-05). Any verb that puts data into a file: "append the result to
@@ -1282,6 +1329,18 @@ _SAVE_TO_PATH_RE = re.compile(
 _QUESTION_BACK_RE = re.compile(
     r"(?i)^(?:what|how|when|where|which|who|why|wie|was|wann|wo|welche\w*)\b(?:['’]s)?"
     r".*\b(?:it|that|this|them|those|these|es|das|dies\w*)\b")
+
+
+#: States of the day and the weather that "it" is in without standing for an item.
+_IMPERSONAL_STATES = (r"rain\w*|snow\w*|sunny|cold|chilly|hot|warm|windy|cloudy|foggy|misty|humid|icy|freezing|"
+                      r"stormy|wet|dry|nice|dark|light|late|early|night|day|noon|midnight|morning|evening")
+#: "It" that stands for no item: the time, the date and the weather ("what time is it?", "what day
+#: is it?", "is it foggy out?", "how windy is it?"; round thirteen's guards, 2026-12-06). Such a
+#: question points back at nothing (``policy._asks_about_item``, :func:`clauses`).
+IMPERSONAL_IT_RE = re.compile(r"(?i)\bwhat\s+(?:time|day|date|month|year)\s+is\s+it\b|"
+                              r"\bhow\s+(?:" + _IMPERSONAL_STATES + r")\s+is\s+it\b|"
+                              r"\b(?:is|was|will)\s+it\s+(?:be\s+|going\s+to\s+(?:be\s+)?|getting\s+|already\s+|still\s+)?"
+                              r"(?:very\s+|too\s+|so\s+)?(?:" + _IMPERSONAL_STATES + r")\b")
 
 
 # where small talk in front of a request ends: a sentence mark or a comma, then a space
@@ -1347,6 +1406,19 @@ def _vents(piece: str) -> bool:
     return any(venting_word(w) for w in words) or bool(_VENTING_PHRASE_RE.search(piece))
 
 
+def only_vents(text: str) -> bool:
+    """Whether every piece of ``text`` vents a feeling or an opinion (:func:`_vents`) and it asks for
+    nothing (:func:`asks_something`): "my week has been a total disaster and I'm exhausted" got
+    eight tools, a politics tool first (round fourteen's variants of route-01, 2026-12-07). The
+    policy offers nothing for it unless a tool is confident or it reports a problem to a support
+    tool."""
+    pieces = [p for p in _PIECE_BREAK_RE.split(text.strip()) if p.strip()]
+    # each a statement: "remeber that i hate olives" (demo typo-020) opens with a request's verb
+    opens = [next(iter(re.findall(r"[\w']+", p.lower())), "") for p in pieces]
+    return (bool(pieces) and all(_vents(p) for p in pieces) and all(w in _STATEMENT_OPENERS for w in opens)
+            and not asks_something(text))
+
+
 def without_venting(text: str) -> str:
     """``text`` with the words that vent a feeling taken out of its statements, when a request
     stands beside them; ``""`` when there is nothing to take out.
@@ -1389,10 +1461,14 @@ _OBJECT_OPENERS = frozenset("the that this these those my his her their our your
 #: What follows a negated piece in the same breath: the request instead ("just", "only", "instead").
 _NEGATION_CONTRAST_RE = re.compile(r"(?i)^\W*(?:but\s+|and\s+)?(?:just|only|instead|rather|simply)\b")
 #: A piece that sets something aside: "instead of emailing him", "forget the email", "don't worry
-#: about the lights" (round thirteen's variants, 2026-12-06: the tool set aside led the offer).
+#: about the lights" (round thirteen's variants, 2026-12-06: the tool set aside led the offer);
+#: "rather than a timer", "as opposed to", "in place of" (round fourteen's).
 _SET_ASIDE_RE = re.compile(
-    r"(?i)^\W*(?:(?:ok|okay|so|and|but|actually)\W+)*(?:instead\s+of\b|(?:forget|skip|never\s+mind|"
+    r"(?i)^\W*(?:(?:ok|okay|so|and|but|actually)\W+)*(?:(?:instead\s+of|rather\s+than|as\s+opposed\s+to|in\s+place\s+of)\b|"
+    r"(?:forget|skip|never\s+mind|"
     r"don['’]?t\s+worry|do\s+not\s+worry)\s+(?:about\s+)?(?:the|that|this|those|these|it|him|her|them|my|his|their)\b)")
+#: Where a set-aside starts inside a piece (it then goes alone, :data:`_SET_ASIDE_RE`).
+_SET_ASIDE_BREAK_RE = re.compile(r"(?i)\s+(?=(?:instead\s+of|rather\s+than|as\s+opposed\s+to|in\s+place\s+of)\s)")
 #: The pronoun a request puts its object in ("just move it to the archive").
 _OBJECT_PRONOUN_RE = re.compile(r"(?i)\b(?:it|them)\b")
 #: A phrasal verb's particle after its object ("don't turn the lights off"): not part of the object.
@@ -1416,7 +1492,8 @@ def without_negated(text: str) -> str:
     venting (:func:`without_venting`). A message that only negates ("don't send it") is left
     whole: what it refers to is the policy's to read.
     """
-    pieces = [p for p in _PIECE_BREAK_RE.split(text.strip()) if p.strip()]
+    # a set-aside may close a piece: "remind me at 4pm to stretch rather than a timer"
+    pieces = [q for p in _PIECE_BREAK_RE.split(text.strip()) for q in _SET_ASIDE_BREAK_RE.split(p) if q.strip()]
     found = [_NEGATED_PIECE_RE.match(p) or _SET_ASIDE_RE.match(p) for p in pieces]
     if len(pieces) < 2 or not any(found) or all(found):
         return ""
@@ -1526,6 +1603,7 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     # it to a file": write_file 0.98 first, a helper's variant f10-r43 of route-26)
     held = _DOWNLOAD_TO_FILE_RE.sub(r"\1 and save it to a file", held)
     held = _SAVE_TO_PATH_RE.sub(r"\1 to a file", held)  # "... and save it to assets/logo.svg"
+    held = _STORE_URL_IN_RE.sub(r"\1 \2 and \1 it \3 \4", held)  # "save URL into my documents"
     parts = [_restore_quotes(p, spans) for p in _CLAUSE_SPLIT_RE.split(held) if p and p.strip()]
     # a greeting or small talk is no request ("hi there, set an alarm for 6" is one)
     parts = [p for p in parts if not (is_greeting(p) or _greeting_only(p) or is_small_talk(p))]
@@ -1533,7 +1611,9 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
     for part in parts:
         if merged and (len(part.split()) < 2 or len(merged[-1].split()) < 2):
             merged[-1] = f"{merged[-1]} {part}"
-        elif merged and _QUESTION_BACK_RE.match(part.strip()):  # read with what it points back at
+        elif merged and _QUESTION_BACK_RE.match(part.strip()) and not IMPERSONAL_IT_RE.search(part):
+            # read with what it points back at; "what time is it there?" asks its own question
+            # (round fourteen's variants, 2026-12-07: after a weather clause the clock was left out)
             merged.append(f"{merged[-1]} {part.strip()}")
         else:
             merged.append(part.strip())

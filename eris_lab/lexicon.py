@@ -52,6 +52,10 @@ GREETINGS = frozenset(
     bonjour bonsoir salut coucou merci beaucoup merci bien hola buenos días buenas tardes buenas noches gracias
     muchas gracias buongiorno buonasera grazie grazie mille olá oi bom dia boa tarde boa noite obrigado obrigada
     hoi dag goedemorgen bedankt dank je wel
+    hej hejsan tack tack så mycket god morgon god kväll god natt hej då hei takk tusen takk god morgen tak mange tak
+    moi kiitos kiitos paljon hyvää huomenta hyvää päivää hyvää yötä näkemiin
+    merhaba selam teşekkürler teşekkür ederim sağ ol sağol günaydın iyi akşamlar iyi geceler hoşça kal
+    cześć dzień dobry dobry wieczór dobranoc dziękuję dzięki ahoj dobrý den děkuji díky szia köszönöm mulțumesc
     你好 您好 谢谢 多谢 谢谢你 再见 早上好 晚安 好的 嗯
     こんにちは こんばんは おはよう おはようございます ありがとう ありがとうございます どうも さようなら はい いいえ
     안녕 안녕하세요 감사합니다 고마워 고맙습니다 네 아니요 좋아요
@@ -389,6 +393,8 @@ VENTING_WORDS = frozenset(
     disgraceful disgrace disgusting outrageous shameful pathetic useless incompetent tyrant destroyed
     destroying fuming liars liar hopeless rigged greed greedy crooks clowns morons scam rubbish blind
     joke depressing corrupt clueless shambles wreck wrecked screwed trashed fiasco
+    exhausted stressed terrified scared anxious worried overwhelmed heartbroken devastated miserable lonely
+    depressed sad drained gutted panicking desperate crushed shattered distraught
     wütend sauer genervt nervt katastrophe albtraum furchtbar schrecklich mist verdammt idioten
     honte désastre catastrophe nul nulle nuls pourri ridicule marre furieux furieuse
     vergüenza desastre catástrofe catastrófico horrible harto harta idiotas ladrones corruptos
@@ -399,6 +405,10 @@ VENTING_WORDS = frozenset(
 VENTING_PHRASES = ("freezing to death", "killing me", "fed up", "sick of", "sick and tired", "drives me crazy",
                    "driving me crazy", "can't stand", "cannot stand", "what a mess", "falling apart",
                    "going to hell", "down the drain", "makes me sick", "messed up", "screwed up", "gets anything done", "get anything done",
+                   # feelings said of oneself (round fourteen's variants of route-01, 2026-12-07)
+                   "losing it", "losing my mind", "feel sick", "feel awful", "feel terrible", "wiped out", "freaking out",
+                   "at my wit's end", "burnt out", "burned out", "had enough", "can't take it", "can't cope",
+                   "breaking down", "stressed out",
                    "geht mir auf die nerven")
 
 #: Keys of :data:`GERMAN_GLOSSES` that are English words too ("mail the report", "such as", "he

@@ -21,6 +21,8 @@ first format that yields call-shaped text wins:
                    <|tool_call_end|><|tool_calls_section_end|>`` (the same shape)
 ``harmony``        gpt-oss's ``<|channel|>commentary to=functions.name <|constrain|>json
                    <|message|>{json}<|call|>`` (``to=`` before or after the channel)
+``functionary_v2`` ``<|from|>assistant<|recipient|>name<|content|>{json}`` (``<|recipient|>all``:
+                   the answer)
 ``tool_call_tag``  ``<tool_call>{json}</tool_call>`` (closing tag optional, Hermes/Qwen),
                    ``<|tool_call|>[{json}]<|/tool_call|>`` (Phi-4-mini, Granite), GLM-4.5's
                    ``<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>``,
@@ -172,8 +174,8 @@ NAME_KEYS: tuple[str, ...] = ("name", "function", "tool", "tool_name", "action")
 
 #: Text formats tried after the envelope, in this order (see the module docstring).
 TEXT_FORMATS: tuple[str, ...] = (
-    "gemma", "deepseek", "harmony", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line", "react",
-    "name_line", "fenced", "bare_json", "python_call",
+    "gemma", "deepseek", "harmony", "functionary_v2", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag",
+    "api_line", "react", "name_line", "fenced", "bare_json", "python_call",
 )
 
 #: Work bounds that keep hostile input linear-ish: start positions tried per scan, input chars read.
@@ -2108,9 +2110,34 @@ def _fmt_harmony(text: str) -> _Found | None:
     return (cands, spans, repairs) if cands else None
 
 
+#: Functionary v2's messages: ``<|from|>assistant``, ``<|recipient|>NAME``, ``<|content|>`` and the
+#: arguments, up to the next message or ``<|stop|>`` (round fourteen's variants, 2026-12-07: read
+#: as neither a call nor an error).
+_FUNCTIONARY_V2_RE = re.compile(r"(?:<\|from\|>\s*assistant\s*)?<\|recipient\|>\s*(" + _NAME + r")\s*<\|content\|>")
+_FUNCTIONARY_V2_END_RE = re.compile(r"<\|stop\|>|(?=<\|from\|>)|(?=<\|recipient\|>)")
+
+
+def _fmt_functionary_v2(text: str) -> _Found | None:
+    """Functionary v2's calls: each message whose recipient is a function; the recipient ``all``
+    is the answer (its markers are dropped from the content, :data:`_ANSWER_MARKER_RE`)."""
+    cands, spans, repairs = [], [], []
+    for m in _FUNCTIONARY_V2_RE.finditer(text):
+        if m.group(1) == "all":
+            continue
+        close = _FUNCTIONARY_V2_END_RE.search(text, m.end())
+        end = close.start() if close else len(text)
+        arguments, fixed = _arguments_at(text, m.end(), end)
+        cands.append(_Cand(m.group(1), arguments))
+        repairs.extend(fixed)
+        spans.append((m.start(), close.end() if close else end))
+    return (cands, spans, repairs) if cands else None
+
+
 #: Markers around (or before) an answer's text, never content: Cohere Command R7B's
-#: ``<|START_RESPONSE|>...<|END_RESPONSE|>``, Functionary v3.2's ``>>>all`` (the text recipient).
-_ANSWER_MARKER_RE = re.compile(r"<\|(?:START|END)_RESPONSE\|>|<\|(?:START|END)_TEXT\|>|>>>all[ \t]*(?:\n|\Z)")
+#: ``<|START_RESPONSE|>...<|END_RESPONSE|>``, Functionary v3.2's ``>>>all`` (the text recipient),
+#: Functionary v2's answer message header and ``<|stop|>``.
+_ANSWER_MARKER_RE = re.compile(r"<\|(?:START|END)_RESPONSE\|>|<\|(?:START|END)_TEXT\|>|>>>all[ \t]*(?:\n|\Z)"
+                               r"|(?:<\|from\|>\s*assistant\s*)?<\|recipient\|>\s*all\s*<\|content\|>|<\|stop\|>")
 
 
 def _answer_markers(text: str) -> tuple[str, bool]:
@@ -2170,7 +2197,11 @@ def _before_invented_result(text: str) -> tuple[str, bool]:
     after the invented result was made too, and the answer built on it shown as the reply)."""
     m = _INVENTED_RESULT_RE.search(text)
     obs = _OBSERVATION_AFTER_CALL_RE.search(text)
-    if obs and not _ACTION_RE.search(text, 0, obs.start()) and _MARKER_RE.search(text, 0, obs.start()):
+    # after a call that is marked, or one the text just before it ends with ("clock_now()", a bare
+    # JSON call, a fenced one: round fourteen's variants of parse-39, 2026-12-07, kept the invented
+    # result and the answer built on it as content)
+    if obs and not _ACTION_RE.search(text, 0, obs.start()) and (
+            _MARKER_RE.search(text, 0, obs.start()) or text[:obs.start()].rstrip().endswith(("}", ")", "```"))):
         m = obs if m is None or obs.start() < m.start() else m
     elif m is not None and not _MARKER_RE.search(text, 0, m.start()) and not text[:m.start()].strip().endswith("}"):
         m = None  # no call before it: the content's own rule (_without_invented_result) applies
@@ -2190,6 +2221,7 @@ _FORMATS = {
     "gemma": _fmt_gemma,
     "deepseek": _fmt_deepseek,
     "harmony": _fmt_harmony,
+    "functionary_v2": _fmt_functionary_v2,
     "tool_call_tag": _fmt_tool_call_tag,
     "function_tag": _fmt_function_tag,
     "xml_tag": _fmt_xml_tag,
@@ -2813,7 +2845,7 @@ def calls(raw: Any, offered: Any, *, channel: str = "text",
 
 
 #: Formats whose calls are explicit call syntax; ``fenced`` and the free-standing ones are decided below.
-_TAGGED = frozenset({"gemma", "deepseek", "harmony", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line",
+_TAGGED = frozenset({"gemma", "deepseek", "harmony", "functionary_v2", "tool_call_tag", "function_tag", "xml_tag", "mistral", "python_tag", "api_line",
                      "react", "name_line", "text_tag"})
 
 

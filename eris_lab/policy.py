@@ -38,7 +38,7 @@ from typing import Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import (asks_something, countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, reports_problem, singular, support_tools,
+from .guard import (IMPERSONAL_IT_RE, asks_something, countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, only_vents, reports_problem, singular, support_tools,
                     tool_keywords, unread_language, unread_script, without_small_talk, word_count)
 from .knobs import Knobs
 from .lexicon import (ACTION_WORDS, ENGLISH_CUES, GOODS_QUESTION_WORDS, GOODS_TOOL_RE, OPEN_SUBJECT_WORDS,
@@ -836,17 +836,6 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
                     reason=f"continuation cue right after {recent[-1]}: offering {pairing.domain} verbs, {names[0]} first")
 
 
-#: States of the day and the weather that "it" is in without standing for an item.
-_IMPERSONAL_STATES = (r"rain\w*|snow\w*|sunny|cold|chilly|hot|warm|windy|cloudy|foggy|misty|humid|icy|freezing|"
-                      r"stormy|wet|dry|nice|dark|light|late|early|night|day|noon|midnight|morning|evening")
-#: "It" that stands for no item: the time, the date and the weather ("what time is it?", "what day
-#: is it?", "is it foggy out?", "how windy is it?"; round thirteen's guards, 2026-12-06).
-_IMPERSONAL_IT_RE = _rx(r"\bwhat\s+(?:time|day|date|month|year)\s+is\s+it\b|"
-                        r"\bhow\s+(?:" + _IMPERSONAL_STATES + r")\s+is\s+it\b|"
-                        r"\b(?:is|was|will)\s+it\s+(?:be\s+|going\s+to\s+(?:be\s+)?|getting\s+|already\s+|still\s+)?"
-                        r"(?:very\s+|too\s+|so\s+)?(?:" + _IMPERSONAL_STATES + r")\b")
-
-
 def _asks_about_item(text: str, pairing: _Pairing, confident: Iterable[str]) -> bool:
     """Whether ``text`` is a question about an item just listed, one no cue reads ("who's organising
     that one?", "when did she send it?", "does it have an attachment?", "who wrote the second
@@ -854,11 +843,11 @@ def _asks_about_item(text: str, pairing: _Pairing, confident: Iterable[str]) -> 
     by the tool that reads one item (the pairing's first reading verb: ``calendar:get``,
     ``mail:read``, ``doc:read``). The caller has found an anaphor; the message opens with a
     question word (:data:`~eris_lab.lexicon.QUESTION_WORDS`) or ends with "?", its "it" is no
-    impersonal one (:data:`_IMPERSONAL_IT_RE`), and no ``confident`` tool is of another domain.
+    impersonal one (:data:`IMPERSONAL_IT_RE`), and no ``confident`` tool is of another domain.
     """
     words = re.findall(r"[\w'’]+", text.lower())
     question = bool(words) and (words[0] in QUESTION_WORDS or text.rstrip().endswith("?"))
-    return question and not _IMPERSONAL_IT_RE.search(text) and not _confident_elsewhere(pairing, confident)
+    return question and not IMPERSONAL_IT_RE.search(text) and not _confident_elsewhere(pairing, confident)
 
 
 def _confident_elsewhere(pairing: _Pairing, confident: Iterable[str]) -> bool:
@@ -1625,6 +1614,13 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason="the message's tool words were a figure of speech, and read plainly it has no hit "
                                f">= {floor:.2f}: no tool fits, offering nothing")
+    # a message that only vents asks for nothing: with no confident hit, its words' pull towards a
+    # tool is the feeling's (route-01's kind), unless it reports a problem beside a support tool
+    if (standalone and only_vents(text) and not (reports_problem(text) and support_tools(catalog))
+            and not any(h.name in catalog and h.score >= knobs.single_hit_floor for h in hits)):
+        return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
+                        reason=f"the message only vents a feeling, asks for nothing and has no hit >= "
+                               f"{knobs.single_hit_floor:.2f}: no tool fits, offering nothing")
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
     if (low_cosine and ranked and not asks_the_web
             and uncovered(text, [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)],

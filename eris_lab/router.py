@@ -34,6 +34,7 @@ from .guard import (
     fetch_tool,
     find_urls,
     foreign_by_function_words,
+    foreign_by_letters,
     foreign_language,
     german_stem,
     is_conversational,
@@ -71,6 +72,7 @@ from .guard import (
     without_venting,
     without_pointers,
     without_small_talk,
+    words_unread,
 )
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, FOREIGN_GLOSSES, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
@@ -95,8 +97,12 @@ REFERRING_CUE_RE = re.compile(
 #: bedroom?", "and in Hamburg?", "louder please", "und morgen?"): after an earlier turn it is read
 #: with that turn, whatever its own words score ("bedroom" alone scored a hotel booking at 0.96
 #: after "turn off the kitchen lights", a new user's trial; the kind of cases route-03 and route-05).
+#: What changes may come first and "too" or "as well" last ("the hallway as well", "Paris too":
+#: round fourteen's variants, 2026-12-07; "the bathroom too" ranked a door lock first), in at most
+#: five words that open with no pronoun ("me too", "you too" are small talk).
 ELLIPSIS_RE = re.compile(
-    r"(?i)^\W*(?:(?:and|what|how)\s+about|and\s+(?:in|for|at|on|with|by|to|the|tomorrow|today|now|from|of|"
+    r"(?i)^\W*(?:(?=(?!(?:me|you|i|we|it|he|she|they|there|thanks?|thank|same|love)\b)(?:[\w'’-]+\s+){0,4}(?:too|as\s+well|also)\W*$)|"
+    r"(?:and|what|how)\s+about|and\s+(?:in|for|at|on|with|by|to|the|tomorrow|today|now|from|of|"
     r"into|near|over|under|after|before|without|during|per)\b|same\s+(?:for|thing|again)|"
     r"now\s+for|und\s+(?:in|für|am|um|mit|morgen|heute|jetzt|von|aus|nach|über|ohne)|was\s+ist\s+mit|wie\s+wäre?'?s\s+mit|"
     r"(?:a\s+(?:bit|little)\s+|(?:etwas|ein\s+bisschen)\s+)?(?:louder|quieter|brighter|dimmer|darker|warmer|"
@@ -796,7 +802,7 @@ class Router:
             self.last_figurative = True
         queries = [text]
         fixes = spelling_fixes(text, lambda: spelling_index(self.catalog), known_words().__contains__) if (
-            self.knobs.fix_spelling and not foreign_by_function_words(text)) else {}
+            self.knobs.fix_spelling and not foreign_by_function_words(text) and not foreign_by_letters(text)) else {}
         fixed = apply_spelling(text, fixes)
         if fixes:  # scored beside the message as written: a fix can raise a score, never lower one
             queries.append(fixed)
@@ -960,7 +966,10 @@ class Router:
             for matrix in (raw, rows):
                 matrix[:n, held] = np.minimum(matrix[:n, held], matrix[foreign_row, held])
         q, raw, rows = q[:n], raw[:n], rows[:n]
-        unread = unread_script(text)
+        # a Latin-script language the lab reads neither directly nor through a gloss ("Yarın hava
+        # nasıl?", Turkish, ranked the memory tools first; round fourteen's variants of route-08,
+        # 2026-12-07): its cosines are noise as another script's are
+        unread = unread_script(text) or (not gloss and not foreign and words_unread(fixed))
         names = self.catalog.names
         # each request's best tool (issue 18 item 8): the clauses' rows, then the sentences' rows,
         # which raise no score of their own (guard.sentence_parts)
@@ -1002,9 +1011,9 @@ class Router:
                     self.last_ranked = tuple(Hit(name=names[i], score=float(v)) for i, v in zip(idx, values))
                 timings["score"] = (time.perf_counter() - score_start) * 1000
                 timings.setdefault("vectors", (embed_start - start) * 1000 - load_ms)
-                return (), "; ".join(filter(None, notes + ["script the embedder cannot read, no word in the catalogue"]))
+                return (), "; ".join(filter(None, notes + ["text the embedder cannot read, no word in the catalogue"]))
             scores = np.maximum(scores, lexical)
-            notes.append("lexical terms (script the embedder cannot read)")
+            notes.append("lexical terms (text the embedder cannot read)")
         if self.knobs.relevance_floor > 0 and not unread and not foreign_language(text):
             # the gate reads raw cosines, as calibration fitted it; text the embedder cannot read
             # (another script, or a language other than English and German) is not judged by it

@@ -43,7 +43,7 @@ ROWS = {
     52: ["test_bad_input_is_one_line_naming_it"], 53: ["test_bad_input_is_one_line_naming_it"],
     54: ["test_bad_input_is_one_line_naming_it"], 55: ["test_bad_input_is_one_line_naming_it"],
     45: ["test_tool_route_checks_its_schema_and_names_a_rule"],
-    56: ["test_bad_input_is_one_line_naming_it"], 57: ["test_stdin_is_capped_and_odd_strings_are_written_escaped"],
+    56: ["test_bad_input_is_one_line_naming_it"], 57: ["test_stdin_is_capped_and_odd_strings_are_written_as_valid_unicode"],
     58: ["test_a_full_disk_is_one_line"], 59: ["test_bad_input_is_one_line_naming_it"],
     60: ["test_bad_input_is_one_line_naming_it", "test_an_integer_bound_past_int64_is_an_open_side"],
     61: ["test_bad_input_is_one_line_naming_it"], 62: ["test_bad_input_is_one_line_naming_it"],
@@ -54,6 +54,7 @@ ROWS = {
     67: ["test_bad_input_is_one_line_naming_it"], 68: ["test_bad_input_is_one_line_naming_it"],
     69: ["test_bad_input_is_one_line_naming_it", "test_a_recursive_schema_with_a_base_case_loads"],
     70: ["test_bad_input_is_one_line_naming_it"],
+    71: ["test_stdin_is_capped_and_odd_strings_are_written_as_valid_unicode"],
 }
 
 TOOLS = [{"name": "clock:alarm", "description": "Set an alarm at a time.",
@@ -617,7 +618,7 @@ def test_mcp_server_answers_while_a_tool_runs(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 
-def test_stdin_is_capped_and_odd_strings_are_written_escaped(tmp_path):
+def test_stdin_is_capped_and_odd_strings_are_written_as_valid_unicode(tmp_path):
     import subprocess
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
@@ -628,7 +629,13 @@ def test_stdin_is_capped_and_odd_strings_are_written_escaped(tmp_path):
     surrogate = '{"name": "clock:now", "arguments": {"timezone": "\\ud800"}}'
     done = subprocess.run(run, input=surrogate, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
     assert done.returncode == 0 and "Traceback" not in done.stderr
-    assert json.loads(done.stdout)["calls"][0]["arguments"]["timezone"] == "\ud800"
+    # a lone surrogate is U+FFFD: written as its escape, the reader that printed it crashed (round fourteen)
+    assert json.loads(done.stdout)["calls"][0]["arguments"]["timezone"] == "\ufffd"
+    done.stdout.encode("utf-8")
+    # a closed stdin is no input, not a traceback (round fourteen, 2026-12-07)
+    done = subprocess.run(run, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=60, preexec_fn=lambda: os.close(0))
+    assert done.returncode == 0 and json.loads(done.stdout)["calls"] == [], done.stderr
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

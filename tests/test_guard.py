@@ -170,6 +170,20 @@ def test_a_question_that_points_back_is_read_with_what_it_points_at(text):
     assert second.startswith(first) and second != first
 
 
+def test_a_question_with_an_impersonal_it_asks_its_own_question():
+    # round fourteen (2026-12-07): "what time is it there?" was read with the weather clause, and the
+    # clock was left out of the offer
+    assert clauses("what's the weather in Lyon and what time is it there?") == (
+        "what's the weather in Lyon", "what time is it there?")
+
+
+def test_a_url_to_keep_somewhere_is_a_download_and_a_keeping():
+    # round fourteen: read whole, the fetch was forced and the document store demoted
+    assert clauses("save www.example.org/guide.pdf into my documents") == (
+        "save www.example.org/guide.pdf", "save it into my documents")
+    assert clauses("send https://example.org to my boss") == ()  # no store verb: one request
+
+
 def test_clauses_past_the_cap_stay_in_the_last_part():
     text = ", ".join(f"set alarm number {i}" for i in range(9))
     parts = clauses(text, max_clauses=4)
@@ -303,6 +317,48 @@ def test_no_spelling_fixes_in_a_message_read_by_another_languages_function_words
     from eris_lab.guard import foreign_language
 
     assert not foreign_language("who is shashi tej reddy")
+
+
+def test_no_spelling_fixes_in_a_message_read_by_letters_no_english_word_has():
+    from eris_lab.guard import foreign_by_letters
+
+    # round fourteen (2026-12-07): Turkish "hava" was fixed to "have"
+    assert foreign_by_letters("Hava yarın nasıl olacak?")
+    assert not foreign_by_letters("chek wether tomorow")  # typos add no accent
+    assert not foreign_by_letters("book a table at the café for Zoë")  # English, two loanwords
+    assert not foreign_by_letters("wie wird das Wetter morgen in München")  # German is read
+
+
+@pytest.mark.parametrize(("text", "unread"), [
+    ("Yarın hava nasıl?", True), ("Biraz caz çal", True),  # round fourteen: their cosines ranked memory tools
+    ("turn off airpurifier", False), ("he's a walking calculator", False),  # English, a word unknown
+    ("chek my emial", False), ("Wie kenne ich eigentlich Familie Schröder?", False),  # typos; German is glossed
+])
+def test_words_unread_needs_most_words_outside_the_vocabulary(text, unread):
+    from eris_lab.guard import words_unread
+
+    assert words_unread(text) is unread
+
+
+@pytest.mark.parametrize(("text", "conversation"), [
+    ("Spela lite jazz", False), ("Yarın hava nasıl?", False),  # round fourteen: requests were conversation
+    ("tack så mycket", True), ("grazie mille davvero", True), ("kiitos oikein paljon", True),
+])
+def test_short_text_in_a_language_the_lab_cannot_read_is_conversation_only_as_thanks_or_greeting(text, conversation):
+    assert is_conversational(text) is conversation
+
+
+@pytest.mark.parametrize(("text", "vents"), [
+    ("my week has been a total disaster and I'm exhausted", True),  # round fourteen: 8 to 14 tools
+    ("I'm so stressed out and honestly losing my mind", True),
+    ("my week has been a total disaster, can you clear my calendar?", False),  # it asks
+    ("my laptop is broken", False),  # a problem, no feeling
+    ("remeber that i hate olives", False),  # a request's verb misspelt (demo typo-020): no statement
+])
+def test_only_vents(text, vents):
+    from eris_lab.guard import only_vents
+
+    assert only_vents(text) is vents
 
 
 def test_a_word_with_an_accent_is_never_fixed_to_one_without():
@@ -1008,6 +1064,10 @@ def test_a_remark_with_anything_after_it_is_no_small_talk(text):
     ("instead of emailing him, remind me to call Peter", "remind me to call Peter"),
     ("forget the email, just remind me to call Peter", "remind me to call Peter"),
     ("don't worry about the lights, just play some jazz", "play some jazz"),
+    # round fourteen: "rather than", before the request or closing it
+    ("rather than a timer, remind me at 4pm to stretch", "remind me at 4pm to stretch"),
+    ("remind me at 4pm to stretch rather than a timer", "remind me at 4pm to stretch"),
+    ("text Anna instead of emailing her", "text Anna"),
 ])
 def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
     """Round twelve's variants (2026-12-06, night): the negated tool led the offer."""

@@ -1078,6 +1078,28 @@ def test_a_tool_result_the_model_wrote_itself_is_not_shown(result):
     assert any("the tool has not run" in r for r in parsed.repairs)
 
 
+@pytest.mark.parametrize("call", ['get_weather(city="Oslo")', '{"name": "get_weather", "arguments": {"city": "Oslo"}}',
+                                  '```tool_code\nget_weather(city="Oslo")\n```'])
+def test_an_observation_the_model_wrote_after_an_unmarked_call_is_not_shown(call):
+    # round fourteen (2026-12-07): after a bare, a JSON or a fenced call, the invented result and the
+    # answer built on it were content
+    parsed = calls(f"{call}\nObservation: 20 degrees\nIt is 20 degrees in Oslo.", ["get_weather"])
+    assert [(c.name, dict(c.arguments)) for c in parsed.calls] == [("get_weather", {"city": "Oslo"})]
+    assert parsed.content == "" and parsed.error is None
+
+
+def test_functionary_v2_messages_are_read():
+    # round fourteen: neither a call nor an error; the recipient "all" is the answer
+    raw = ('<|from|>assistant\n<|recipient|>all\n<|content|>Let me check.\n'
+           '<|from|>assistant\n<|recipient|>get_weather\n<|content|>{"city": "Oslo"}<|stop|>')
+    parsed = calls(raw, ["get_weather"])
+    assert [(c.name, dict(c.arguments), c.source) for c in parsed.calls] == [("get_weather", {"city": "Oslo"}, "tagged")]
+    assert parsed.content == "Let me check." and parsed.error is None
+    answer = calls("<|from|>assistant\n<|recipient|>all\n<|content|>Hello!<|stop|>", ["get_weather"])
+    assert answer.calls == () and answer.content == "Hello!" and answer.error is None
+    assert calls("<|from|>assistant\n<|recipient|>nosuch\n<|content|>{}", ["get_weather"]).error
+
+
 @pytest.mark.parametrize("raw, content", [
     # DeepSeek: the end-of-sentence token, and the tool outputs the model wrote itself
     ('Sure, let me check.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Lyon"}'

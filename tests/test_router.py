@@ -100,6 +100,19 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     # "you've been" and an adverb in -ly
     ("Wat voor weer is het vandaag in Gent?", ["weather:current", "weather:forecast"], []),
     ("You've been so helpful today", [], None),
+    # round fourteen (2026-12-07): Turkish "hava" was fixed to "have" and the memory tools led; a
+    # three-word Swedish request was conversation; a URL to keep in the document store demoted the
+    # store; "what time is it there?" was read as pointing back and the clock left out; "rather
+    # than a timer" led with the timer; a message that only vents got fourteen tools
+    ("Hava yarın nasıl olacak?", ["weather:forecast"], []),
+    ("Yarın İstanbul'da hava nasıl olacak?", ["weather:forecast"], []),
+    ("Spela lite jazz", ["media:play"], []),
+    ("save www.example.org/guide.pdf into my documents", ["doc:ingest", "web:fetch"], []),
+    ("what's the weather in Lyon and what time is it there?", ["weather:current", "clock:now"], []),
+    ("remind me at 4pm to stretch rather than a timer", ["agenda:remind_at"], ["clock:timer"]),
+    ("rather than a timer, remind me at 4pm to stretch", ["agenda:remind_at"], ["clock:timer"]),
+    ("my week has been a total disaster and I'm exhausted", [], None),
+    ("tack så mycket", [], None),  # passed before: thanks in a language the lab does not read (a guard)
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
@@ -133,6 +146,9 @@ def test_translate_german_reads_a_german_message_word_for_word(text, expected):
     ("what about a workflow for this?", True),
     ("what is the weather in Hamburg", False), ("and", False), ("the louder the better, play metal", False),
     ("android apps for notes", False), ("play something louder than yesterday", False),
+    # round fourteen (2026-12-07): what changes first, "too" or "as well" last; small talk is none
+    ("the hallway as well", True), ("the bathroom too", True), ("Paris too!", True),
+    ("me too", False), ("thanks, you too", False), ("it is raining too", False),
 ])
 def test_an_ellipsis_names_only_what_changes(text, elliptic):
     """Variants of cases route-03 and route-05: after an earlier turn these are read with it."""

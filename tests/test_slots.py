@@ -85,6 +85,9 @@ def test_count_numbers(text, n):
     ("place", "天気を教えて", True),  # a script the checks cannot read is given the benefit of the doubt
     ("place", "flights to NYC", True),
     ("place", "Ich brauche einen Unisex-Friseur", False),  # German capitalises nouns: no name
+    # a capitalised word straight after a preposition is a name (round fourteen, 2026-12-07)
+    ("id", "Wie viel kostet eine Aktie von Siemens gerade?", True),
+    ("id", "Wie viel kostet eine Aktie gerade?", False),
     ("place", "Ich brauche einen Friseur in Berlin", True),
     ("url", "fetch https://example.org/a", True),
     ("url", "connect to localhost", True),
