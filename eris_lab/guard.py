@@ -591,6 +591,9 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return False
     if unread_script(norm):
         return False  # only a greeting (above) is conversation in a script the keywords cannot read
+    short = word_count(norm) <= max_words or len(text.strip()) <= max_chars
+    if not short:
+        return False
     words = _WORD_RE.findall(norm)
     glossed = [g for w in words if FOREIGN_GLOSSES.get(w, w) != w for g in FOREIGN_GLOSSES[w].split()]
     if word_count(norm) >= 3 and not glossed and unread_language(norm) and not any(w in _GREETING_WORDS for w in words):
@@ -599,9 +602,6 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         # hava nasıl?" were conversation (round fourteen's variants of route-08, 2026-12-07)
         return False
     words += glossed  # a glossed language's words are read by their gloss ("Toca um jazz": play)
-    short = word_count(norm) <= max_words or len(text.strip()) <= max_chars
-    if not short:
-        return False
     if _ARITHMETIC_RE.search(text) and any(_ARITHMETIC_KEYWORD_RE.match(k) for k in keywords):
         return False
     for word in words:
@@ -1463,12 +1463,13 @@ _NEGATION_CONTRAST_RE = re.compile(r"(?i)^\W*(?:but\s+|and\s+)?(?:just|only|inst
 #: A piece that sets something aside: "instead of emailing him", "forget the email", "don't worry
 #: about the lights" (round thirteen's variants, 2026-12-06: the tool set aside led the offer);
 #: "rather than a timer", "as opposed to", "in place of" (round fourteen's).
+_SET_ASIDE_PHRASES = r"(?:instead\s+of|rather\s+than|as\s+opposed\s+to|in\s+place\s+of)"
 _SET_ASIDE_RE = re.compile(
-    r"(?i)^\W*(?:(?:ok|okay|so|and|but|actually)\W+)*(?:(?:instead\s+of|rather\s+than|as\s+opposed\s+to|in\s+place\s+of)\b|"
+    r"(?i)^\W*(?:(?:ok|okay|so|and|but|actually)\W+)*(?:" + _SET_ASIDE_PHRASES + r"\b|"
     r"(?:forget|skip|never\s+mind|"
     r"don['’]?t\s+worry|do\s+not\s+worry)\s+(?:about\s+)?(?:the|that|this|those|these|it|him|her|them|my|his|their)\b)")
 #: Where a set-aside starts inside a piece (it then goes alone, :data:`_SET_ASIDE_RE`).
-_SET_ASIDE_BREAK_RE = re.compile(r"(?i)\s+(?=(?:instead\s+of|rather\s+than|as\s+opposed\s+to|in\s+place\s+of)\s)")
+_SET_ASIDE_BREAK_RE = re.compile(r"(?i)\s+(?=" + _SET_ASIDE_PHRASES + r"\s)")
 #: The pronoun a request puts its object in ("just move it to the archive").
 _OBJECT_PRONOUN_RE = re.compile(r"(?i)\b(?:it|them)\b")
 #: A phrasal verb's particle after its object ("don't turn the lights off"): not part of the object.
