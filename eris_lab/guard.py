@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .catalog import Catalog, lexical_text, name_words, routing_phrases
 from .errors import ErisLabError
-from .lexicon import (FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, SUPPORT_TOOL_RE, QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_DUTCH, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
+from .lexicon import (DONE_REPORT_RE, FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, SUPPORT_TOOL_RE, QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_DUTCH, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
                       GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
                       VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS, READ_VERBS, WRITE_VERBS,
                       ACTION_WORDS)
@@ -51,6 +51,11 @@ __all__ = [
     "is_small_talk",
     "without_venting",
     "only_vents",
+    "plain_gerund",
+    "without_condition",
+    "reports_done",
+    "only_reports_done",
+    "logging_tools",
     "without_negated",
     "venting_apart",
     "without_payload",
@@ -112,6 +117,12 @@ _ARITHMETIC_RE = re.compile(r"\d\s*(?:[+*^×÷]|x(?=\s*\d))\s*[-(]?\d")
 #: Tool keywords of a calculator: only beside one is a bare expression a request ("What is 2*3?"
 #: beside three vehicle-headway tools is BFCL live_irrelevance_271-57-6).
 _ARITHMETIC_KEYWORD_RE = re.compile(r"calc|comput|math|arithm|multipl|product|subtract|divi|sum|plus|minus|times")
+#: A quantity with its unit asked in another unit ("12 km in miles?", "150 USD to EUR", "5 ft in
+#: cm", "30 Grad in Fahrenheit"): beside a converter's keyword a request, however short (round
+#: fifteen's variants, 2026-12-07: both were conversation by the short-input rule).
+_CONVERSION_RE = re.compile(r"(?i)\d[\d.,]*\s*[^\W\d_]{1,12}\.?\s+(?:in|to|into|as|en|nach|zu)\s+[^\W\d_]{1,12}\b"
+                            r"|(?:[$€£¥])\s*\d[\d.,]*\s+(?:in|to|into)\s+[^\W\d_]{1,12}\b")
+_CONVERSION_KEYWORD_RE = re.compile(r"conver|exchang|currenc|unit|umrechn|wechselkurs")
 
 #: Scripts written without spaces between words: Han, kana, Thai, Lao, Khmer, Myanmar (and Hangul
 #: syllables, spaced by phrase rather than by word, for n-grams only). ``(class, chars per word)``.
@@ -300,6 +311,15 @@ _YOU_ARE_RE = re.compile(
     r"[^\W\d_]+ly) )*"
     r"[^\W\d_]+(?= |$)")
 
+#: Praise of something the assistant did ("that reminder was perfect", "the summary was really
+#: helpful", "your answer was spot on"): small talk however its noun names a tool (round fifteen's
+#: variants, 2026-12-07: "thanks, that reminder was perfect" was offered the reminder tools).
+_PRAISE_RE = re.compile(
+    r"(?:that|the|this|those|these|your)(?: [^\W\d_]+){1,3}? (?:was|is|were|are|worked|works) "
+    r"(?:(?:so|really|very|just|absolutely|super|pretty|totally|exactly) )*"
+    r"(?:perfect|great|helpful|brilliant|excellent|spot on|awesome|amazing|fantastic|useful|lovely|ideal|"
+    r"right|fine|good|nice|wonderful|handy|what i needed)(?= |$)")
+
 
 def is_small_talk(text: str) -> bool:
     """True for a whole message of small talk addressed to the assistant: greeting words and
@@ -308,7 +328,8 @@ def is_small_talk(text: str) -> bool:
 
     Read left to right, each step taking a greeting word or the longest phrase that starts there
     (after the first step also a :data:`~eris_lab.lexicon.SMALL_TALK_TAILS` phrase, "so much",
-    "again") or a remark about the assistant (:data:`_YOU_ARE_RE`, "you're a lifesaver"); one word
+    "again"), a remark about the assistant (:data:`_YOU_ARE_RE`, "you're a lifesaver") or praise of
+    what it did (:data:`_PRAISE_RE`, "that reminder was perfect"); one word
     of anything else ("thanks, now set an alarm") makes it a request.
     """
     words = _normalise_for_greeting(text).split()
@@ -321,7 +342,7 @@ def is_small_talk(text: str) -> bool:
         known = _SMALL_TALK | _SMALL_TALK_TAILS if i else _SMALL_TALK  # a tail extends what came before
         step = next((n for n in range(min(len(words) - i, _SMALL_TALK_MAX_WORDS), 0, -1)
                      if " ".join(words[i:i + n]) in known), 0)
-        if not step and (said := _YOU_ARE_RE.match(" ".join(words[i:]))):
+        if not step and (said := _YOU_ARE_RE.match(" ".join(words[i:])) or _PRAISE_RE.match(" ".join(words[i:]))):
             step = len(said.group(0).split())
         if not step and words[i] not in _GREETING_WORDS:
             return False
@@ -567,9 +588,9 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
     -----
     Whole-message greeting, small talk (:func:`is_small_talk`) or a request the model fulfils by
     writing (:func:`asks_for_writing`) first, then the short-input rule.
-    A URL, a file name ("report.txt"), a name from code (:func:`names_code`), a tool keyword, or an
-    arithmetic expression ("443 * 349")
-    beside a calculator's keyword always makes it a request. Words are counted by :func:`word_count`
+    A URL, a file name ("report.txt"), a name from code (:func:`names_code`), a tool keyword, an
+    arithmetic expression ("443 * 349") beside a calculator's keyword, or a quantity asked in another
+    unit ("12 km in miles?") beside a converter's keyword always makes it a request. Words are counted by :func:`word_count`
     (characters for scripts without spaces), and text in a script the keyword lists cannot read
     (:func:`unread_script`) is conversation only when it is a greeting, as are three words or more
     in a language read neither directly nor through a gloss (:func:`unread_language`); a glossed
@@ -603,6 +624,8 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return False
     words += glossed  # a glossed language's words are read by their gloss ("Toca um jazz": play)
     if _ARITHMETIC_RE.search(text) and any(_ARITHMETIC_KEYWORD_RE.match(k) for k in keywords):
+        return False
+    if _CONVERSION_RE.search(text) and any(_CONVERSION_KEYWORD_RE.match(k) for k in keywords):
         return False
     for word in words:
         if word in keywords or (word.endswith("s") and word[:-1] in keywords):
@@ -1347,6 +1370,43 @@ IMPERSONAL_IT_RE = re.compile(r"(?i)\bwhat\s+(?:time|day|date|month|year)\s+is\s
 _LEADING_BREAK_RE = re.compile(r"(?<=[.!?,;:])\s+")
 
 
+#: "would you mind (awfully) removing ...", "do you mind crossing ...": the request's verb as a
+#: gerund, which no verb cue reads ("remove", "cross ... off").
+_MIND_GERUND_RE = re.compile(r"(?i)\b(?:would|do|will)\s+you\s+(?:please\s+)?mind\s+"
+                             r"(?:(?:awfully|terribly|very\s+much|at\s+all|much|too\s+much|just)\s+)*([a-z]{3,})ing\b")
+
+
+def plain_gerund(text: str) -> str:
+    """``text`` with a request put as "would you mind X-ing" written as the bare verb, or ``""``
+    when it has none: "would you mind awfully removing the second one?" -> "remove the second
+    one?" (round fifteen's variants, 2026-12-07: right after ``agenda:list`` the pairing read no
+    verb and put the listing first). The verb's base form is the first of the stem ("cross"), the
+    stem with an e ("remove") and the stem undoubled ("drop") that the bundled MiniLM knows."""
+    found = _MIND_GERUND_RE.search(text)
+    if not found:
+        return ""
+    stem = found.group(1).lower()
+    known = known_words()
+    candidates = [stem, stem + "e"] + ([stem[:-1]] if len(stem) > 3 and stem[-1] == stem[-2] else [])
+    base = next((c for c in candidates if c in known), stem)
+    return text[:found.start()] + base + text[found.end():]
+
+
+#: A condition in front of a request ("if the dentist is still on Friday, move it to Monday", "wenn
+#: es regnet, ..."): up to its comma.
+_LEADING_CONDITION_RE = re.compile(r"(?i)^\W*(?:(?:ok|okay|so|and|oh)\W+)*(?:if|when|once|as\s+soon\s+as|in\s+case|"
+                                   r"wenn|falls|sobald)\b[^,;:.!?]{1,80}[,;:]\s+(?=\S+\s+\S)")
+
+
+def without_condition(text: str) -> str:
+    """The request after a condition in front of it, or ``""`` when there is none: "if the dentist
+    is still on Friday, move it to Monday" -> "move it to Monday". Right after ``calendar:list`` the
+    condition's words had put the message past the pairing's word limit (round fifteen's variants,
+    2026-12-07); the request's "it" is the thing just listed either way."""
+    found = _LEADING_CONDITION_RE.match(text)
+    return text[found.end():] if found else ""
+
+
 def without_small_talk(text: str) -> str:
     """The request after small talk in front of it, or ``""`` when there is none: "hey, how are
     you? fix the login bug please" -> "fix the login bug please" (a variant of case route-14,
@@ -1419,6 +1479,50 @@ def only_vents(text: str) -> bool:
             and not asks_something(text))
 
 
+_DONE_REPORT_RE = re.compile(DONE_REPORT_RE)
+#: A tool that keeps a record of what happened ("log_meal: Record what the user ate in their food
+#: diary", "log_workout"): for it a report of something done is the data (variant-route-23-80, "I had
+#: a banana"). Read in the name's first word and the description's opening or its "diary" / "journal".
+_LOGGING_NAME_WORDS = frozenset({"log", "track", "journal", "diary"})
+_LOGGING_TEXT_RE = re.compile(r"(?i)^\W*(?:log|logs|track|tracks|journal)\b|\b(?:diary|journal|logbook)\b")
+
+
+def reports_done(piece: str) -> bool:
+    """Whether ``piece`` is a statement that reports something done and over
+    (:data:`~eris_lab.lexicon.DONE_REPORT_RE`: "I paid the electricity bill on Monday", "the timer
+    already went off", "Ich habe den Wecker schon gestellt"), not a problem (:func:`reports_problem`)."""
+    return ("?" not in piece and bool(_DONE_REPORT_RE.search(piece.strip())) and not reports_problem(piece)
+            and not asks_something(piece))
+
+
+def only_reports_done(text: str) -> bool:
+    """Whether ``text`` only reports things done (:func:`reports_done`), perhaps with small talk
+    ("I already set an alarm for six, no worries"), and asks for nothing (:func:`asks_something`).
+
+    Such a message was offered the tool that would do it again: ``clock:alarm`` locked for the
+    example, ``pay_bill`` first for "I paid the electricity bill on Monday" (round fifteen's
+    variants, 2026-12-07). The policy offers nothing for it unless a tool keeps a log of such
+    things (:func:`logging_tools`)."""
+    pieces = [p for p in _PIECE_BREAK_RE.split(text.strip()) if p.strip()]
+    done = [reports_done(p) for p in pieces]
+    # beside it only small talk or thanks: "I've taken care of the passport renewal, tick it off" asks
+    # (demo set), though "tick it off" is short
+    return (any(done) and all(d or is_small_talk(p) or _greeting_only(p) for p, d in zip(pieces, done))
+            and not asks_something(text) and not reports_problem(text))
+
+
+def logging_tools(catalog: Catalog) -> frozenset[str]:
+    """Tools that keep a record of what happened: a name opening with log / track / journal, or a
+    description that opens so or names a diary or a journal (``log_meal``, ``log_workout``)."""
+    return catalog.derived("guard.logging_tools", _logging_tools)
+
+
+def _logging_tools(catalog: Catalog) -> frozenset[str]:
+    return frozenset(t.name for t in catalog
+                     if (re.split(r"[^a-z]+", t.name.lower().split(":")[-1]) or [""])[0] in _LOGGING_NAME_WORDS
+                     or _LOGGING_TEXT_RE.search(t.description or ""))
+
+
 def without_venting(text: str) -> str:
     """``text`` with the words that vent a feeling taken out of its statements, when a request
     stands beside them; ``""`` when there is nothing to take out.
@@ -1463,13 +1567,18 @@ _NEGATION_CONTRAST_RE = re.compile(r"(?i)^\W*(?:but\s+|and\s+)?(?:just|only|inst
 #: A piece that sets something aside: "instead of emailing him", "forget the email", "don't worry
 #: about the lights" (round thirteen's variants, 2026-12-06: the tool set aside led the offer);
 #: "rather than a timer", "as opposed to", "in place of" (round fourteen's).
-_SET_ASIDE_PHRASES = r"(?:instead\s+of|rather\s+than|as\s+opposed\s+to|in\s+place\s+of)"
+_SET_ASIDE_PHRASES = (r"(?:instead\s+of|rather\s+than|as\s+opposed\s+to|in\s+place\s+of|anstatt|anstelle(?:\s+von)?|"
+                      r"au\s+lieu\s+de|en\s+vez\s+de|en\s+lugar\s+de|invece\s+di)")
 _SET_ASIDE_RE = re.compile(
     r"(?i)^\W*(?:(?:ok|okay|so|and|but|actually)\W+)*(?:" + _SET_ASIDE_PHRASES + r"\b|"
     r"(?:forget|skip|never\s+mind|"
     r"don['’]?t\s+worry|do\s+not\s+worry)\s+(?:about\s+)?(?:the|that|this|those|these|it|him|her|them|my|his|their)\b)")
 #: Where a set-aside starts inside a piece (it then goes alone, :data:`_SET_ASIDE_RE`).
 _SET_ASIDE_BREAK_RE = re.compile(r"(?i)\s+(?=" + _SET_ASIDE_PHRASES + r"\s)")
+#: German needs no comma after a set-aside's article and noun ("Anstatt einer E-Mail setz bitte
+#: 'Steuer machen' auf meine To-do-Liste": round fifteen's variants, 2026-12-07); one is put there.
+_GERMAN_SET_ASIDE_RE = re.compile(r"\b(?i:anstatt|anstelle|statt)\s+(?i:einer|einem|eines|einen|eine|ein|des|der|dem|"
+                                  r"den|die|das)\s+[A-ZÄÖÜ][\w-]*(?=\s+\w)")
 #: The pronoun a request puts its object in ("just move it to the archive").
 _OBJECT_PRONOUN_RE = re.compile(r"(?i)\b(?:it|them)\b")
 #: A phrasal verb's particle after its object ("don't turn the lights off"): not part of the object.
@@ -1494,7 +1603,8 @@ def without_negated(text: str) -> str:
     whole: what it refers to is the policy's to read.
     """
     # a set-aside may close a piece: "remind me at 4pm to stretch rather than a timer"
-    pieces = [q for p in _PIECE_BREAK_RE.split(text.strip()) for q in _SET_ASIDE_BREAK_RE.split(p) if q.strip()]
+    marked = _GERMAN_SET_ASIDE_RE.sub(lambda m: m.group(0) + ",", text.strip())
+    pieces = [q for p in _PIECE_BREAK_RE.split(marked) for q in _SET_ASIDE_BREAK_RE.split(p) if q.strip()]
     found = [_NEGATED_PIECE_RE.match(p) or _SET_ASIDE_RE.match(p) for p in pieces]
     if len(pieces) < 2 or not any(found) or all(found):
         return ""
@@ -1522,7 +1632,7 @@ _REQUEST_OPENERS = (READ_VERBS | WRITE_VERBS | frozenset().union(*ACTION_WORDS.v
     """.split()) | QUESTION_WORDS)
 
 
-_ASKS_RE = re.compile(r"(?i)\?|\b(?:(?:i|we)(?:'d| would)? (?:need|want|like)|i'd like|let's|let us|please|pls|bitte|"
+_ASKS_RE = re.compile(r"(?i)\?|\b(?:(?:i|we)(?:'d| would)? (?:need|want|like)|i'd like|would (?:like|love)|let's|let us|please|pls|bitte|"
                       r"remind me|can you|could you|would you|will you|kannst du|könntest du)\b")
 
 

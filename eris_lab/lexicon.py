@@ -88,6 +88,10 @@ SMALL_TALK = frozenset(
     vielen dank für deine hilfe|danke für die hilfe|das war hilfreich|das war sehr hilfreich|super danke|passt schon
     schon gut|vergiss es|egal|nicht nötig|alles klar|du bist der beste|du bist die beste|gut gemacht
     ach vergiss es|ach egal|lass mal|lass gut sein|ist egal|nicht so wichtig|nicht wichtig|ist schon gut
+    sorry to be a pain|sorry to bother you|sorry to bug you|sorry to be a nuisance|sorry for the trouble
+    if it's not too much trouble|if it is not too much trouble|if you don't mind|if you do not mind
+    when you get a chance|when you have a moment|when you have a sec|whenever you can|i hate to ask
+    entschuldige die störung|sorry für die störung|wenn es keine umstände macht|wenn du kurz zeit hast
     no thanks|no thank you|doesn't matter|does not matter|it doesn't matter|not important|it's not important
     wish me luck|fingers crossed
     laisse tomber|oublie ça|oublie|c'est pas grave|pas grave|olvídalo|olvidalo|déjalo|dejalo|no importa|lascia perdere
@@ -485,6 +489,35 @@ PROBLEM_REPORT_RE = (
 #: A tool's text that names support: cases, tickets, a helpdesk, bugs (:data:`PROBLEM_REPORT_RE`).
 #: Not "returns", "claims" or "cases" alone: BFCL's descriptions say "Returns a list of ..." and "use
 #: cases" ("Missing name for redirect." was offered four product tools, live_irrelevance_796-305-0).
+#: A statement that reports something done and over: the user's own past action ("I paid the
+#: electricity bill on Monday", "we recorded four takes yesterday", "I've already booked it",
+#: "just finished reading the article"), something "already" over ("the timer already went off"),
+#: a state of being done ("the pasta's done", "the hotel is booked"), German Perfekt ("Ich habe
+#: den Wecker schon gestellt"). Nothing is asked (round fifteen's variants, 2026-12-07: each was
+#: offered the tool that would redo it). Verbs of a problem or a wish ("I forgot", "I lost",
+#: "I wanted", "I tried") or of something come to the user ("I got an email from Bob", "I found
+#: a bug", "I saw a charge") are no such report: they ask without asking.
+_NOT_PAST = (r"(?!(?:need|feed|bleed|speed|seed|breed|proceed|succeed|exceed|embed|shed|forgot|lost|missed|broke|"
+             r"failed|tried|wanted|needed|wondered|hoped|meant|noticed|realised|realized|wished|planned|intended|"
+             r"got|received|heard|saw|seen|found|"
+             r"locked\s+(?:myself|ourselves)\s+out)\b)")
+#: Past forms no command shares: "just put it on my list" and "just set a timer" are requests
+_PAST_ONLY = (r"(?:[a-z]{2,}ed|paid|sent|got|made|took|taken|went|gone|bought|sold|wrote|written|left|brought|found|"
+              r"kept|told|gave|given|ran|did|done|had|ate|eaten|drank|saw|seen|met|came|began|begun|rang|sang|sung|"
+              r"spoke|drove|driven|flew|flown|rode|heard|held|fed|won|threw|thrown|caught|built)")
+#: ... and with a subject ("I set an alarm", "we put it off"), those a command shares too
+_PAST_FORMS = r"(?:" + _PAST_ONLY[3:-1] + r"|set|put|read|cut|shut|hung|quit)"
+DONE_REPORT_RE = (
+    r"(?i)^\W*(?:(?:ok|okay|so|well|oh|yeah|yep|fyi|btw|also|and|anyway)\W+)*(?:"
+    r"(?:i|we)\s+(?:(?:already|just|finally|also|all|both)\s+)?" + _NOT_PAST + _PAST_FORMS + r"\b|"
+    r"(?:i|we)(?:'ve|\s+have|'d|\s+had)\s+(?:(?:already|just|finally|also|all)\s+)?" + _NOT_PAST + _PAST_FORMS + r"\b|"
+    r"(?:just|already)\s+" + _NOT_PAST + _PAST_ONLY + r"\b|"
+    r"(?:the|my|our|that|this|it)\b[^,;.!?]{0,40}?\balready\s+(?:been\s+)?" + _NOT_PAST + _PAST_FORMS + r"\b|"
+    r"(?:the|my|our|that|this|it)\b[^,;.!?]{0,40}?(?:\s+(?:is|are|was|were|has\s+been|have\s+been)|'s)\s+"
+    r"(?:(?:all|already|now|finally)\s+)?(?:done|finished|booked|paid|sent|sorted|fixed|over|cancelled|canceled|"
+    r"handled|taken\s+care\s+of)\b|"
+    r"(?:ich|wir)\s+(?:habe|hab|haben)\b[^,;.!?]{0,60}?\b(?:ge[a-zäöüß]{2,}(?:t|en)|[a-zäöüß]+iert)\b)"
+)
 SUPPORT_TOOL_RE = (r"(?i)\b(?:support|tickets?|helpdesk|help desk|service desk|(?:support|customer|service) cases?|"
                    r"incidents?|complaints?|bugs?|defects?|troubleshoot\w*|disputes?)\b")
 

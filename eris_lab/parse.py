@@ -2287,6 +2287,24 @@ def _envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
 _ENVELOPE_KEY_RE = re.compile(rf'"{_ENVELOPE_KEY}"\s*:\s*')
 
 
+#: The tool name of a call the token limit cut: a JSON string, escapes and all.
+_CUT_NAME_RE = re.compile(r'"(?:name|function|tool)"\s*:\s*("(?:[^"\\]|\\.)+")')
+
+
+def _cut_call_name(text: str) -> str | None:
+    """The name a cut call object gives, decoded as JSON (``"caf\\u00e9"`` is ``café``, ``"q\\"uote"``
+    is ``q"uote``: read raw, the error named an unknown tool instead of the cut call; round fifteen's
+    variants, 2026-12-07); None when it names none."""
+    found = _CUT_NAME_RE.search(text)
+    if not found:
+        return None
+    try:
+        name = json.loads(found.group(1))
+    except ValueError:
+        return found.group(1)[1:-1]
+    return name if isinstance(name, str) else None
+
+
 def _broken_envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
     """An envelope that is not JSON (cut off at the token limit, a stray quote): its message and
     every complete call object after ``"tool_calls"``; None when the text is not envelope-like."""
@@ -2325,8 +2343,7 @@ def _broken_envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
         rest = body[start + max((e for _, e in spans), default=0):]
         cut_at = _cut_off_tail(rest)
         if cut_at is not None:  # a call the token limit cut: an error, never dropped in silence
-            name = re.search(r'"(?:name|function|tool)"\s*:\s*"([^"]+)"', rest[cut_at:])
-            cands.append(_Cand(name.group(1) if name else None, None, cut=True))
+            cands.append(_Cand(_cut_call_name(rest[cut_at:]), None, cut=True))
     status = re.match(r'"([^"]*)"', body[keys[_STATUS].end():]) if _STATUS in keys else None
     if not cands and status and status.group(1) == "call":
         notes.append(_CUT_BEFORE_CALLS)
@@ -2881,6 +2898,11 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
                       error=f"unknown channel {channel!r}; expected one of text, text-stream, native")
     if len(text) > _MAX_CHARS:
         checker.repairs.append(f"read only the first {_MAX_CHARS} of {len(text)} characters")
+        if _has_cands(text[max(_MAX_CHARS, len(text) - _MAX_CHARS):]):
+            # a call past the reading bound is lost: said, never dropped in silence (290 kB of prose
+            # then a call gave no call and no error; round fifteen's variants, 2026-12-07)
+            checker.error(f"the output is {len(text):,} characters and only the first {_MAX_CHARS:,} are "
+                          "read; a call after them was not: send the call alone")
         text = text[:_MAX_CHARS]
     text = _without_trailing_end(text)  # "...<｜end▁of▁sentence｜>" ended the content (a helper's variant)
     past_end = _END_OF_TURN_RE.search(text)

@@ -38,8 +38,8 @@ from typing import Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import (IMPERSONAL_IT_RE, asks_something, countdown_tools, is_conversational, mostly_german, names_code, names_duration, one_edit_apart, only_short, only_vents, reports_problem, singular, support_tools,
-                    tool_keywords, unread_language, unread_script, without_small_talk, word_count)
+from .guard import (IMPERSONAL_IT_RE, asks_something, countdown_tools, is_conversational, logging_tools, mostly_german, names_code, names_duration, one_edit_apart, only_reports_done, only_short, only_vents, plain_gerund, reports_problem, singular, support_tools,
+                    tool_keywords, unread_language, unread_script, without_condition, without_small_talk, word_count)
 from .knobs import Knobs
 from .lexicon import (ACTION_WORDS, ENGLISH_CUES, GOODS_QUESTION_WORDS, GOODS_TOOL_RE, OPEN_SUBJECT_WORDS,
                       QUESTION_WORDS, READ_VERBS, REQUEST_WORDS, STOPWORDS)
@@ -785,6 +785,14 @@ def _names_another_thing(text: str, pairing: _Pairing) -> bool:
     return any(word not in _GENERIC_NOUNS for word in others) or bool(_ELSEWHERE_RE.search(text))
 
 
+#: An item named with no verb of its own, after a tool of its domain ("oh and the one from
+#: Lufthansa as well" after ``mail:read``, "and the second one too"): the same again on that item,
+#: the last tool first (round fifteen's variants, 2026-12-07: the whole roster was offered).
+_SAME_AGAIN_RE = _rx(r"^\W*(?:(?:oh|and|also|now|ok|okay|then|what\s+about|how\s+about|same\s+(?:for|with))\W+)*"
+                     r"(?:the|that|this)\s+(?:[\w'’-]+\s+)?one\b(?:\s+(?:from|about|with|for|at|on|by|in)\s+"
+                     r"[^,.;!?]{1,40}?)?(?:\s+(?:too|as\s+well|also))?\W*$")
+
+
 def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anaphor: bool = True,
                      confident: Iterable[str] = ()) -> Decision | None:
     """A cue without a domain noun ("please remove it") acts on the last tool's domain.
@@ -828,6 +836,8 @@ def _pairing_on_last(text: str, catalog: Catalog, recent: Sequence[str], *, anap
             _implied_object_tool(pairing, text))
     if not verb_tool and anaphor and _is_listing(last) and _asks_about_item(text, pairing, confident):
         verb_tool = next((tool for _, tool in pairing.verbs if _is_listing(tool)), "")
+    if not verb_tool and _SAME_AGAIN_RE.match(text) and last in cluster:
+        verb_tool = last  # "oh and the one from Lufthansa as well" right after mail:read: read it too
     if not verb_tool:
         return _unread_on_last(text, pairing, tuple(cluster), last, confident) if points_back else None
     first = (verb_tool,) if verb_tool in cluster else ()
@@ -1576,7 +1586,11 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     # 1. dialog pairing (before the short-input guard: "cancel that meeting" after calendar:list
     #    is three words, and a request)
     window = tuple(recent)[-knobs.dialog_memory:] if knobs.dialog_memory else ()
-    paired = _dialog_pairing(text, catalog, window, confident=[
+    # read without an apology or a condition in front, or a "would you mind ...-ing" ("sorry to be a
+    # pain, could you cross off the milk one?" was past the pairing's word limit; round fifteen's variants)
+    request = without_small_talk(text) or text
+    request = without_condition(request) or request
+    paired = _dialog_pairing(plain_gerund(request) or request, catalog, window, confident=[
         h.name for h in hits if h.name in catalog and h.score >= knobs.single_hit_floor])
     if paired is not None:
         return paired
@@ -1621,6 +1635,14 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason=f"the message only vents a feeling, asks for nothing and has no hit >= "
                                f"{knobs.single_hit_floor:.2f}: no tool fits, offering nothing")
+    # a message that only reports something done asks for nothing, however confident the tool that
+    # would do it again ("I already set an alarm for six": clock:alarm locked), unless a tool keeps
+    # a log of such things ("I had a banana" beside log_meal; round fifteen's variants)
+    if standalone and only_reports_done(text) and not any(
+            h.name in logging_tools(catalog) and h.score >= knobs.threshold for h in hits):
+        return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
+                        reason="the message reports something done and asks for nothing, and no tool keeps "
+                               "a log of it: no tool fits, offering nothing")
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
     if (low_cosine and ranked and not asks_the_web
             and uncovered(text, [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)],

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from .catalog import Catalog, domain_of, lexical_text, routing_phrases
+from .catalog import Catalog, base_name, domain_of, lexical_text, name_words, routing_phrases
 from .embed import Embedder, VectorCache, default_embedder, normalize_rows
 from .errors import CatalogError, ErisLabError
 from .guard import (
@@ -61,6 +61,7 @@ from .guard import (
     read_local_file,
     read_weather,
     sentence_parts,
+    singular,
     spelling_fixes,
     spelling_index,
     tool_keywords,
@@ -792,7 +793,16 @@ class Router:
             text = calm
             notes.append("venting left out")
         wanted = without_negated(text)
+        set_aside: set[int] = set()
         if wanted:  # "don't email him, just remind me to call Peter": the email tool led
+            # a tool the left-out part names and the request does not is none of the request's
+            # ("rather than an alarm, remind me at 7 to take my pills": the alarm led a near tie;
+            # round fifteen's variants, 2026-12-07)
+            left_out = {singular(w) for w in re.findall(r"[a-z]+", text.lower())}
+            kept = {singular(w) for w in re.findall(r"[a-z]+", wanted.lower())}
+            set_aside = {self.catalog.position(t.name) for t in self.catalog
+                         if (words := {singular(w) for w in name_words(base_name(t.name)) if len(w) >= 4})
+                         and words & (left_out - kept) and not words & kept}
             text = self.last_request = wanted
             notes.append("what not to do left out")
         plain = literal_idioms(text)
@@ -939,7 +949,7 @@ class Router:
         countdowns = set() if names_duration(text) or (follow_up and previous and names_duration(previous)) else {
             self.catalog.position(n) for n in countdown_tools(self.catalog) if n not in recent}
         # exact for the best RANKED_HITS (+ the countdowns demoted below) and everything >= threshold
-        raw = self.score_raw(q, k=RANKED_HITS + len(countdowns), floor=min(self.knobs.threshold, self.score_floor))
+        raw = self.score_raw(q, k=RANKED_HITS + len(countdowns) + len(set_aside), floor=min(self.knobs.threshold, self.score_floor))
         rows = self.calibrate(raw)
         n = len(queries)
         if payload_rows:  # what the quoted text alone pulls is held to what the request gives
@@ -981,7 +991,7 @@ class Router:
         if len(intent_rows):  # each part's words too, in the widening's order
             texts = queries[first_clause:own] + [t for t, keep in zip(queries[first_sentence:], requests) if keep]
             clause_best = widening_order(self.catalog, intent_rows, texts, self.knobs).argmax(axis=1)
-        for i in () if unread else countdowns:
+        for i in () if unread else countdowns | set_aside:
             rows[:, i] = np.minimum(rows[:, i], -1.0)
         scores = rows[:own].max(axis=0)
         used = own  # rows the hits come from; the gate judges the same rows

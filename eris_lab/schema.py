@@ -330,7 +330,8 @@ FORMAT_TEMPLATES: dict[str, str] = {
 FORMAT_VALUES: dict[str, str] = {
     "date": "2024-06-15", "date-time": "2024-06-15T09:30:00Z", "time": "09:30:00Z", "email": "alex@example.com",
     "uri": "https://example.com/page", "url": "https://example.com/page", "hostname": "example.com",
-    "ipv4": "192.168.1.10", "uuid": "123e4567-e89b-12d3-a456-426614174000", "duration": "PT30M",
+    "ipv4": "192.168.1.10", "ipv6": "2001:db8::1", "uuid": "123e4567-e89b-12d3-a456-426614174000",
+    "duration": "PT30M",
 }
 #: Parameter-name words -> a plausible string value (first match in the name wins). Written for
 #: this project; the words are the commonest string parameter names of BFCL's ``simple_python`` and

@@ -1074,3 +1074,79 @@ def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
     from eris_lab.guard import without_negated
 
     assert without_negated(text) == wanted
+
+
+@pytest.mark.parametrize("text, reports", [
+    # round fifteen (2026-12-07): a report of something done asks for nothing
+    ("I already set an alarm for six, no worries", True),
+    ("I paid the electricity bill on Monday", True),
+    ("we moved the team offsite to next Thursday last week", True),
+    ("just finished reading the article you fetched for me earlier", True),
+    ("the timer already went off, the pasta's done", True),
+    ("I've booked the flight", True),
+    ("Ich habe den Wecker für morgen schon gestellt", True),
+    # a command that shares a past form, a wish, a problem, something that came to the user, a question
+    ("just put 'renew passport' on my to-do list", False),
+    ("just set a timer for 5 minutes", False),
+    ("I need a timer", False),
+    ("I wanted to ask about the weather", False),
+    ("I forgot my password", False),
+    ("I locked myself out of my account", False),
+    ("I got an email from Bob", False),
+    ("I paid the bill twice, can you refund one?", False),
+    ("I already set the alarm, but could you also start a 10 minute timer?", False),
+    ("my package never arrived", False),
+])
+def test_a_report_of_something_done_asks_for_nothing(text, reports):
+    from eris_lab.guard import only_reports_done
+
+    assert only_reports_done(text) is reports
+
+
+@pytest.mark.parametrize("text, plain", [
+    ("would you mind awfully removing the second one?", "remove the second one?"),
+    ("do you mind crossing off the milk one", "cross off the milk one"),
+    ("would you mind dropping the 3pm one", "drop the 3pm one"),
+    ("remove the second one", ""),
+])
+def test_a_request_put_as_would_you_mind_is_read_by_its_bare_verb(text, plain):
+    from eris_lab.guard import plain_gerund
+
+    assert plain_gerund(text) == plain
+
+
+@pytest.mark.parametrize("text, main_clause", [
+    ("if the dentist is still on Friday, move it to Monday", "move it to Monday"),
+    ("wenn es morgen regnet, erinnere mich an den Schirm", "erinnere mich an den Schirm"),
+    ("if it rains", ""),
+    ("move it to Monday if the dentist is still on Friday", ""),
+])
+def test_a_condition_in_front_is_set_apart_from_the_request(text, main_clause):
+    from eris_lab.guard import without_condition
+
+    assert without_condition(text) == main_clause
+
+
+@pytest.mark.parametrize("text, small_talk", [
+    ("thanks, that reminder was perfect", True),
+    ("the summary was really helpful", True),
+    ("sorry to bother you", True),
+    ("that reminder was perfect, now set another for 8", False),
+    ("the reminder is wrong", False),
+])
+def test_praise_of_what_was_done_and_an_apology_are_small_talk(text, small_talk):
+    from eris_lab.guard import is_small_talk
+
+    assert is_small_talk(text) is small_talk
+
+
+@pytest.mark.parametrize("text, keywords, conversational", [
+    ("12 km in miles?", {"convert", "units"}, False),
+    ("150 USD to EUR", {"convert", "currency"}, False),
+    ("12 km in miles?", {"weather"}, True),  # no converter: still short talk
+    ("ok see you", {"convert"}, True),
+])
+def test_a_quantity_asked_in_another_unit_is_a_request_beside_a_converter(text, keywords, conversational):
+    from eris_lab.guard import is_conversational
+
+    assert is_conversational(text, keywords) is conversational

@@ -1328,3 +1328,22 @@ def test_parsing_variant_of_a_handed_kind(case, descriptor_schemas):
         assert text not in parsed.content, parsed
     if "reasoning_equals" in expect:  # an API message's thinking blocks are reasoning, not content
         assert parsed.reasoning == expect["reasoning_equals"], parsed
+
+
+@pytest.mark.parametrize("name", ["café", 'q"uote'])
+def test_a_cut_envelope_call_is_named_by_its_decoded_name(name):
+    """Round fifteen's variants (2026-12-07): a cut call whose name holds a JSON escape was read
+    raw ("caf\\u00e9") and reported as an unknown tool, not as the cut call it is."""
+    raw = ('{"thought": "", "status": "call", "message": "x", "tool_calls": [{"name": '
+           + json.dumps(name) + ', "arguments": {"a": ')
+    got = calls(raw, [name])
+    assert got.calls == () and got.error.startswith(f"the call to {name} was cut off"), got.error
+
+
+def test_a_call_past_the_reading_bound_is_an_error_not_silence():
+    """Round fifteen's variants: 290 kB of prose then a call gave no call and no error."""
+    call = '<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>'
+    got = calls("The weather is a complex system of moving air. " * 6000 + call, ["get_weather"])
+    assert got.calls == () and "only the first 200,000 are read" in (got.error or ""), got
+    prose = calls("Lorem ipsum dolor sit amet. " * 20000, ["get_weather"])
+    assert prose.error is None and prose.repairs == ("read only the first 200000 of 560000 characters",)

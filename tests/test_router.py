@@ -113,6 +113,25 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     ("rather than a timer, remind me at 4pm to stretch", ["agenda:remind_at"], ["clock:timer"]),
     ("my week has been a total disaster and I'm exhausted", [], None),
     ("tack så mycket", [], None),  # passed before: thanks in a language the lab does not read (a guard)
+    # round fifteen (2026-12-07): a report of something done was offered the tool that would redo it
+    # (clock:alarm locked, six mail tools, the timer and the to-do tools); praise of a reminder got the
+    # reminder tools; a quantity asked in another unit was conversation; the tool a set-aside names led
+    ("I already set an alarm for six, no worries", [], None),
+    ("I sent the invoice email to Marta yesterday afternoon", [], None),
+    ("the timer already went off, the pasta's done", [], None),
+    ("Ich habe den Wecker für morgen schon gestellt", [], None),
+    ("just finished reading the article you fetched for me earlier", [], None),
+    ("thanks, that reminder was perfect", [], None),
+    ("12 km in miles?", ["calc:convert"], []),
+    ("150 USD to EUR", ["calc:convert"], []),
+    ("rather than an alarm, remind me at 7 to take my pills", ["agenda:remind_at"], ["clock:alarm"]),
+    ("Anstatt einer E-Mail setz bitte 'Steuer machen' auf meine To-do-Liste", ["agenda:remind_self"], ["mail:write"]),
+    # guards: a command with "just" and a form a past tense shares; a report beside a request; a
+    # report of something that came to the user asks for it to be read
+    ("just put 'renew passport' on my to-do list", ["agenda:remind_self"], []),
+    ("instead of a calendar event, just put 'renew passport' on my to-do list", ["agenda:remind_self"], ["calendar:create"]),
+    ("I already set the alarm, but could you also start a 10 minute timer?", ["clock:timer"], []),
+    ("I got an email from Bob", ["mail:read"], []),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root

@@ -19,12 +19,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 __all__ = [
     "BuiltinRule",
     "PRIMITIVE_RULES",
     "STRING_FORMAT_RULES",
+    "VARIABLE_LENGTH_FORMATS",
     "SPACE_RULE",
     "COMPACT_SPACE_RULE",
     "RESERVED_NAMES",
@@ -108,11 +109,95 @@ PRIMITIVE_RULES: dict[str, BuiltinRule] = {
     "array": BuiltinRule('"[" space ( value ("," space value)* )? "]" space', ("value", "space")),
 }
 
+def _dotted(prefix: str, unit_class: Callable[[int], BuiltinRule], max_total: int, max_parts: int, max_part: int) -> dict[str, BuiltinRule]:
+    """Rules for ``part ("." part)*`` of at most ``max_total`` characters, exactly counted.
+
+    A grammar cannot count a total across parts without one rule per length, so the total is
+    kept by a union over the number of parts k (1 to ``max_parts``), each part at most
+    ``min(max_part, (max_total + 1) // k - 1)`` characters: every string it accepts is within
+    ``max_total`` (narrower than the RFC only for many long parts together).
+    """
+    rules: dict[str, BuiltinRule] = {}
+    alts = []
+    for k in range(1, max_parts + 1):
+        length = min(max_part, (max_total + 1) // k - 1)
+        part = f"{prefix}-part-{length}"
+        if part not in rules:
+            rules[part] = unit_class(length)
+            rules[f"{prefix}-dot-part-{length}"] = BuiltinRule(f'"." {part}', (part,))
+        alts.append(part if k == 1 else f"{part} {prefix}-dot-part-{length}" + (f"{{{k - 1}}}" if k > 2 else ""))
+    rules[prefix] = BuiltinRule(" | ".join(alts), tuple(r for r in rules))
+    return rules
+
+
+def _host_label(length: int) -> BuiltinRule:
+    # RFC 1123 label: letters, digits, inner hyphens (fqdn.FQDN's preferred name syntax)
+    if length == 1:
+        return BuiltinRule("[a-zA-Z0-9]")
+    return BuiltinRule(f"[a-zA-Z0-9] ([a-zA-Z0-9\\x2D]{{0,{length - 2}}} [a-zA-Z0-9])?")
+
+
+#: RFC 5322 atext: the characters of a dot-atom's atoms (no quote, backslash or space)
+_ATEXT = "[a-zA-Z0-9!#$%&'*+/=?\\x5E_`{|}~\\x2D]"
+
+#: hostname: 1 to 8 labels of 1 to 63 characters, at most 253 in all, no trailing dot
+#: (RFC 1123 section 2.1; ``fqdn.FQDN(min_labels=1)``, jsonschema's checker)
+_HOSTNAME_RULES = _dotted("hostname", _host_label, 253, 8, 63)
+#: email: a dot-atom local part of at most 64 characters, "@", a hostname (RFC 5321 sections
+#: 4.1.2 and 4.5.3.1.1; quoted local parts and address literals are left out: narrower).
+#: jsonschema's checker asks only for an "@".
+_EMAIL_RULES = {
+    **_dotted("email-local", lambda n: BuiltinRule(f"{_ATEXT}{{1,{n}}}"), 64, 4, 64),
+    "email": BuiltinRule('email-local "@" hostname', ("email-local", "hostname")),
+}
+#: ipv6: RFC 3986 section 3.2.2's IPv6address (its nine forms; hex groups of 1 to 4 digits, an
+#: IPv4 tail), which ``ipaddress.IPv6Address`` accepts; no zone index (jsonschema refuses one).
+_IPV6_RULES = {
+    "ipv6-h16": BuiltinRule(f"{_HEX}{{1,4}}"),
+    "ipv6-h16c": BuiltinRule('ipv6-h16 ":"', ("ipv6-h16",)),
+    "ipv6-ls32": BuiltinRule('ipv6-h16 ":" ipv6-h16 | ipv4', ("ipv6-h16", "ipv4")),
+    "ipv6": BuiltinRule(
+        'ipv6-h16c{6} ipv6-ls32'
+        ' | "::" ipv6-h16c{5} ipv6-ls32'
+        ' | ipv6-h16? "::" ipv6-h16c{4} ipv6-ls32'
+        ' | (ipv6-h16c{0,1} ipv6-h16)? "::" ipv6-h16c{3} ipv6-ls32'
+        ' | (ipv6-h16c{0,2} ipv6-h16)? "::" ipv6-h16c{2} ipv6-ls32'
+        ' | (ipv6-h16c{0,3} ipv6-h16)? "::" ipv6-h16c ipv6-ls32'
+        ' | (ipv6-h16c{0,4} ipv6-h16)? "::" ipv6-ls32'
+        ' | (ipv6-h16c{0,5} ipv6-h16)? "::" ipv6-h16'
+        ' | (ipv6-h16c{0,6} ipv6-h16)? "::"',
+        ("ipv6-h16", "ipv6-h16c", "ipv6-ls32"),
+    ),
+}
+#: uri: RFC 3986 section 3's URI (scheme ":" hier-part ["?" query] ["#" fragment]), rule by
+#: rule; ``rfc3986_validator.validate_rfc3986(rule="URI")`` is jsonschema's checker. reg-name
+#: covers IPv4address (its characters are unreserved); percent-encodings are case-free.
+_UNRESERVED_SUB_DELIMS = "a-zA-Z0-9._~!$&'()*+,;=\\x2D"
+_URI_RULES = {
+    "uri-pct": BuiltinRule(f'"%" {_HEX} {_HEX}'),
+    "uri-pchar": BuiltinRule(f"[{_UNRESERVED_SUB_DELIMS}:@] | uri-pct", ("uri-pct",)),
+    "uri-qchar": BuiltinRule(f"[{_UNRESERVED_SUB_DELIMS}:@/?] | uri-pct", ("uri-pct",)),
+    "uri-uchar": BuiltinRule(f"[{_UNRESERVED_SUB_DELIMS}:] | uri-pct", ("uri-pct",)),
+    "uri-regchar": BuiltinRule(f"[{_UNRESERVED_SUB_DELIMS}] | uri-pct", ("uri-pct",)),
+    "uri-segment": BuiltinRule('"/" uri-pchar*', ("uri-pchar",)),
+    "uri-host": BuiltinRule(
+        f'"[" (ipv6 | "v" {_HEX}+ "." [{_UNRESERVED_SUB_DELIMS}:]+) "]" | uri-regchar*',
+        ("ipv6", "uri-regchar")),
+    "uri-authority": BuiltinRule('(uri-uchar* "@")? uri-host (":" [0-9]*)?', ("uri-uchar", "uri-host")),
+    "uri-hier": BuiltinRule(
+        '"//" uri-authority uri-segment* | "/" (uri-pchar+ uri-segment*)? | uri-pchar+ uri-segment*',
+        ("uri-authority", "uri-segment", "uri-pchar")),
+    "uri": BuiltinRule(
+        '[a-zA-Z] [a-zA-Z0-9+.\\x2D]* ":" uri-hier? ("?" uri-qchar*)? ("#" uri-qchar*)?',
+        ("uri-hier", "uri-qchar")),
+}
+
 #: ``format`` values enforced in the grammar (the string content, without quotes). Each is exact
 #: or narrower than jsonschema's FormatChecker: ``date`` = ``datetime.date.fromisoformat`` after
 #: ``\d{4}-\d{2}-\d{2}`` (year 0000 is invalid there); ``time`` / ``date-time`` = RFC 3339 as
 #: ``rfc3339_validator`` (offset required, seconds 00-59, fraction bounded to 9 digits, ``T`` and
-#: ``Z`` upper case); ``uuid`` = 8-4-4-4-12 hex digits.
+#: ``Z`` upper case); ``uuid`` = 8-4-4-4-12 hex digits; ``ipv4``, ``ipv6``, ``hostname``,
+#: ``email`` and ``uri`` as their rules above say.
 STRING_FORMAT_RULES: dict[str, BuiltinRule] = {
     "date-year": BuiltinRule('[0-9]{3} [1-9] | [0-9]{2} [1-9] "0" | [0-9] [1-9] "00" | [1-9] "000"'),
     # a leap year: YY%4==0 with YY != 00, or a century CC00 with CC%4==0 and CC != 00
@@ -136,7 +221,20 @@ STRING_FORMAT_RULES: dict[str, BuiltinRule] = {
     ),
     "date-time": BuiltinRule('date "T" time', ("date", "time")),
     "uuid": BuiltinRule(f'{_HEX}{{8}} "-" {_HEX}{{4}} "-" {_HEX}{{4}} "-" {_HEX}{{4}} "-" {_HEX}{{12}}'),
+    # ipv4: four decimal octets 0-255 without leading zeros, as ipaddress.IPv4Address (strict since
+    # Python 3.9.5) and RFC 3986's dec-octet
+    "ipv4-octet": BuiltinRule('"25" [0-5] | "2" [0-4] [0-9] | "1" [0-9] [0-9] | [1-9] [0-9] | [0-9]'),
+    "ipv4": BuiltinRule('ipv4-octet "." ipv4-octet "." ipv4-octet "." ipv4-octet', ("ipv4-octet",)),
+    **_IPV6_RULES,
+    **_HOSTNAME_RULES,
+    **_EMAIL_RULES,
+    **_URI_RULES,
 }
+
+#: Formats whose length varies widely: beside ``minLength`` / ``maxLength`` they do not imply,
+#: the length is enforced and the format is listed as not enforced (as before they had rules),
+#: rather than refused.
+VARIABLE_LENGTH_FORMATS = frozenset({"ipv6", "hostname", "email", "uri"})
 
 #: Names a schema-derived rule may not take (it gets a ``-`` suffix instead).
 RESERVED_NAMES: frozenset[str] = frozenset(

@@ -5,8 +5,8 @@ STYLE.md section 1. What differs, on purpose:
 
 * nothing is skipped silently: a keyword the grammar cannot express is a :class:`SchemaError`
   naming its JSON path, or, with ``lenient=True``, a warning with that path; what the grammar
-  accepts but cannot fully check (``multipleOf``, ``uniqueItems``, overlapping ``oneOf``
-  branches, unknown formats) is listed in ``Grammar.not_enforced`` so the caller validates with
+  accepts but cannot fully check (``multipleOf`` with more than ``MAX_MULTIPLES`` multiples or an
+  open side, ``uniqueItems``, overlapping ``oneOf`` branches, unknown formats) is listed in ``Grammar.not_enforced`` so the caller validates with
   ``jsonschema`` after generation;
 * the grammar is never wider than the schema. It may be *narrower* where tool calling wants it:
   objects with up to ``ANY_ORDER_MAX_KEYS`` declared keys take them in any order, larger ones in
@@ -54,6 +54,7 @@ from .builtins import (
     RESERVED_NAMES,
     SPACE_RULE,
     STRING_FORMAT_RULES,
+    VARIABLE_LENGTH_FORMATS,
     char_class,
     json_literal,
     json_text,
@@ -110,9 +111,17 @@ TYPE_OF_KEYWORD = {
     "exclusiveMaximum": "number", "multipleOf": "number",
 }
 #: Formats with a grammar rule; shortest and longest string of each (for length checks).
-FORMAT_LENGTHS = {"date": (10, 10), "time": (9, 24), "date-time": (20, 35), "uuid": (36, 36)}
+FORMAT_LENGTHS = {"date": (10, 10), "time": (9, 24), "date-time": (20, 35), "uuid": (36, 36),
+                  "ipv4": (7, 15), "ipv6": (2, 45), "hostname": (1, 253), "email": (3, 64 + 1 + 253),
+                  "uri": (2, None)}
 #: Alternatives a composition may expand to (allOf over several anyOf/oneOf is a product).
 MAX_UNION_ALTERNATIVES = 256
+#: ``multipleOf`` is enforced by listing the multiples when both bounds leave at most this many
+#: (minutes in steps of 5, a percentage in steps of 10); otherwise it is listed as not enforced.
+MAX_MULTIPLES = 256
+#: ``uniqueItems`` is enforced when the items are one of at most this many listed values (an
+#: ``enum``, a ``const``, booleans): one rule per set of values written, 2 ** 8 = 256 at most.
+MAX_UNIQUE_VALUES = 8
 #: Objects with at most this many declared keys take them in any order (each at most once), with
 #: one rule per set of keys written (2 ** 5 = 32 rules at most); larger objects fix schema order.
 ANY_ORDER_MAX_KEYS = 5
@@ -698,7 +707,9 @@ class Compiler:
             if key in SUPPORTED_KEYWORDS or key in ANNOTATION_KEYWORDS or key.startswith("x-"):
                 continue
             if key in NOT_ENFORCED_KEYWORDS:
-                if not (key == "uniqueItems" and value is False):
+                # listed by the builders where they cannot enforce them (a long list of multiples,
+                # unique items that are not a few listed values)
+                if key not in ("multipleOf", "uniqueItems"):
                     self._unenforced(f"{path}/{key}", key)
             elif key in UNSUPPORTED_KEYWORDS:
                 self._unsupported(f"{path}/{key}", f"unsupported keyword {key!r}", key)
@@ -770,6 +781,11 @@ class Compiler:
         if "const" in schema or "enum" in schema:
             return self._visit_enum(schema, name, path)
         # 5. by type
+        if kind in ("integer", "number") and "multipleOf" in schema:
+            listed = self._visit_multiples(schema, kind, name, path)
+            if listed is not None:
+                return listed
+            self._unenforced(f"{path}/multipleOf", "multipleOf")
         if kind == "object":
             return self._build_object_rule(schema, name, path)
         if kind == "array":
@@ -958,7 +974,12 @@ class Compiler:
         if key == "uniqueItems":
             return bool(a or b)
         if key == "multipleOf":
-            return a  # not enforced either way; listed by the keyword check
+            if a == b:
+                return a
+            if all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (a, b)):
+                return a * b // math.gcd(a, b)  # a multiple of both is a multiple of their lcm
+            raise self._error(path, f"allOf: multipleOf {a!r} and {b!r} cannot be combined in one grammar "
+                                    "(only integers combine, by their least common multiple)")
         if a == b:
             return a
         # pattern, format, prefixItems, patternProperties, propertyNames, ...: never keep one of
@@ -1437,6 +1458,11 @@ class Compiler:
         hi = None if hi is None else int(hi)
         self._check_count(f"{path}/minItems", lo)
         self._check_count(f"{path}/maxItems", hi)
+        if schema.get("uniqueItems") is True and (hi is None or hi > 1):
+            values = None if prefix or items is False else self._listed_values(items, f"{path}/items")
+            if values is not None and len(values) <= MAX_UNIQUE_VALUES:
+                return self._unique_items(values, lo, hi, name, path)
+            self._unenforced(f"{path}/uniqueItems", "uniqueItems")
         if hi is None and items is not False and self.style.array_items is not None:
             hi = max(lo, len(prefix), self.style.array_items)
         if items is False:
@@ -1476,6 +1502,51 @@ class Compiler:
             content = (f"({seq})?" if " " in seq else f"{seq}?") if lo == 0 else seq
         return self._rule(name, _seq('"[" space', content, '"]" space'), path)
 
+    def _listed_values(self, items: Any, path: str) -> list | None:
+        """The values ``items`` allows when they are a short list (``enum``, ``const``, a boolean
+        or null type), each checked by ``jsonschema`` against the whole items schema; else None."""
+        merged = self._merged(items, path)
+        if merged is None:
+            return None
+        if "const" in merged:
+            candidates = [merged["const"]]
+        elif isinstance(merged.get("enum"), list):
+            candidates = merged["enum"]
+        elif merged.get("type") in ("boolean", ["boolean"]):
+            candidates = [True, False]
+        elif merged.get("type") in ("null", ["null"]):
+            candidates = [None]
+        else:
+            return None
+        if len(candidates) > 4 * MAX_UNIQUE_VALUES:
+            return None
+        return list({_json_key(v): v for v in candidates if self._valid(v, items)}.values())
+
+    def _unique_items(self, values: list, lo: int, hi: int | None, name: str, path: str) -> str:
+        """An array of distinct ``values`` (``uniqueItems``), ``lo`` to ``hi`` of them: one rule per
+        set of values already written, offering only the others (exact; as the any-order keys of
+        :meth:`_keys_any_order`). Raises ``Unsatisfiable`` when fewer values exist than ``minItems``."""
+        n = len(values)
+        top = n if hi is None else min(hi, n)
+        if lo > top:
+            raise self._unsat(path, f"minItems {lo} but only {n} distinct values are allowed (uniqueItems)")
+        literals = [f"{json_literal(v)} space" for v in values]
+
+        def after(written: int) -> str:
+            count = bin(written).count("1")
+            alts = ['"]" space'] if count >= lo else []
+            if count < top:
+                alts += [f'"," space {literals[i]} {after_rule(written | 1 << i)}'
+                         for i in range(n) if not written >> i & 1]
+            return " | ".join(alts)
+
+        def after_rule(written: int) -> str:
+            return self._rule(f"{name}-unique-{written:x}", after(written), path)
+
+        first = [f"{literals[i]} {after_rule(1 << i)}" for i in range(n)] if top else []
+        body = " | ".join((['"]" space'] if lo == 0 else []) + first)
+        return self._rule(name, f'"[" space ({body})', path)
+
     # -- strings -----------------------------------------------------------------------------
     def _length_bounds(self, schema: dict, path: str) -> tuple[int, int | None]:
         lo = schema.get("minLength", 0)
@@ -1496,8 +1567,7 @@ class Compiler:
 
     def _implied(self, path: str, have: tuple[int, int | None], lo: int, hi: int | None, what: str) -> None:
         """Length bounds beside a pattern/format: fine when every match already satisfies them."""
-        a, b = have
-        if a >= lo and (hi is None or (b is not None and b <= hi)):
+        if _implies(have, lo, hi):
             return
         self._unsupported(path, f"minLength/maxLength together with {what} that does not imply them",
                           "maxLength" if hi is not None else "minLength")
@@ -1510,7 +1580,8 @@ class Compiler:
             if fmt is not None:
                 self._unsupported(f"{path}/format", "format together with pattern", "format")
             return self._visit_pattern(pattern, name, f"{path}/pattern", lo, hi)
-        if fmt in STRING_FORMAT_RULES and fmt in FORMAT_LENGTHS:
+        if fmt in STRING_FORMAT_RULES and fmt in FORMAT_LENGTHS and not (
+                fmt in VARIABLE_LENGTH_FORMATS and not _implies(FORMAT_LENGTHS[fmt], lo, hi)):
             if lo or hi is not None:
                 self._implied(path, FORMAT_LENGTHS[fmt], lo, hi, f"format {fmt!r}")
             inner = self.primitive(fmt)
@@ -1691,6 +1762,52 @@ class Compiler:
             raise self._unsat(path, "no number lies between the bounds")
         return self._rule(name, f"({' | '.join(alts)}) space", path)
 
+    def _visit_multiples(self, schema: dict, kind: str, name: str, path: str) -> str | None:
+        """``multipleOf`` between two bounds, enforced by listing the multiples; None when a side
+        is open or more than :data:`MAX_MULTIPLES` lie between (the caller lists it as not
+        enforced). Each listed value is checked by ``jsonschema`` itself, so the grammar is never
+        wider than the validator that judges the call: with a float step it refuses some values
+        that are multiples on paper (``0.3`` for ``multipleOf: 0.1``, as jsonschema does).
+
+        Raises
+        ------
+        SchemaError
+            ``multipleOf`` is not a number above 0; ``Unsatisfiable`` when no multiple is valid.
+        """
+        step = schema["multipleOf"]
+        if isinstance(step, bool) or not isinstance(step, (int, float)) or not _finite_number(step) or step <= 0:
+            raise self._error(f"{path}/multipleOf", f"expected a number > 0, got {step!r}")
+        bounds: dict[str, Decimal] = {}
+        for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+            v = schema.get(key)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and _finite_number(v):
+                d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+                side = "lo" if "inimum" in key else "hi"
+                bounds[side] = d if side not in bounds else (max if side == "lo" else min)(bounds[side], d)
+        if set(bounds) != {"lo", "hi"}:
+            return None
+        d_step = Decimal(repr(step)) if isinstance(step, float) else Decimal(step)
+        first = math.ceil(bounds["lo"] / d_step)
+        last = math.floor(bounds["hi"] / d_step)
+        if last - first + 1 > MAX_MULTIPLES:
+            return None
+        checked = {k: v for k, v in schema.items() if k not in ANNOTATION_KEYWORDS and not k.startswith("x-")}
+        checked["type"] = kind
+        texts = []
+        for k in range(first, last + 1):
+            d = k * d_step
+            if d == d.to_integral_value():
+                text = str(int(d))
+            elif kind == "integer":
+                continue
+            else:
+                text = format(d.normalize(), "f")
+            if self._valid(int(text) if kind == "integer" or "." not in text else float(text), checked):
+                texts.append(text)
+        if not texts:
+            raise self._unsat(f"{path}/multipleOf", f"no multiple of {step!r} lies within the bounds")
+        return self._rule(name, f"({' | '.join(literal(t) for t in texts)}) space", path)
+
     # -- output ------------------------------------------------------------------------------
     def format(self) -> str:
         """The grammar: every rule, sorted by name, after checking it can be sampled.
@@ -1718,6 +1835,12 @@ class Compiler:
             where = self._paths.get(cycle[0], cycle[0])
             raise SchemaError(f"a $ref cycle that consumes no input ({' -> '.join(cycle)})", where=where)
         return "".join(f"{name} ::= {rules[name]}\n" for name in sorted(rules))
+
+
+def _implies(have: tuple[int, int | None], lo: int, hi: int | None) -> bool:
+    """Whether every string of a length in ``have`` (min, max or None) is within ``lo``..``hi``."""
+    a, b = have
+    return a >= lo and (hi is None or (b is not None and b <= hi))
 
 
 def _clamp_length(seq: _pattern.Node, lo: int, hi: int | None) -> _pattern.Node | None:
