@@ -486,9 +486,6 @@ PROBLEM_REPORT_RE = (
     r"(?:\w+\s+)?(?:lost|stolen|left|damaged|broken|crushed|smashed|wet|opened|torn|ripped|cold|spoiled|late|empty)\b"
     r"|\b(?:crushed|cracked|scratched|dented|leaking|shattered|smashed|spoiled|rotten|mou?ldy|expired|"
     r"dead on arrival|someone else'?s (?:order|package|parcel)|never (?:showed|turned) up)\b")
-#: A tool's text that names support: cases, tickets, a helpdesk, bugs (:data:`PROBLEM_REPORT_RE`).
-#: Not "returns", "claims" or "cases" alone: BFCL's descriptions say "Returns a list of ..." and "use
-#: cases" ("Missing name for redirect." was offered four product tools, live_irrelevance_796-305-0).
 #: A statement that reports something done and over: the user's own past action ("I paid the
 #: electricity bill on Monday", "we recorded four takes yesterday", "I've already booked it",
 #: "just finished reading the article"), something "already" over ("the timer already went off"),
@@ -518,6 +515,9 @@ DONE_REPORT_RE = (
     r"handled|taken\s+care\s+of)\b|"
     r"(?:ich|wir)\s+(?:habe|hab|haben)\b[^,;.!?]{0,60}?\b(?:ge[a-zäöüß]{2,}(?:t|en)|[a-zäöüß]+iert)\b)"
 )
+#: A tool's text that names support: cases, tickets, a helpdesk, bugs (:data:`PROBLEM_REPORT_RE`).
+#: Not "returns", "claims" or "cases" alone: BFCL's descriptions say "Returns a list of ..." and "use
+#: cases" ("Missing name for redirect." was offered four product tools, live_irrelevance_796-305-0).
 SUPPORT_TOOL_RE = (r"(?i)\b(?:support|tickets?|helpdesk|help desk|service desk|(?:support|customer|service) cases?|"
                    r"incidents?|complaints?|bugs?|defects?|troubleshoot\w*|disputes?)\b")
 
