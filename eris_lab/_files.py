@@ -90,8 +90,20 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     go through :func:`write_atomic`. Parent folders are created. The file keeps the mode of the
     file it replaces; a new one gets the usual mode under the umask (``mkstemp``'s temp file
     alone would be readable by its owner only).
+
+    Raises
+    ------
+    ErisLabError
+        ``path`` exists and is no regular file (a folder, a device, a FIFO): it is never replaced.
     """
     path = Path(path)
+    if path.exists() and not path.is_file():
+        # renamed over a device or a FIFO, the temp file replaced the node itself: as root,
+        # "calibrate --out /dev/full" replaced the machine's /dev/full (round fifteen's variants,
+        # 2026-12-07). A folder fails the rename anyway; say it here, in the same words.
+        kind = "a folder" if path.is_dir() else "a device, a pipe or a socket"
+        raise ErisLabError(f"{path}: not a regular file ({kind}); written files replace a file whole, "
+                           "so name a file")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(fd)

@@ -251,6 +251,8 @@ def _run_calibrate(args) -> int:
         raise ErisLabError(f"expected a number in (0, 1), got {args.alpha!r}", where="--alpha")
     if args.out and Path(args.out).is_dir():
         raise ErisLabError("is a folder; expected a knobs TOML file path", where=f"--out {args.out}")
+    if args.out:
+        _check_out_file(args.out, "--out")
     start = time.perf_counter()
     encoder = make_encoder(args.encoder)
     if args.suite:  # labelled: fitted each time (the cache holds label-free calibrations only)
@@ -732,6 +734,9 @@ def _check_out_file(path: str, flag: str) -> None:
     target = Path(path)
     if target.is_dir():
         raise ErisLabError("is a folder, expected a file to write", where=f"{flag} {path}")
+    if target.exists() and not target.is_file():  # a FIFO or a device: never replaced (bad input row 72)
+        raise ErisLabError("not a regular file (a device, a pipe or a socket); written files replace a file "
+                           "whole, so name a file", where=f"{flag} {path}")
     parent = next((p for p in target.absolute().parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise ErisLabError(f"{str(parent)!r} is a file, not a folder", where=f"{flag} {path}")

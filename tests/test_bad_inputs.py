@@ -55,6 +55,7 @@ ROWS = {
     69: ["test_bad_input_is_one_line_naming_it", "test_a_recursive_schema_with_a_base_case_loads"],
     70: ["test_bad_input_is_one_line_naming_it"],
     71: ["test_stdin_is_capped_and_odd_strings_are_written_as_valid_unicode"],
+    72: ["test_out_on_a_fifo_is_one_line_and_leaves_it"],
 }
 
 TOOLS = [{"name": "clock:alarm", "description": "Set an alarm at a time.",
@@ -689,3 +690,15 @@ def test_a_recursive_schema_with_a_base_case_loads(tmp_path):  # row 69: only re
     schema = {"type": "object", "properties": {"n": {"$ref": "#/$defs/node"}}, "required": ["n"], "$defs": {"node": tree}}
     (tmp_path / "c.json").write_text(json.dumps([{"name": "a:b", "description": "x", "parameters": schema}]), encoding="utf-8")
     assert load(tmp_path / "c.json").names == ("a:b",)
+
+
+def test_out_on_a_fifo_is_one_line_and_leaves_it(tmp_path, capsys):
+    """Row 72: ``--out`` naming a FIFO (or a device) is refused in one line; the node stays."""
+    import stat
+
+    fifo = tmp_path / "knobs.fifo"
+    os.mkfifo(fifo)
+    assert main(["calibrate", "--out", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a regular file" in err and str(fifo) in err, err
+    assert stat.S_ISFIFO(fifo.stat().st_mode)

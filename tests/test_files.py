@@ -55,3 +55,27 @@ def test_shown_path_is_relative_inside_the_checkout_and_unchanged_outside(tmp_pa
 
     assert shown_path(repo_root() / "descriptors") == "descriptors"  # a committed record names no machine
     assert shown_path(tmp_path) == str(tmp_path)
+
+
+def test_write_atomic_never_replaces_a_device_or_a_fifo(tmp_path):
+    """Round fifteen's variants (2026-12-07): ``calibrate --out`` on a FIFO or a character device
+    renamed a regular file over the node (as root, the machine's /dev/full). Refused, node kept.
+    Only nodes made here are tried: never a system device."""
+    import os
+    import stat
+
+    from eris_lab.errors import ErisLabError
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ErisLabError, match="not a regular file"):
+        write_atomic(fifo, "knobs")
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and [p.name for p in tmp_path.iterdir()] == ["out.fifo"]
+    full = tmp_path / "full"
+    try:
+        os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # /dev/full's numbers; root only
+    except (PermissionError, OSError):
+        return
+    with pytest.raises(ErisLabError, match="not a regular file"):
+        write_atomic(full, "knobs")
+    assert stat.S_ISCHR(full.stat().st_mode)
