@@ -1729,7 +1729,7 @@ class Compiler:
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not _finite_number(v):
                 raise self._error(f"{path}/{key}", f"expected a number, got {v!r}")
-            d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+            d = _decimal(v)
             strict = key.startswith("exclusive")
             if "inimum" in key and (lo is None or d > lo[0] or (d == lo[0] and strict)):
                 lo = (d, strict)
@@ -1781,12 +1781,12 @@ class Compiler:
         for key in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
             v = schema.get(key)
             if isinstance(v, (int, float)) and not isinstance(v, bool) and _finite_number(v):
-                d = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+                d = _decimal(v)
                 side = "lo" if "inimum" in key else "hi"
                 bounds[side] = d if side not in bounds else (max if side == "lo" else min)(bounds[side], d)
         if set(bounds) != {"lo", "hi"}:
             return None
-        d_step = Decimal(repr(step)) if isinstance(step, float) else Decimal(step)
+        d_step = _decimal(step)
         first = math.ceil(bounds["lo"] / d_step)
         last = math.floor(bounds["hi"] / d_step)
         if last - first + 1 > MAX_MULTIPLES:
@@ -1835,6 +1835,12 @@ class Compiler:
             where = self._paths.get(cycle[0], cycle[0])
             raise SchemaError(f"a $ref cycle that consumes no input ({' -> '.join(cycle)})", where=where)
         return "".join(f"{name} ::= {rules[name]}\n" for name in sorted(rules))
+
+
+def _decimal(value: int | float) -> Decimal:
+    """A schema's number as written: a float by its shortest repr (``0.1`` is ``Decimal("0.1")``,
+    not the binary fraction), an int exactly."""
+    return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
 
 
 def _implies(have: tuple[int, int | None], lo: int, hi: int | None) -> bool:
