@@ -129,6 +129,7 @@ Rules (issues #5 and #16, tests/cases/parsing_cases.json):
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import math
 import re
@@ -339,40 +340,45 @@ def _match_end(text: str, start: int, quotes: str = '"') -> int:
     """Index just past the bracket that closes ``text[start]`` (``{`` or ``[``); -1 if unbalanced.
 
     ``quotes``: the characters that open a string (``"'`` for Python literals)."""
+    if _over_scan_budget():
+        return -1
     stack: list[str] = []
     in_string = ""
     escaped = False
     pairs = {"{": "}", "[": "]"}
     i, stop = start - 1, min(len(text), start + _MAX_CHARS)
-    while i + 1 < stop:
-        i += 1
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == in_string:
-                in_string = ""
-            continue
-        if ch in quotes:
-            in_string = ch
-        elif ch == "/" and text.startswith(("//", "/*"), i):
-            # a comment: its brackets do not count ('{"a": 1} /* closes { */}', a helper's variant)
-            close = text.find("\n", i) if text.startswith("//", i) else text.find("*/", i + 2)
-            if close < 0:
-                return -1
-            i = close if text.startswith("//", i) else close + 1
-        elif ch in pairs:
-            stack.append(pairs[ch])
-            if len(stack) > _MAX_DEPTH:
-                return -1
-        elif ch in "}]":
-            if not stack or stack.pop() != ch:
-                return -1
-            if not stack:
-                return i + 1
-    return -1
+    try:
+        while i + 1 < stop:
+            i += 1
+            ch = text[i]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == in_string:
+                    in_string = ""
+                continue
+            if ch in quotes:
+                in_string = ch
+            elif ch == "/" and text.startswith(("//", "/*"), i):
+                # a comment: its brackets do not count ('{"a": 1} /* closes { */}', a helper's variant)
+                close = text.find("\n", i) if text.startswith("//", i) else text.find("*/", i + 2)
+                if close < 0:
+                    return -1
+                i = close if text.startswith("//", i) else close + 1
+            elif ch in pairs:
+                stack.append(pairs[ch])
+                if len(stack) > _MAX_DEPTH:
+                    return -1
+            elif ch in "}]":
+                if not stack or stack.pop() != ch:
+                    return -1
+                if not stack:
+                    return i + 1
+        return -1
+    finally:
+        _BUDGET.matched_chars += i - start + 1  # what a scan read: failed starts are bounded by it
 
 
 def _decode_at(text: str, start: int) -> tuple[Any, int, tuple[str, ...]] | None:
@@ -463,6 +469,25 @@ _MAX_PYTHON_CHARS = 20_000
 
 class _Budget(threading.local):
     python_tries = _PYTHON_TRIES
+    matched_chars = 0  # characters :func:`_match_end` and :func:`_paren_end` have read in this parse
+    unread_call = False  # a scan stopped before a call-shaped object
+    scan_spent = False  # the parse's scan budget ran out (:data:`_PARSE_SCAN_CHARS`)
+
+
+#: Characters the bracket and parenthesis scans may read in one parse, all readers together: each
+#: reader that starts a scan at every header or line ("Action Input: {" 5,000 times, a Python call
+#: cut inside a string on every line) made a 60,000-character output take 10 s and a 190,000-character
+#: one 113 s (round seventeen's hostile variants, 2026-12-07). Twenty times the reading bound: a
+#: real output, however many calls it holds, reads each character a few times at most.
+_PARSE_SCAN_CHARS = 20 * 200_000
+
+
+def _over_scan_budget() -> bool:
+    """Whether this parse's scans have read :data:`_PARSE_SCAN_CHARS` (recorded for the error)."""
+    if _BUDGET.matched_chars < _PARSE_SCAN_CHARS:
+        return False
+    _BUDGET.scan_spent = True
+    return True
 
 
 _BUDGET = _Budget()
@@ -519,19 +544,41 @@ def _escape_raw_newlines(text: str) -> str:
     return "".join(out)
 
 
+#: Characters that start positions yielding no JSON value may read per scan (a bracket in prose
+#: that never closes reads on to its depth or the reading bound), and the openers of call-shaped
+#: objects still tried after that: 5,000 brackets of prose before a bare call hid the call
+#: (round sixteen's variants, 2026-12-07); a count of start positions bounded the wrong thing.
+_FAILED_SCAN_CHARS = 1_000_000
+_KEYED_OPEN_RE = re.compile(r"""\{\s*["']?(?:%s|function_call|functionCall|toolUse)["']?\s*:"""
+                            % "|".join(NAME_KEYS))
+
+
 def _scan_json(text: str, *, lists: bool = True) -> list[tuple[Any, int, int, tuple[str, ...]]]:
-    """Every JSON object (and list) in ``text``, left to right: (value, start, end, repairs)."""
+    """Every JSON object (and list) in ``text``, left to right: (value, start, end, repairs).
+
+    Start positions that yield no value may read :data:`_FAILED_SCAN_CHARS` characters in all;
+    then only openers of call-shaped objects (:data:`_KEYED_OPEN_RE`) are tried, at most
+    :data:`_MAX_STARTS` of them, and one still left after those is recorded in
+    ``_BUDGET.unread_call`` (the parse then says a call was not read)."""
     found = []
-    starts = 0
+    failed_chars = keyed_tries = 0
     i = 0
     opener = re.compile(r"[\{\[]" if lists else r"\{")
-    while starts < _MAX_STARTS:
-        m = opener.search(text, i)
+    while True:
+        if failed_chars < _FAILED_SCAN_CHARS:
+            m = opener.search(text, i)
+        elif keyed_tries < _MAX_STARTS:
+            keyed_tries += 1
+            m = _KEYED_OPEN_RE.search(text, i)
+        else:
+            _BUDGET.unread_call = _BUDGET.unread_call or _KEYED_OPEN_RE.search(text, i) is not None
+            break
         if not m:
             break
-        starts += 1
+        read_before = _BUDGET.matched_chars
         got = _decode_at(text, m.start())
         if got is None:
+            failed_chars += _BUDGET.matched_chars - read_before
             i = m.start() + 1
             continue
         value, end, repairs = got
@@ -1107,7 +1154,9 @@ def _json_cands_in(segment: str, offset: int, *, skip_code_values: bool = False
     leave out a value written in code (:data:`_CODE_VALUE_RE`)."""
     cands, spans, repairs = [], [], []
     for value, start, end, fixed in _scan_json(segment):
-        if skip_code_values and _CODE_VALUE_RE.search(segment[segment.rfind("\n", 0, start) + 1:start]):
+        # the look-back stops at 256 characters: 5,000 "{}" on one line made it quadratic (9 s)
+        line_start = max(segment.rfind("\n", 0, start) + 1, start - 256)
+        if skip_code_values and _CODE_VALUE_RE.search(segment[line_start:start]):
             continue
         got = _from_object(value)
         if got:
@@ -1680,15 +1729,22 @@ def _outside_strings(text: str, start: int = 0, stop: int | None = None) -> Iter
 
 
 def _paren_end(text: str, start: int) -> int:
-    depth = 0
-    for i, ch in _outside_strings(text, start, start + _MAX_CHARS):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return -1
+    """Index just past the ``)`` that closes the ``(`` at ``text[start]``; -1 if unbalanced or the
+    parse's scan budget is spent (:data:`_PARSE_SCAN_CHARS`)."""
+    if _over_scan_budget():
+        return -1
+    depth, i = 0, start
+    try:
+        for i, ch in _outside_strings(text, start, start + _MAX_CHARS):
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+        return -1
+    finally:
+        _BUDGET.matched_chars += i - start + 1
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -2075,7 +2131,10 @@ def _fmt_deepseek(text: str) -> _Found | None:
 #: before or after its channel, and a call ends with ``<|call|>``.
 _HARMONY_MESSAGE_RE = re.compile(r"<\|message\|>")
 _HARMONY_TO_RE = re.compile(r"\bto=(?:functions\.)?(" + _NAME + r")")
-_HARMONY_END_RE = re.compile(r"<\|(?:call|end|return)\|>|(?=<\|start\|>)")
+#: A message ends at its end token or where the next one starts (``<|start|>``, or a ``<|channel|>``
+#: header when the template put ``<|start|>assistant`` in the prompt): read to the text's end, each
+#: of 2,200 unclosed messages took the rest of the output (round seventeen's hostile variants).
+_HARMONY_END_RE = re.compile(r"<\|(?:call|end|return)\|>|(?=<\|start\|>)|(?=<\|channel\|>)")
 _HARMONY_BOUNDARY_RE = re.compile(r"<\|(?:start|end|call|return)\|>")
 #: A final-channel message: its body is the answer, its tokens are not.
 _HARMONY_FINAL_RE = re.compile(r"(?:<\|start\|>\s*assistant\s*)?<\|channel\|>\s*final\s*<\|message\|>(.*?)"
@@ -2087,14 +2146,19 @@ def _fmt_harmony(text: str) -> _Found | None:
     from a function back to the assistant (``to=assistant``) is a result the model wrote itself:
     it is cut from the content with what follows, as any invented result is."""
     cands, spans, repairs = [], [], []
+    # every boundary once, in order: looked up again from the start for each message, 2,200 unclosed
+    # call headers took 9 s (round seventeen's hostile variants, 2026-12-07)
+    boundaries = list(_HARMONY_BOUNDARY_RE.finditer(text))
+    ends = [b.end() for b in boundaries]
+    previous_end = 0  # a header starts after the message before it (its "to=" is not this one's)
     for m in _HARMONY_MESSAGE_RE.finditer(text):
-        starts = [b for b in _HARMONY_BOUNDARY_RE.finditer(text, 0, m.start())]
-        head_start = starts[-1].end() if starts else 0
+        last = boundaries[bisect.bisect_right(ends, m.start()) - 1] if ends and ends[0] <= m.start() else None
+        head_start = max(last.end() if last else 0, previous_end)
         header = text[head_start:m.start()]
         to = _HARMONY_TO_RE.search(header)
         if to is None or "<|channel|>final" in header:
             continue
-        start = starts[-1].start() if starts and starts[-1].group(0) == "<|start|>" else head_start
+        start = last.start() if last and last.end() == head_start and last.group(0) == "<|start|>" else head_start
         if to.group(1) == "assistant":  # a function's reply: the tool has not run
             if cands:
                 spans.append((start, len(text)))
@@ -2103,6 +2167,7 @@ def _fmt_harmony(text: str) -> _Found | None:
             continue
         close = _HARMONY_END_RE.search(text, m.end())
         end = close.start() if close else len(text)
+        previous_end = close.end() if close else end
         arguments, fixed = _arguments_at(text, m.end(), end)
         cands.append(_Cand(to.group(1), arguments, cut=close is None))
         repairs.extend(fixed)
@@ -2852,7 +2917,7 @@ def calls(raw: Any, offered: Any, *, channel: str = "text",
     Reasoning blocks (``<think>...</think>``) are taken out first: a call drafted there is never a
     call, and output that ends inside one yields no call.
     """
-    _BUDGET.python_tries = _PYTHON_TRIES
+    _BUDGET.python_tries, _BUDGET.unread_call, _BUDGET.scan_spent, _BUDGET.matched_chars = _PYTHON_TRIES, False, False, 0
     try:
         return _calls(raw, offered, channel, schemas, text_tags)
     except Exception as exc:  # never raise: a bug here must not end the tool loop
@@ -2916,6 +2981,12 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
         for cand in cands:
             cand.source = cand.source or source
         found = tuple(c for cand in _without_null_drafts(cands, checker.repairs) for c in checker.check(cand))
+        if _BUDGET.unread_call:
+            checker.error("the output has too many brackets that open no JSON value: a call-shaped object "
+                          "after them was not read; send the call alone")
+        elif _BUDGET.scan_spent and not found:
+            checker.error("the output repeats brackets, quotes or call headers that never close, past what one "
+                          "parse reads: part of it was not read; send the call alone")
         return Parsed(calls=found, content=content, error="\n".join(checker.errors) or None,
                       repairs=tuple(dict.fromkeys(checker.repairs)), format=fmt, reasoning=reasoning)
 
@@ -3170,7 +3241,9 @@ def _has_cands(text: str) -> bool:
     return any(_FORMATS[fmt](text) for fmt in TEXT_FORMATS)
 
 
-_TEXT_TAG_RE = re.compile(r"\[([A-Za-z][\w \-]{0,40}):[ \t]*([^\]\n]*)\]")
+#: The value holds no "[": from every "[" of "[SEARCH: x[SEARCH: x..." the pattern read on to the
+#: line's end (80,000 characters took 10 s; round seventeen's hostile variants, 2026-12-07).
+_TEXT_TAG_RE = re.compile(r"\[([A-Za-z][\w \-]{0,40}):[ \t]*([^\[\]\n]*)\]")
 
 
 def _text_tags(text: str, mapping: Any) -> _Found | None:

@@ -1347,3 +1347,84 @@ def test_a_call_past_the_reading_bound_is_an_error_not_silence():
     assert got.calls == () and "only the first 200,000 are read" in (got.error or ""), got
     prose = calls("Lorem ipsum dolor sit amet. " * 20000, ["get_weather"])
     assert prose.error is None and prose.repairs == ("read only the first 200000 of 560000 characters",)
+
+
+_CALL = '{"name": "get_weather", "arguments": {"city": "Oslo"}}'
+
+
+@pytest.mark.parametrize("prose", [
+    "{ x } " * 600,                       # braces around words: no JSON value, 600 of them
+    "see { this }\n" * 700,
+    "[" * 5000 + " ",                      # brackets that never close
+    "{" * 5000 + " ",
+    "the set {a, b} and " * 800 + "so: ",
+    "{}" * 5000 + "\n",                    # empty objects, one line
+    "{}" * 5000,
+    "x[1 " * 3000,
+    '{"' * 20000,
+    "{'" * 20000,
+    ("{ " + "a" * 1000 + " ") * 190,       # each opener reads a thousand characters in vain
+    ("{ " + "b" * 3000 + " ") * 60 + "x" * 10000,
+])
+@pytest.mark.parametrize("call", [_CALL, '{"function": {"name": "get_weather", "arguments": {"city": "Oslo"}}}'])
+def test_calls_reads_a_bare_call_after_many_brackets_of_prose(prose, call):
+    """Round sixteen's variants (2026-12-07): more than 512 brackets of prose before a bare call
+    used up the scan's start positions, and the call was lost without an error."""
+    got = calls(prose + call, ["get_weather"])
+    assert [(c.name, c.arguments) for c in got.calls] == [("get_weather", {"city": "Oslo"})], got.error
+
+
+@pytest.mark.parametrize("prose", [
+    ("{ " + "a" * 1000 + " ") * 190 + '{"name": x ' * 600,
+    ("{ " + "a" * 2000 + " ") * 80 + '{"tool": [ ' * 700,
+    ("[ " + "c" * 1500 + " ") * 100 + '{"action" : ( ' * 800,
+])
+def test_calls_says_so_when_a_call_after_too_many_brackets_is_not_read(prose):
+    """When the scan's bounds stop it before a call-shaped object, the parse says so instead of
+    returning no call and no error (the reading bound's rule, for brackets)."""
+    got = calls(prose + _CALL, ["get_weather"])
+    assert got.calls == () and "a call-shaped object after them was not read" in (got.error or ""), got
+    assert calls("{ x } " * 600 + "nothing more", ["get_weather"]).error is None
+
+
+_HOSTILE_REPEATS = {
+    # round seventeen's hostile variants (2026-12-07): a cut line repeated to the token limit took 9 to
+    # 113 s, each reader starting a fresh scan at every line or header
+    "python-call-cut-in-a-string": ('clock_now(timezone="a\n' * 9000)[:190000],
+    "text-tag-never-closed": "[SEARCH: x" * 8000,
+    "harmony-headers-never-closed": ("<|channel|>commentary to=functions.clock:now <|message|>{" * 2200)[:120000],
+    "react-input-cut": ('Action: clock:now\nAction Input: {"a": \n' * 5000)[:190000],
+    "mistral-args-cut": ("[TOOL_CALLS]clock:now[ARGS]{" * 7000)[:190000],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HOSTILE_REPEATS))
+def test_a_repeated_cut_call_is_read_within_the_parse_scan_budget(name):
+    """The scans of all readers together stay within one parse's budget (their time is
+    benchmarked by hand in docs/journal.md, never timed here), and the outcome is still told: no
+    call, and an error where the output looks like a call attempt."""
+    from eris_lab import parse
+
+    got = calls(_HOSTILE_REPEATS[name], ["clock:now"])
+    assert got.calls == ()
+    assert parse._BUDGET.matched_chars <= parse._PARSE_SCAN_CHARS + parse._MAX_CHARS
+    if name != "text-tag-never-closed":  # a tag no catalogue maps is plain text
+        assert got.error, got
+
+
+def test_a_harmony_message_without_its_end_token_ends_where_the_next_one_starts():
+    raw = ("<|channel|>commentary to=functions.a <|message|>{\"x\": 1}"
+           "<|channel|>commentary to=functions.b <|message|>{\"y\": 2}<|call|>")
+    got = calls(raw, ["a", "b"])
+    assert [(c.name, c.arguments) for c in got.calls] == [("a", {"x": 1}), ("b", {"y": 2})], got.error
+
+
+def test_a_spent_scan_budget_is_said_when_no_call_was_read(monkeypatch):
+    from eris_lab import parse
+
+    monkeypatch.setattr(parse, "_PARSE_SCAN_CHARS", 1_000)
+    got = calls('Action: clock:now\nAction Input: {"a": \n' * 200, ["clock:now"])
+    assert got.calls == () and "past what one parse reads" in (got.error or ""), got
+    # a call read before the budget ran out is returned, with no such error
+    ok = calls('{"name": "clock:now", "arguments": {}}', ["clock:now"])
+    assert [c.name for c in ok.calls] == ["clock:now"] and ok.error is None
