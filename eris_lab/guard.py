@@ -313,12 +313,30 @@ _YOU_ARE_RE = re.compile(
 
 #: Praise of something the assistant did ("that reminder was perfect", "the summary was really
 #: helpful", "your answer was spot on"): small talk however its noun names a tool (round fifteen's
-#: variants, 2026-12-07: "thanks, that reminder was perfect" was offered the reminder tools).
+#: variants, 2026-12-07: "thanks, that reminder was perfect" was offered the reminder tools). How
+#: it went ("the timer worked perfectly", "the payment went through", "the alarm woke me right on
+#: time", "that conversion came in handy", "der Timer hat super funktioniert") and praise with its
+#: object ("nice work with the playlist") too: rounds sixteen and seventeen, each offered the tool.
+#: The object is two words at most and no command verb: "great job on the playlist, play it again"
+#: asks (round seventeen's guard).
+_PRAISE_WORD = r" (?!(?:not|never|no|t|didn|wasn|isn|doesn|won|hasn|haven)(?: |$))[^\W\d_]+"  # no negation
+_PRAISED = r"(?:that|the|this|those|these|your|my)(?:" + _PRAISE_WORD + r"){1,6}?"
+_PRAISE_ADVERBS = r"(?:(?:so|really|very|just|absolutely|super|pretty|totally|exactly|truly|quite) )*"
+_COMMAND_VERB = (r"(?:play|set|send|add|remove|delete|make|put|show|find|open|start|stop|turn|call|book|remind|tell|"
+                 r"read|write|create|move|cancel|check|get|give|save|email|text|skip|pause|repeat|do)")
 _PRAISE_RE = re.compile(
-    r"(?:that|the|this|those|these|your)(?: [^\W\d_]+){1,3}? (?:was|is|were|are|worked|works) "
-    r"(?:(?:so|really|very|just|absolutely|super|pretty|totally|exactly) )*"
-    r"(?:perfect|great|helpful|brilliant|excellent|spot on|awesome|amazing|fantastic|useful|lovely|ideal|"
-    r"right|fine|good|nice|wonderful|handy|what i needed)(?= |$)")
+    r"(?:" + _PRAISED + r"|it|that|this) (?:was|is|were|are|worked|works) " + _PRAISE_ADVERBS
+    + r"(?:perfect|great|helpful|brilliant|excellent|spot on|awesome|amazing|fantastic|useful|lovely|ideal|"
+    r"right|fine|good|nice|wonderful|handy|what i needed|a lifesaver|a life saver|a godsend|a big help|a great help|"
+    r"a hit(?: with (?:the |my |our )?[^\W\d_]+)?)(?= |$)"
+    r"|(?:" + _PRAISED + r"|it) (?:worked|works|went|came in|came|turned out|went down) " + _PRAISE_ADVERBS
+    + r"(?:perfectly|great|fine|well|smoothly|like a charm|through|without a hitch|in handy|handy|a treat)(?= |$)"
+    r"|" + _PRAISED + r" (?:worked|did the trick|did its job)$"
+    r"|" + _PRAISED + r"(?:" + _PRAISE_WORD + r"){1,3}? (?:(?:right|just|bang) )?(?:on time|in time|in no time|on cue)(?= |$)"
+    r"|(?:nice|great|good|excellent|brilliant|awesome) (?:work|job) (?:with|on) (?:that|the|this|those|these|your|my) "
+    r"(?:(?!" + _COMMAND_VERB + r" )[^\W\d_]+ )?(?!" + _COMMAND_VERB + r"(?: |$))[^\W\d_]+(?= |$)"
+    r"|(?:der|die|das|dein|deine|es)(?: [^\W\d_]+){0,3} (?:hat|war|ist|lief) (?:(?:super|echt|wirklich|total|sehr|"
+    r"richtig|einfach) )*(?:funktioniert|geklappt|perfekt|super|toll|prima|hilfreich|klasse|gut|spitze)(?= |$)")
 
 
 def is_small_talk(text: str) -> bool:
@@ -342,8 +360,9 @@ def is_small_talk(text: str) -> bool:
         known = _SMALL_TALK | _SMALL_TALK_TAILS if i else _SMALL_TALK  # a tail extends what came before
         step = next((n for n in range(min(len(words) - i, _SMALL_TALK_MAX_WORDS), 0, -1)
                      if " ".join(words[i:i + n]) in known), 0)
-        if not step and (said := _YOU_ARE_RE.match(" ".join(words[i:])) or _PRAISE_RE.match(" ".join(words[i:]))):
-            step = len(said.group(0).split())
+        # the longer reading wins: "nice work" is a phrase, "nice work with the playlist" praise
+        if said := _YOU_ARE_RE.match(" ".join(words[i:])) or _PRAISE_RE.match(" ".join(words[i:])):
+            step = max(step, len(said.group(0).split()))
         if not step and words[i] not in _GREETING_WORDS:
             return False
         i += step or 1
@@ -376,12 +395,28 @@ _MODEL_WORK_RES = tuple(re.compile(p) for p in (
 ))
 
 
+#: Words that open a clause asking nothing of a tool after a writing request: more of the
+#: writing ("and a riddle"), its style ("and make it rhyme", "keep it short").
+_WRITING_CLAUSE_OPENERS = frozenset("""a an the one another some more and or but with about for in on of it that this
+    make keep please thanks thank so also too again und aber mach mache bitte danke noch ein eine einen""".split())
+
+
+def _asks_a_tool(clause: str) -> bool:
+    """Whether a clause after a writing request opens with a verb of its own ("set an alarm for 7",
+    "email it to Jo", "remind me at 5"; round seventeen's guards, 2026-12-07: conversation before)."""
+    words = _normalise_for_greeting(clause).split()
+    return bool(words) and words[0] not in _WRITING_CLAUSE_OPENERS and words[0] not in WRITTEN_BY_THE_MODEL
+
+
 def asks_for_writing(text: str, keywords: Iterable[str] = ()) -> bool:
     """True for a request that the model fulfils by writing ("tell me a bedtime story about a
     dragon", "write me a poem about autumn", "Erzähl mir einen Witz"): a verb of telling or writing,
     then an article and one of :data:`~eris_lab.lexicon.WRITTEN_BY_THE_MODEL` within four words.
-    False when a tool keyword names that thing (a jokes API's ``get_joke``): then a tool can serve it.
+    False when a tool keyword names that thing (a jokes API's ``get_joke``): then a tool can serve it;
+    and when a later clause asks a tool (:func:`_asks_a_tool`, "write a haiku and email it to Jo").
     """
+    if any(_asks_a_tool(part) for part in clauses(text)[1:]):
+        return False  # "tell me a joke and then set an alarm for 7": the alarm is a tool's
     norm = _normalise_for_greeting(text)
     if any(p.match(norm) for p in _MODEL_WORK_RES):
         return True
@@ -724,6 +759,10 @@ def spelling_index(catalog: Catalog) -> SpellingIndex:
     return catalog.derived("guard.spelling_index", SpellingIndex)
 
 
+#: Ordinals a follow-up names a listed item by ("delete the second one").
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
 def spelling_fixes(text: str, index: SpellingIndex | Callable[[], SpellingIndex],
                    known: Callable[[str], bool] = lambda word: False) -> dict[str, str]:
     """Misspelt words of ``text`` and the catalogue word each stands for.
@@ -770,6 +809,10 @@ def spelling_fixes(text: str, index: SpellingIndex | Callable[[], SpellingIndex]
     for written, word in unknown:
         if (written in fixes or word in index
                 or (len(word) > 4 and word.endswith("s") and (word[:-1] in index or known(word[:-1])))):  # a plural
+            continue
+        # a mistyped ordinal points at a listed item; fixed to a catalogue word it named a tool
+        # ("pls delte the secnd one": "send", the mail tools led; round seventeen's variants)
+        if any(one_edit_apart(word, ordinal) for ordinal in _ORDINALS):
             continue
         # the first letter is rarely the one mistyped (Pollock & Zamora 1983: 7% of misspellings),
         # and three letters leave room for a swap only ("bsu"), not for "vom" -> "von"
@@ -1376,15 +1419,28 @@ _MIND_GERUND_RE = re.compile(r"(?i)\b(?:would|do|will)\s+you\s+(?:please\s+)?min
                              r"(?:(?:awfully|terribly|very\s+much|at\s+all|much|too\s+much|just)\s+)*([a-z]{3,})ing\b")
 
 
+#: A long polite wrapper around a bare verb: "I'd really appreciate it if you could remove the
+#: second one", "would you be so kind as to remove the second one" (round seventeen's variants,
+#: 2026-12-07: right after ``agenda:list`` the listing led, or the gate refused it).
+_POLITE_WRAPPER_RE = re.compile(
+    r"(?i)^\W*(?:(?:ok|okay|so|and|oh|hey|hi)\W+)*(?:i['’]?d\s+(?:really\s+|very\s+much\s+|much\s+|so\s+)?"
+    r"(?:appreciate|love)\s+it\s+if\s+you\s+(?:could|would|can)|would\s+you\s+be\s+(?:so\s+kind|kind\s+enough|"
+    r"good\s+enough)\s+(?:as\s+)?to|if\s+you\s+(?:could|would|can)|could\s+you\s+possibly|would\s+it\s+be\s+"
+    r"possible\s+to|is\s+it\s+possible\s+to)\s+(?:(?:please|just|kindly)\s+)*(?=[a-z])")
+
+
 def plain_gerund(text: str) -> str:
     """``text`` with a request put as "would you mind X-ing" written as the bare verb, or ``""``
     when it has none: "would you mind awfully removing the second one?" -> "remove the second
     one?" (round fifteen's variants, 2026-12-07: right after ``agenda:list`` the pairing read no
-    verb and put the listing first). The verb's base form is the first of the stem ("cross"), the
-    stem with an e ("remove") and the stem undoubled ("drop") that the bundled MiniLM knows."""
+    verb and put the listing first). A long polite wrapper is dropped the same way
+    (:data:`_POLITE_WRAPPER_RE`: "would you be so kind as to remove the second one"). The verb's
+    base form is the first of the stem ("cross"), the stem with an e ("remove") and the stem
+    undoubled ("drop") that the bundled MiniLM knows."""
     found = _MIND_GERUND_RE.search(text)
     if not found:
-        return ""
+        wrapped = _POLITE_WRAPPER_RE.match(text)
+        return text[wrapped.end():] if wrapped else ""
     stem = found.group(1).lower()
     known = known_words()
     candidates = [stem, stem + "e"] + ([stem[:-1]] if len(stem) > 3 and stem[-1] == stem[-2] else [])
@@ -1636,6 +1692,10 @@ _ASKS_RE = re.compile(r"(?i)\?|\b(?:(?:i|we)(?:'d| would)? (?:need|want|like)|i'
                       r"remind me|can you|could you|would you|will you|kannst du|könntest du)\b")
 
 
+#: Words that join a piece to the one before ("..., then pause the music"): the verb after them opens it.
+_CONNECTIVES = frozenset({"and", "then", "also", "now", "but", "so", "und", "dann"})
+
+
 def asks_something(text: str) -> bool:
     """Whether ``text`` asks for something: a question mark, a wish ("I need", "I'd like", "let's",
     "please", "can you") or a piece that opens with a command's verb (:data:`_REQUEST_OPENERS`:
@@ -1645,7 +1705,7 @@ def asks_something(text: str) -> bool:
         return True
     for piece in _PIECE_BREAK_RE.split(text.strip()):
         words = [w.lower() for w in re.findall(r"[\w']+", piece)]
-        while words and words[0] in _GREETING_WORDS:
+        while words and (words[0] in _GREETING_WORDS or words[0] in _CONNECTIVES):
             words = words[1:]
         if words and words[0] in _REQUEST_OPENERS and words[0] not in QUESTION_WORDS:
             return True

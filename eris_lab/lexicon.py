@@ -76,6 +76,9 @@ SMALL_TALK = frozenset(
     wie geht es dir|wie geht es dir heute|wie geht's|wie gehts|wie geht es ihnen|wie läuft's|wie laufts|wie heißt du|wie heisst du
     schön dich zu sehen|freut mich
     that's all|that's all for now|that's all for today|that's it|that's it for now|that is all|nothing else|all good
+    that's all i needed|that's all i need|that's everything|that is everything|all sorted|all done|sorted|job done
+    just wanted to say|i just wanted to say|wanted to say|great stuff|good stuff|lovely stuff|no action needed
+    no need to check|no need to worry|nothing to do|no need to do anything
     talk tomorrow|talk to you tomorrow|talk later|talk to you later|talk soon|see you tomorrow|see you later|see you soon
     have a nice day|have a good day|have a good night|sleep well|take care
     das wär's|das wars|das war's|das ist alles|bis morgen|bis später|bis bald|schönen tag noch|gute nacht
@@ -109,6 +112,7 @@ SMALL_TALK = frozenset(
 SMALL_TALK_TAILS = frozenset(
     """so much|very much|a lot|a ton|a million|a bunch|heaps|loads|again|really|for everything|for your help|for the help|for that|for this
     nochmal|sehr|vielmals|für alles|so|denn|aujourd'hui|ce matin|ce soir|hoy|oggi|hoje|vandaag|heute|today
+    earlier|yesterday|this morning|last time|last night|gestern|heute morgen
     merci|gracias|grazie|obrigado|obrigada|bedankt""".replace("\n", "|").split("|")
 )
 
@@ -207,7 +211,7 @@ FIGURATIVE_IDIOMS: dict[str, str] = {
     r"face the music": "accept the consequences",
     r"food for thought": "something to consider",
     r"spill(?:ed|ing)? the beans": "tell the secret",
-    r"call(?:ed|ing)? it a day": "stop working",
+    r"(?:let's |lets |let us )?call(?:s|ed|ing)? it a (?:day|night)": "we are done for today",
     r"(?:the )?ball is in (?:your|my|their|his|her) court": "the decision is someone's",
     r"cost(?:s|ing)? an arm and a leg": "is expensive",
     r"not rocket science": "simple",
@@ -265,6 +269,20 @@ FIGURATIVE_IDIOMS: dict[str, str] = {
     r"break(?:s|ing)? the news": "tell",
     r"hit(?:s|ting)? the (?:sack|hay)": "go to sleep",
     r"(?:a )?storm is brewing": "trouble is coming",
+    # money, roads, cars and moons said of a mood or a life (round seventeen's variants, 2026-12-07:
+    # "I'm over the moon about the news" got the news tools, "money doesn't grow on trees, you know"
+    # the payment tools, "life in the fast lane, eh" the car's doors)
+    r"over the moon": "very happy",
+    r"money (?:doesn't|does not|don't|do not) grow on trees": "things are expensive",
+    r"time is money": "do not waste time",
+    r"(?:life )?in the fast lane": "a busy exciting life",
+    r"(?:hit|hits|hitting) the road": "leave",
+    r"(?:drive|drives|driving|drove) (?:me|us|him|her|them) (?:up the wall|round the bend|around the bend|crazy|nuts|mad)":
+        "annoying",
+    r"(?:a )?walk in the park": "easy",
+    r"burn(?:s|ed|ing|t)? the midnight oil": "work late",
+    r"in the same boat": "in the same situation",
+    r"under the radar": "unnoticed",
 }
 
 #: Questions about the weather that name a state, not the word "weather", read as "weather
@@ -275,8 +293,13 @@ FIGURATIVE_IDIOMS: dict[str, str] = {
 #: 2026-12-05). Regular expressions, English; "hot", "cold" and "warm" only with a time or
 #: "outside" ("it's too cold in the living room" is the thermostat's).
 WEATHER_QUESTIONS = (
+    # "it's pouring", "will it clear up by noon?" (round sixteen's variants of route-01, 2026-12-07)
+    r"\bit(?:'s|\s+is)\s+(?:still\s+|really\s+)?(?:pouring|bucketing|chucking\s+it\s+down)"
+    r"(?=\s*(?:[,.!?;]|$)|\s+(?:down|outside|out\s+there|again|here|with\s+rain|rain|in\s+(?!the\b|my\b|a\b|your\b)\w+))",
+    r"\bwill\s+(?:it|the\s+sky)\s+(?:clear|brighten)\s+up\b",
     r"\b(?:sunny|windy|snow(?:s|ing|y|fall|storm)?|raining|rainy|stormy|foggy|cloudy|overcast|humid|humidity|drizzl\w*|thunder\w*"
-    r"|heat\s*wave|umbrella|raincoat|sunscreen|hail(?:storm)?|blizzard|frost|storms?|tornado(?:es)?|hurricanes?)\b",
+    r"|heat\s*wave|umbrellas?|raincoats?|sunscreen|hail(?:storm)?|blizzard|frost|storms?|tornado(?:es)?|hurricanes?"
+    r"|icy|black\s+ice)\b",
     r"\bhow\s+(?:hot|cold|warm|chilly|freezing)\s+(?:will|is|was|does|'s|it)\b",
     r"\b(?:hot|cold|warm|chilly|freezing)\s+(?:outside|out\s+there|today|tomorrow|tonight|this\s+(?:morning|afternoon|"
     r"evening|weekend|week)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
@@ -489,8 +512,10 @@ PROBLEM_REPORT_RE = (
 #: A statement that reports something done and over: the user's own past action ("I paid the
 #: electricity bill on Monday", "we recorded four takes yesterday", "I've already booked it",
 #: "just finished reading the article"), something "already" over ("the timer already went off"),
-#: a state of being done ("the pasta's done", "the hotel is booked"), German Perfekt ("Ich habe
-#: den Wecker schon gestellt"). Nothing is asked (round fifteen's variants, 2026-12-07: each was
+#: a state of being done ("the pasta's done", "the hotel is booked", "tea's made"), German Perfekt
+#: ("Ich habe den Wecker schon gestellt", "Hab den Termin abgesagt"), French passé composé ("J'ai
+#: déjà mis le réveil"), and with no subject a past form and a time that is over ("paid the gas
+#: bill this morning", "moved the standup to Thursday already"; rounds sixteen and seventeen). Nothing is asked (round fifteen's variants, 2026-12-07: each was
 #: offered the tool that would redo it). Verbs of a problem or a wish ("I forgot", "I lost",
 #: "I wanted", "I tried") or of something come to the user ("I got an email from Bob", "I found
 #: a bug", "I saw a charge") are no such report: they ask without asking.
@@ -504,16 +529,39 @@ _PAST_ONLY = (r"(?:[a-z]{2,}ed|paid|sent|got|made|took|taken|went|gone|bought|so
               r"spoke|drove|driven|flew|flown|rode|heard|held|fed|won|threw|thrown|caught|built)")
 #: ... and with a subject ("I set an alarm", "we put it off"), those a command shares too
 _PAST_FORMS = r"(?:" + _PAST_ONLY[3:-1] + r"|set|put|read|cut|shut|hung|quit)"
+#: A time that is over ("yesterday", "last week", "this morning", "an hour ago"): with it a past
+#: form needs no subject ("booked the hotel yesterday"); "from last week" is a filter, not a report
+_PAST_TIME = (r"(?:yesterday|last\s+(?:night|week|month|year|time|monday|tuesday|wednesday|thursday|friday|"
+              r"saturday|sunday)|this\s+morning|earlier(?:\s+today)?|overnight|(?:an?|one|two|three|\d+)\s+"
+              r"(?:minutes?|hours?|days?|weeks?)\s+ago"
+              # round seventeen: "moved the standup to Thursday already", "cancelled the 3pm myself",
+              # "locked it when I parked"
+              r"|(?:already|myself|ourselves)(?=\s*(?:[,;.!]|$))|when\s+(?:i|we)\s+(?:[a-z]+ed|left|got|came|went))\b")
 DONE_REPORT_RE = (
     r"(?i)^\W*(?:(?:ok|okay|so|well|oh|yeah|yep|fyi|btw|also|and|anyway)\W+)*(?:"
     r"(?:i|we)\s+(?:(?:already|just|finally|also|all|both)\s+)?" + _NOT_PAST + _PAST_FORMS + r"\b|"
     r"(?:i|we)(?:'ve|\s+have|'d|\s+had)\s+(?:(?:already|just|finally|also|all)\s+)?" + _NOT_PAST + _PAST_FORMS + r"\b|"
     r"(?:just|already)\s+" + _NOT_PAST + _PAST_ONLY + r"\b|"
+    # no subject, a past-only form, its object and a time that is over: "paid the gas bill this morning"
+    # (round sixteen's variants, 2026-12-07: offered the payment tool)
+    + r"(?:(?:finally|also)\s+)?" + _NOT_PAST + _PAST_ONLY
+    + r"\b(?:(?!\b(?:from|since|between|after|before)\b)[^,;.!?]){0,60}?\b" + _PAST_TIME + r"|"
+    # "got the alarm sorted for tomorrow" (round seventeen)
+    r"(?:(?:i|we)(?:'ve|\s+have)?\s+)?got\s+(?:the|my|our|it|that|this|everything)\b[^,;.!?]{0,40}?\s"
+    r"(?:sorted|done|fixed|booked|set\s+up|taken\s+care\s+of)\b|"
     r"(?:the|my|our|that|this|it)\b[^,;.!?]{0,40}?\balready\s+(?:been\s+)?" + _NOT_PAST + _PAST_FORMS + r"\b|"
     r"(?:the|my|our|that|this|it)\b[^,;.!?]{0,40}?(?:\s+(?:is|are|was|were|has\s+been|have\s+been)|'s)\s+"
     r"(?:(?:all|already|now|finally)\s+)?(?:done|finished|booked|paid|sent|sorted|fixed|over|cancelled|canceled|"
     r"handled|taken\s+care\s+of)\b|"
-    r"(?:ich|wir)\s+(?:habe|hab|haben)\b[^,;.!?]{0,60}?\b(?:ge[a-zäöüß]{2,}(?:t|en)|[a-zäöüß]+iert)\b)"
+    # a thing's state without a determiner: "tea's made", "bills are paid" (round sixteen's variants)
+    r"(?!(?:what|who|where|when|why|how|which|there|here)\b)[a-z]+(?:'s|\s+(?:is|are|was|were))\s+"
+    r"(?:(?:all|already|now|finally)\s+)?(?:done|finished|booked|paid|sent|sorted|fixed|made|cancelled|canceled|"
+    r"handled|taken\s+care\s+of)(?:\s+(?:for|at|on|until|till)\s+[^,;.!?]{1,25})?\s*(?:[,;.!]|$)|"
+    # French passé composé: "j'ai déjà mis le réveil" (round seventeen); not a problem ("j'ai oublié")
+    r"(?:j'ai|j’ai|nous\s+avons|on\s+a)\s+(?:(?:déjà|deja|bien|enfin)\s+)?"
+    r"(?!(?:oublié|oublie|raté|rate|essayé|essaye|cassé|casse|perdu|besoin|envie|reçu|recu)\b)"
+    r"(?:[a-zéèêàç]{2,}(?:é|ée|és|ées)|mis|fait|pris|écrit|dit|fini)\b|"
+    r"(?:(?:ich|wir)\s+(?:habe|hab|haben)|hab|habe)\b[^,;.!?]{0,60}?\b(?:ge[a-zäöüß]{2,}(?:t|en)|(?-i:(?:ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|weg|um|fest)ge[a-zäöüß]{2,}(?:t|en))|[a-zäöüß]+iert)\b)"
 )
 #: A tool's text that names support: cases, tickets, a helpdesk, bugs (:data:`PROBLEM_REPORT_RE`).
 #: Not "returns", "claims" or "cases" alone: BFCL's descriptions say "Returns a list of ..." and "use
@@ -550,6 +598,12 @@ FOREIGN_GLOSSES: dict[str, str] = {
     "envía": "send", "envia": "send", "envoie": "send", "envoyer": "send", "invia": "send", "manda": "send",
     "stuur": "send", "wyślij": "send", "nuevos": "new", "nuevo": "new", "nouveaux": "new", "nuovi": "new",
     "novos": "new", "nieuwe": "new", "nowe": "new",
+    # a table booked, a bank account (round seventeen's variants, 2026-12-07: translate_text led)
+    "reserva": "book", "reservar": "book", "réserve": "book", "réserver": "book", "prenota": "book",
+    "prenotare": "book", "reserveer": "book", "zarezerwuj": "book", "mesa": "table", "tavolo": "table",
+    "tafel": "table", "stolik": "table", "cuenta": "account", "conto": "account", "compte": "account",
+    "rekening": "account", "konto": "account", "saldo": "balance", "solde": "balance", "quanto": "how much",
+    "cuánto": "how much", "cuanto": "how much", "combien": "how much", "hoeveel": "how much",
     # calendar, reminders, alarms, timers
     "calendario": "calendar", "calendrier": "calendar", "agenda": "agenda", "kalendarz": "calendar",
     "reunión": "meeting", "reunion": "meeting", "réunion": "meeting", "riunione": "meeting", "reunião": "meeting",

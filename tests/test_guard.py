@@ -694,6 +694,12 @@ def test_quoted_payloads_are_text_handed_over_not_names(text, payloads):
     ("how humid is it in Miami?", True),
     ("it's too cold in the living room", False), ("make me a hot coffee", False), ("find hot dogs near me", False),
     ("query the Snowflake database", False), ("what's the weather in Oslo, is it sunny?", False),
+    # round sixteen (2026-12-07): rain by another word, a clearing sky
+    ("it's pouring in Leeds", True), ("ugh, it's pouring.", True), ("will it clear up by noon?", True),
+    ("will it brighten up later in Bath?", True), ("it's pouring the coffee", False),
+    ("it is pouring water everywhere", False),
+    # round seventeen: ice and plurals
+    ("will the roads be icy tomorrow?", True), ("do the kids need raincoats for school tomorrow?", True),
 ])
 def test_a_weather_question_by_its_state_is_read_as_one(text, weather):
     """A helper's variants of case route-01 (2026-12-05): a bare weather description shares no
@@ -1096,6 +1102,35 @@ def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
     ("I paid the bill twice, can you refund one?", False),
     ("I already set the alarm, but could you also start a 10 minute timer?", False),
     ("my package never arrived", False),
+    # round sixteen (2026-12-07): no subject but a time that is over; a thing's state, no determiner
+    ("paid the gas bill this morning", True),
+    ("booked the hotel yesterday", True),
+    ("sent the invoice to Anna last week", True),
+    ("finished the report an hour ago", True),
+    ("tea's made", True),
+    ("bills are paid", True),
+    ("sent emails from last week", False),
+    ("booked flights since last month", False),
+    ("pay the gas bill this morning", False),
+    ("booked the hotel yesterday?", False),
+    ("scheduled the meeting yesterday, can you move it to Friday?", False),
+    ("what's done", False),
+    # round seventeen (2026-12-07): "already" or "myself" after the object, a time as a clause,
+    # "got X sorted", a state with its time, German without a subject, French
+    ("moved the standup to Thursday already", True),
+    ("cancelled the 3pm myself, no action needed", True),
+    ("locked it when I parked, no need to check", True),
+    ("finally emptied my inbox last night", True),
+    ("got the alarm sorted for tomorrow, cheers", True),
+    ("dinner's booked for 8, all good", True),
+    ("Hab den Termin gestern schon abgesagt", True),
+    ("J'ai déjà mis le réveil pour demain, merci", True),
+    ("move the standup to Thursday already", False),
+    ("delete them already!", False),
+    ("got the alarm sorted?", False),
+    ("dinner's booked for 8, can you remind me at 7?", False),
+    ("J'ai oublié mon mot de passe", False),
+    ("Ich habe eine Frage zum Angebot", False),
 ])
 def test_a_report_of_something_done_asks_for_nothing(text, reports):
     from eris_lab.guard import only_reports_done
@@ -1133,6 +1168,33 @@ def test_a_condition_in_front_is_set_apart_from_the_request(text, main_clause):
     ("sorry to bother you", True),
     ("that reminder was perfect, now set another for 8", False),
     ("the reminder is wrong", False),
+    # round sixteen (2026-12-07): how it went, praise with its object, a session's closing
+    ("the timer worked perfectly", True),
+    ("the payment went through, thanks", True),
+    ("nice work with the playlist", True),
+    ("great job yesterday", True),
+    ("that's all i needed", True),
+    ("all sorted, thanks!", True),
+    ("all done", True),
+    ("the timer worked perfectly, now set another one", False),
+    ("the payment went through to which account?", False),
+    ("great, now play the playlist", False),
+    ("sorted by date", False),
+    # round seventeen (2026-12-07): longer praised things, idioms of how it went, German; and the
+    # guards: a request after praise of its object, a negated "on time"
+    ("the playlist you put on was spot on", True),
+    ("your summary of my inbox this morning was a lifesaver", True),
+    ("cheers, the alarm woke me right on time", True),
+    ("that currency conversion came in really handy", True),
+    ("the mail you sent for me went down well", True),
+    ("that lasagne recipe was a hit with the kids", True),
+    ("Danke, der Timer hat super funktioniert", True),
+    ("just wanted to say the reminder about the dentist worked", True),
+    ("the navigation got me there in no time, great stuff", True),
+    ("great job on the playlist, play it again", False),
+    ("nice work with the playlist, now skip it", False),
+    ("the alarm didn't go off on time", False),
+    ("the meeting you set was at the wrong time", False),
 ])
 def test_praise_of_what_was_done_and_an_apology_are_small_talk(text, small_talk):
     from eris_lab.guard import is_small_talk
@@ -1150,3 +1212,45 @@ def test_a_quantity_asked_in_another_unit_is_a_request_beside_a_converter(text, 
     from eris_lab.guard import is_conversational
 
     assert is_conversational(text, keywords) is conversational
+
+
+@pytest.mark.parametrize("text, writing", [
+    # round seventeen's guards (2026-12-07): a request after a request for writing was conversation
+    ("tell me a joke and then set an alarm for 7", False),
+    ("tell me a joke, then remind me at 5 to call Mum", False),
+    ("write a haiku and email it to Jo", False),
+    ("Erzähl mir einen Witz und stell einen Wecker für 7", False),
+    # more of the writing, or its style, is still writing
+    ("tell me a story about a dragon and a princess", True),
+    ("tell me a joke and make it funny", True),
+    ("tell me a joke and a riddle", True),
+    ("Erzähl mir einen Witz und mach ihn lustig", True),
+    ("write me a poem, thanks so much", True),
+])
+def test_a_request_after_a_request_for_writing_is_a_tool_s(text, writing):
+    from eris_lab.guard import asks_for_writing
+
+    assert asks_for_writing(text) is writing
+
+
+@pytest.mark.parametrize("text, plain", [
+    # round seventeen (2026-12-07): a long polite wrapper hid the verb from the pairing
+    ("I'd really appreciate it if you could remove the second one", "remove the second one"),
+    ("would you be so kind as to remove the second one", "remove the second one"),
+    ("if you could just drop the 3pm", "drop the 3pm"),
+    ("remove the second one", ""),
+])
+def test_a_polite_wrapper_is_read_as_its_bare_verb(text, plain):
+    from eris_lab.guard import plain_gerund
+
+    assert plain_gerund(text) == plain
+
+
+def test_a_mistyped_ordinal_is_never_fixed_to_a_catalogue_word():
+    """Round seventeen (2026-12-07): "secnd" was fixed to "send", and the mail tools led a
+    follow-up after a listing."""
+    index = spelling_index(Catalog([Tool(name="mail:write", description="send an email"),
+                                    Tool(name="agenda:remove", description="delete a reminder")]))
+    assert spelling_fixes("pls delte the secnd one", index) == {"delte": "delete"}
+    assert spelling_fixes("pls delte the thrid one", index) == {"delte": "delete"}
+    assert spelling_fixes("sned an email", index) == {"sned": "send"}

@@ -617,6 +617,102 @@ def test_an_uncovered_message_with_a_low_cosine_offers_nothing():
     assert decide(covered, found, catalog, knobs=UNCOVERED, top_cosine=0.18).rule != Rule.NO_TOOL_FITS
 
 
+def test_question_words_and_vague_nouns_cover_nothing():
+    """Round sixteen's variants (2026-12-07): "where" and "place" in a tool's text covered any
+    question that asked where a place is."""
+    from eris_lab.catalog import tools_from_json
+    from eris_lab.policy import uncovered
+
+    catalog = Catalog(tools_from_json([
+        {"name": "find_file", "description": "Tell where a file is stored and which place in the tree holds it."},
+        {"name": "pin_location", "description": "Drop a pin on the map at a place the user names."},
+    ], source="test"), source="test")
+    assert uncovered("where is a good place for sushi tonight?", ["find_file"], catalog) is True
+    assert uncovered("which thing should I cook for dinner?", ["find_file"], catalog) is True
+    # a subject word still covers: "file", "map"
+    assert uncovered("where is the config file?", ["find_file"], catalog) is False
+    assert uncovered("where on the map is Lisbon?", ["pin_location"], catalog) is False
+    # nothing but such words is no subject at all: never uncovered
+    assert uncovered("where is that place?", ["find_file"], catalog) is False
+
+
+def test_an_uncovered_follow_up_is_read_with_its_previous_message():
+    """Round sixteen's variants (2026-12-07): "and for a 90 kg one?" after a body mass index
+    question names no subject of its own and was refused as uncovered; the previous message's
+    subject is what the tools must cover."""
+    catalog = _bfcl_catalog()
+    found = hits(("determine_body_mass_index", 0.41))
+    follow_up = "and for a 90 kg one after that?"
+    alone = decide(follow_up, found, catalog, knobs=UNCOVERED, top_cosine=0.18, follow_up=True)
+    assert alone.rule == Rule.NO_TOOL_FITS
+    kept = decide(follow_up, found, catalog, knobs=UNCOVERED, top_cosine=0.18, follow_up=True,
+                  previous="What is the body mass index of a 70 kg man?")
+    assert kept.rule != Rule.NO_TOOL_FITS and "determine_body_mass_index" in kept.names
+    # a previous message on another subject covers nothing, and a message that is no follow-up
+    # is read alone
+    other = decide(follow_up, found, catalog, knobs=UNCOVERED, top_cosine=0.18, follow_up=True,
+                   previous="Calculate the area of a triangle given its base.")
+    assert other.rule == Rule.NO_TOOL_FITS
+    standalone = decide("Calculate the area of a triangle given its base.", found, catalog, knobs=UNCOVERED,
+                        top_cosine=0.18, previous="What is the body mass index of a 70 kg man?")
+    assert standalone.rule == Rule.NO_TOOL_FITS
+
+
+def test_the_weather_asked_by_a_state_of_it_is_never_refused_beside_a_weather_tool():
+    """Round seventeen's variants (2026-12-07): on one-sentence catalogues "is it foggy on the
+    motorway to Bristol right now?" was refused by the uncovered rule and "will the roads be icy
+    tomorrow?" by the gate, though a weather tool was there."""
+    from eris_lab.catalog import tools_from_json
+    from eris_lab.policy import asks_the_weather
+
+    tools = [{"name": "get_weather", "description": "Current weather and forecast for a city."},
+             {"name": "lock_doors", "description": "Lock all doors of the car."}]
+    catalog = Catalog(tools_from_json(tools, source="test"), source="test")
+    text = "is it foggy on the motorway to Bristol right now?"
+    assert asks_the_weather(text, catalog) is True
+    found = hits(("get_weather", 0.45), ("lock_doors", 0.30))
+    kept = decide(text, found, catalog, knobs=UNCOVERED, top_cosine=0.21)
+    assert kept.rule != Rule.NO_TOOL_FITS and "get_weather" in kept.names
+    # no weather tool, or no weather asked: the refusal stands
+    no_weather = Catalog(tools_from_json(tools[1:], source="test"), source="test")
+    assert asks_the_weather(text, no_weather) is False
+    assert decide(text, hits(("lock_doors", 0.30)), no_weather, knobs=UNCOVERED, top_cosine=0.21).rule == Rule.NO_TOOL_FITS
+    toll = "how much is the motorway toll to Bristol?"
+    assert asks_the_weather(toll, catalog) is False
+    assert decide(toll, found, catalog, knobs=UNCOVERED, top_cosine=0.21).rule == Rule.NO_TOOL_FITS
+
+
+def test_a_yes_no_question_about_a_named_thing_is_an_information_question():
+    """Round seventeen's variants (2026-12-07): "is the new Zelda game out yet?" beside a web search
+    was refused by the gate; only a wh-word opened an information question."""
+    from eris_lab.catalog import tools_from_json
+    from eris_lab.policy import open_question
+
+    catalog = Catalog(tools_from_json([{"name": "web_search", "description": "Search the web for a query."}],
+                                      source="test"), source="test")
+    assert open_question("is the new Zelda game out yet?", catalog) is True
+    assert open_question("is the Louvre still open on Mondays?", catalog) is True
+    assert open_question("is it raining?", catalog) is False  # no thing named
+    assert open_question("is a tomato a fruit or a vegetable?", catalog) is False  # knowledge, no news (none-010)
+    assert open_question("the new Zelda game is out", catalog) is False  # no question
+
+
+def test_an_idiom_after_lets_asks_for_nothing():
+    """Round seventeen (2026-12-07): "let's call it a day" was offered 14 tools: "let's" made it a
+    request, so any hit at the threshold counted."""
+    from eris_lab.catalog import load
+    from eris_lab._files import repo_root
+
+    catalog = load(repo_root() / "descriptors")
+    found = hits(("media:pause", 0.40))
+    knobs = Knobs(threshold=0.3, single_hit_floor=0.5)
+    refused = decide("let's call it a day", found, catalog, knobs=knobs, figurative=True)
+    assert refused.rule == Rule.NO_TOOL_FITS
+    # a request beside the idiom still asks: the threshold is its floor
+    kept = decide("let's call it a day, then pause the music", found, catalog, knobs=knobs, figurative=True)
+    assert kept.rule != Rule.NO_TOOL_FITS
+
+
 def test_a_web_search_written_as_separate_words_covers_every_subject():
     from eris_lab.catalog import tools_from_json
     from eris_lab.policy import uncovered

@@ -132,6 +132,28 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     ("instead of a calendar event, just put 'renew passport' on my to-do list", ["agenda:remind_self"], ["calendar:create"]),
     ("I already set the alarm, but could you also start a 10 minute timer?", ["clock:timer"], []),
     ("I got an email from Bob", ["mail:read"], []),
+    # round sixteen (2026-12-07): a report without a subject, how a tool's work went and praise with
+    # its object were offered the tool; rain by another word and a clearing sky seated transit and news
+    ("paid the gas bill this morning", [], None),
+    ("booked the hotel yesterday", [], None),
+    ("sent the invoice to Anna last week", [], None),
+    ("the timer worked perfectly", [], None),
+    ("nice work with the playlist", [], None),
+    ("it's pouring in Leeds", ["weather:forecast"], ["transit:route", "transit:departures", "news:today"]),
+    ("will it clear up by noon in Bath?", ["weather:forecast"], ["transit:departures", "clock:now"]),
+    # guards: a filter by time, and praise before a request
+    ("sent emails from last week", ["mail:check"], []),
+    ("the timer worked perfectly, now set another one for 10 minutes", ["clock:timer"], []),
+    # round seventeen (2026-12-07): longer praise, reports in more forms, idioms; guards that broke: a
+    # request after praise of its object or after a request for writing was dropped as conversation
+    ("the playlist you put on was spot on", [], None),
+    ("Danke, der Timer hat super funktioniert", [], None),
+    ("cancelled the 3pm myself, no action needed", [], None),
+    ("let's call it a day", [], None),
+    ("I'm over the moon about the news", [], None),
+    ("great job on the playlist, play it again", ["media:play"], []),
+    ("tell me a joke and then set an alarm for 7", ["clock:alarm"], []),
+    ("write a haiku and email it to Jo", ["mail:write"], []),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
