@@ -1655,22 +1655,23 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     gate_refuses = (knobs.relevance_floor > 0 and relevance is not None and relevance < knobs.relevance_floor
                     and standalone and not names_declared_keyword(text, catalog))
     low_cosine = knobs.uncovered_floor > 0 and top_cosine is not None and top_cosine < knobs.uncovered_floor and standalone
-    # an information question beside a web search is a request, whatever its cosines (open_question);
-    # asked only when a refusal is in view
-    asks_the_web = (gate_refuses or low_cosine) and (open_question(text, catalog) or asks_the_weather(text, catalog))
-    if gate_refuses and not asks_the_web:
+    # an information question beside a web search, or the weather beside a weather tool, is a request
+    # whatever its cosines (open_question, asks_the_weather); asked only when a refusal is in view
+    served = (gate_refuses or low_cosine) and (open_question(text, catalog) or asks_the_weather(text, catalog))
+    if gate_refuses and not served:
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
                                "no tool fits, offering nothing")
     # a figure of speech read plainly: with no hit left, or (a statement that asks nothing) no
     # confident one, the figure was the only pull towards a tool ("I'm feeling a bit under the
     # weather today" kept 13 hits over the demo's calibrated threshold 0.16, best 0.31)
-    # whether it asks is read plainly too: "let's call it a day" asks nothing (round seventeen)
-    floor = knobs.threshold if asks_something(literal_idioms(text) or text) else knobs.single_hit_floor
-    if figurative and standalone and not any(h.name in catalog and h.score >= floor for h in hits):
-        return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
-                        reason="the message's tool words were a figure of speech, and read plainly it has no hit "
-                               f">= {floor:.2f}: no tool fits, offering nothing")
+    if figurative and standalone:
+        # whether it asks is read plainly too: "let's call it a day" asks nothing (round seventeen)
+        floor = knobs.threshold if asks_something(literal_idioms(text) or text) else knobs.single_hit_floor
+        if not any(h.name in catalog and h.score >= floor for h in hits):
+            return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
+                            reason="the message's tool words were a figure of speech, and read plainly it has no "
+                                   f"hit >= {floor:.2f}: no tool fits, offering nothing")
     # a message that only vents asks for nothing: with no confident hit, its words' pull towards a
     # tool is the feeling's (route-01's kind), unless it reports a problem beside a support tool
     if (standalone and only_vents(text) and not (reports_problem(text) and support_tools(catalog))
@@ -1687,7 +1688,7 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
                         reason="the message reports something done and asks for nothing, and no tool keeps "
                                "a log of it: no tool fits, offering nothing")
     ranked = tuple(ranked) or tuple(h for h in hits if h.name in catalog)
-    if (low_cosine and ranked and not asks_the_web
+    if (low_cosine and ranked and not served
             and uncovered(f"{previous} {text}" if previous and follow_up else text,
                           [h.name for h in sorted(ranked, key=lambda h: -h.score)][:max(knobs.widen_k, 1)], catalog)):
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
