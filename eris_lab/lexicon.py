@@ -515,8 +515,9 @@ PROBLEM_REPORT_RE = (
 #: a state of being done ("the pasta's done", "the hotel is booked", "tea's made"), German Perfekt
 #: ("Ich habe den Wecker schon gestellt", "Hab den Termin abgesagt"), French passé composé ("J'ai
 #: déjà mis le réveil"), and with no subject a past form and a time that is over ("paid the gas
-#: bill this morning", "moved the standup to Thursday already"; rounds sixteen and seventeen). Nothing is asked (round fifteen's variants, 2026-12-07: each was
-#: offered the tool that would redo it). Verbs of a problem or a wish ("I forgot", "I lost",
+#: bill this morning", "moved the standup to Thursday already"; rounds sixteen and seventeen).
+#: Nothing is asked (round fifteen's variants, 2026-12-07: each was offered the tool that would
+#: redo it). Verbs of a problem or a wish ("I forgot", "I lost",
 #: "I wanted", "I tried") or of something come to the user ("I got an email from Bob", "I found
 #: a bug", "I saw a charge") are no such report: they ask without asking.
 _NOT_PAST = (r"(?!(?:need|feed|bleed|speed|seed|breed|proceed|succeed|exceed|embed|shed|forgot|lost|missed|broke|"
@@ -558,7 +559,7 @@ DONE_REPORT_RE = (
     r"(?:(?:all|already|now|finally)\s+)?(?:done|finished|booked|paid|sent|sorted|fixed|made|cancelled|canceled|"
     r"handled|taken\s+care\s+of)(?:\s+(?:for|at|on|until|till)\s+[^,;.!?]{1,25})?\s*(?:[,;.!]|$)|"
     # French passé composé: "j'ai déjà mis le réveil" (round seventeen); not a problem ("j'ai oublié")
-    r"(?:j'ai|j’ai|nous\s+avons|on\s+a)\s+(?:(?:déjà|deja|bien|enfin)\s+)?"
+    r"(?:j'ai|j’ai|nous\s+avons)\s+(?:(?:déjà|deja|bien|enfin)\s+)?"
     r"(?!(?:oublié|oublie|raté|rate|essayé|essaye|cassé|casse|perdu|besoin|envie|reçu|recu)\b)"
     r"(?:[a-zéèêàç]{2,}(?:é|ée|és|ées)|mis|fait|pris|écrit|dit|fini)\b|"
     r"(?:(?:ich|wir)\s+(?:habe|hab|haben)|hab|habe)\b[^,;.!?]{0,60}?\b(?:ge[a-zäöüß]{2,}(?:t|en)|(?-i:(?:ab|an|auf|aus|ein|mit|nach|vor|zu|zurück|weg|um|fest)ge[a-zäöüß]{2,}(?:t|en))|[a-zäöüß]+iert)\b)"
