@@ -479,7 +479,7 @@ class _Budget(threading.local):
 #: cut inside a string on every line) made a 60,000-character output take 10 s and a 190,000-character
 #: one 113 s (round seventeen's hostile variants, 2026-12-07). Twenty times the reading bound: a
 #: real output, however many calls it holds, reads each character a few times at most.
-_PARSE_SCAN_CHARS = 20 * 200_000
+_PARSE_SCAN_CHARS = 20 * _MAX_CHARS
 
 
 def _over_scan_budget() -> bool:
