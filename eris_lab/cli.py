@@ -146,10 +146,13 @@ def _print_routing(record: dict[str, Any]) -> None:
     decision = record["decision"]
     scores = {h["name"]: h["score"] for h in record.get("hits", [])}
     hit_names = set(scores)
+    added_by = dict(map(tuple, decision.get("sources", [])))  # memory, added, web question
     rows = []
     for name in record["offered"][:40]:
         if name in hit_names:
             why = "forced" if scores[name] >= 0.99 else "hit"
+        elif name in added_by:
+            why = added_by[name]
         elif name in decision["names"]:
             why = {"cluster": "cluster", "full_roster": "roster"}.get(decision["kind"], "policy")
         else:
@@ -350,7 +353,7 @@ def _run_decide(args) -> int:
     record = {
         "hits": [{"name": h.name, "score": h.score} for h in sorted(hits, key=lambda h: -h.score)],
         "decision": {"rule": str(decision.rule), "kind": decision.kind, "names": list(decision.names),
-                     "reason": decision.reason},
+                     "reason": decision.reason, "sources": [list(s) for s in decision.sources]},
         "offered": list(offer.names),
         "overlays": list(offer.overlays),
     }

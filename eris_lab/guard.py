@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -30,7 +31,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from .catalog import Catalog, lexical_text, name_words, routing_phrases
 from .errors import ErisLabError
 from .lexicon import (DONE_REPORT_RE, FOREIGN_CUES, FOREIGN_GLOSSES, PROBLEM_REPORT_RE, SUPPORT_TOOL_RE, QUESTION_WORDS, CHAT_SPELLINGS, DURATION_UNITS, BILLING_COMPLAINTS, ENGLISH_CUES, ENGLISH_CUES_DUTCH, ENGLISH_CUES_SHARED, ENGLISH_HOMOGRAPHS, FIGURATIVE_IDIOMS, GERMAN_CUES, GERMAN_GLOSSES,
-                      GREETINGS, KEYWORD_STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
+                      GREETINGS, KEYWORD_STOPWORDS, STOPWORDS, REMINDER_IDIOMS, WEATHER_QUESTIONS, SMALL_TALK, SMALL_TALK_TAILS, VENTING_PHRASES,
                       VENTING_WORDS, WRITTEN_BY_THE_MODEL, LANGUAGE_NAMES, LANGUAGE_TOOL_STEMS, READ_VERBS, WRITE_VERBS,
                       ACTION_WORDS)
 
@@ -328,7 +329,12 @@ _PRAISE_RE = re.compile(
     r"(?:" + _PRAISED + r"|it|that|this) (?:was|is|were|are|worked|works) " + _PRAISE_ADVERBS
     + r"(?:perfect|great|helpful|brilliant|excellent|spot on|awesome|amazing|fantastic|useful|lovely|ideal|"
     r"right|fine|good|nice|wonderful|handy|what i needed|a lifesaver|a life saver|a godsend|a big help|a great help|"
-    r"a hit(?: with (?:the |my |our )?[^\W\d_]+)?)(?= |$)"
+    r"a hit(?: with (?:the |my |our )?[^\W\d_]+)?|a (?:big |huge |real )?(?:triumph|success|winner|treat)|delicious|"
+    r"tasty|yummy)(?= |$)"
+    # who enjoyed it: "my family loved it", "everyone enjoyed them" (round eighteen's variants, 2026-12-07:
+    # "that soup recipe was a triumph, my family loved it" was offered four recipe tools)
+    r"|(?:(?:my|our|the) [^\W\d_]+(?: [^\W\d_]+)?|everyone|everybody|we|they|the kids) (?:all |really |absolutely )?"
+    r"(?:loved|liked|enjoyed|adored) (?:it|them|that|this)(?= |$)"
     r"|(?:" + _PRAISED + r"|it) (?:worked|works|went|came in|came|turned out|went down) " + _PRAISE_ADVERBS
     + r"(?:perfectly|great|fine|well|smoothly|like a charm|through|without a hitch|in handy|handy|a treat)(?= |$)"
     r"|" + _PRAISED + r" (?:worked|did the trick|did its job)$"
@@ -527,7 +533,9 @@ def is_greeting(text: str) -> bool:
 #: message a request ("delete 'report.txt'" and "read report.txt" were conversation: two words, and
 #: no tool keyword; a helper's variants, 2026-12-04).
 _FILE_NAME_RE = re.compile(
-    r"(?i)(?<![\w@.])[\w\-]+(?:/[\w\-]+)*\.(?:txt|md|pdf|csv|tsv|json|jsonl|docx?|odt|rtf|xlsx?|ods|pptx?|py|js|ts|"
+    # a name starts where a run of name characters starts: "a-a-a-..." (every letter after a dash a
+    # start) was quadratic, 3 s at 16 kB
+    r"(?i)(?<![\w@.\-])[\w\-]++(?:/[\w\-]++)*+\.(?:txt|md|pdf|csv|tsv|json|jsonl|docx?|odt|rtf|xlsx?|ods|pptx?|py|js|ts|"
     r"html?|xml|ya?ml|toml|ini|cfg|log|png|jpe?g|gif|svg|webp|zip|tar|gz|mp3|mp4|wav|epub|ipynb)\b")
 
 
@@ -662,6 +670,9 @@ def is_conversational(text: str, keywords: Iterable[str] = (), *, max_words: int
         return False
     if _CONVERSION_RE.search(text) and any(_CONVERSION_KEYWORD_RE.match(k) for k in keywords):
         return False
+    # a hyphenated keyword is read whole ("list my to-dos": "to-do" was split into "to" and "dos";
+    # round eighteen's variants, 2026-12-07)
+    words += re.findall(r"\b[^\W\d_]++(?:-[^\W\d_]++)+", text.lower())  # possessive: linear on one long word
     for word in words:
         if word in keywords or (word.endswith("s") and word[:-1] in keywords):
             return False
@@ -721,7 +732,7 @@ _LETTERS_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
 class SpellingIndex:
-    """The catalogue's words, their counts, and a deletion index for one-edit lookups.
+    """The catalogue's words (or a vocabulary's), their counts, and a deletion index for one-edit lookups.
 
     Words: name words, descriptions and routing phrases, lower-cased, letters only, at least
     :data:`SPELLING_MIN_LETTERS` long. Each word is filed under itself and every string one letter
@@ -729,13 +740,14 @@ class SpellingIndex:
     key, so a lookup reads a few keys instead of the whole vocabulary (a 100,000-tool catalogue).
     """
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog | None = None, *, words: Iterable[str] = ()) -> None:
+        texts = [" ".join((" ".join(name_words(tool.name)), tool.description, *routing_phrases(tool)))
+                 for tool in catalog or ()]
         self.counts: dict[str, int] = {}
-        for tool in catalog:
-            text = " ".join((" ".join(name_words(tool.name)), tool.description, *routing_phrases(tool)))
-            for word in _LETTERS_RE.findall(text.lower()):
-                if len(word) >= SPELLING_MIN_LETTERS:
-                    self.counts[word] = self.counts.get(word, 0) + 1
+        for word in itertools.chain((w for text in texts for w in _LETTERS_RE.findall(text.lower())),
+                                    (w.lower() for w in words)):  # ``words``: a vocabulary of its own
+            if len(word) >= SPELLING_MIN_LETTERS:
+                self.counts[word] = self.counts.get(word, 0) + 1
         self._keys: dict[str, list[str]] = {}
         for word in self.counts:
             for key in _deletes(word):
@@ -1562,9 +1574,18 @@ def only_reports_done(text: str) -> bool:
     pieces = [p for p in _PIECE_BREAK_RE.split(text.strip()) if p.strip()]
     done = [reports_done(p) for p in pieces]
     # beside it only small talk or thanks: "I've taken care of the passport renewal, tick it off" asks
-    # (demo set), though "tick it off" is short
-    return (any(done) and all(d or is_small_talk(p) or _greeting_only(p) for p, d in zip(pieces, done))
+    # (demo set), though "tick it off" is short; after it, a remark on how things stand ("already
+    # preheated the oven, it's at 200 now", "I picked my seat already, 12C": round eighteen)
+    first = done.index(True) if any(done) else len(pieces)
+    return (any(done) and all(d or is_small_talk(p) or _greeting_only(p) or (i > first and _AFTERWORD_RE.match(p))
+                              for i, (p, d) in enumerate(zip(pieces, done)))
             and not asks_something(text) and not reports_problem(text))
+
+
+#: A remark after a report on how things stand: "it's at 200 now", "that's all set", a value alone
+#: ("12C"); no question, no request.
+_AFTERWORD_RE = re.compile(r"(?i)^\W*(?:(?:it|that|they|everything)(?:'s|'re|\s+is|\s+are|\s+was)\s+[^,;.!?]{1,30}"
+                           r"|[\w-]{1,8})[\s.!,;]*$")
 
 
 def logging_tools(catalog: Catalog) -> frozenset[str]:
@@ -1790,9 +1811,29 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
             merged.append(part.strip())
     if len(merged) < 2:
         return ()
+    # a part with no verb of its own shares the first part's ("find flights to Madrid and a hotel near
+    # the Prado": the hotel part was scored without "find", and book_hotel led search_hotels; round
+    # eighteen's variants, 2026-12-07)
+    verb = _opening_verb(merged[0])
+    if verb and not _ASK_TO_WRITE_RE.match(_normalise_for_greeting(merged[0])):  # "tell me a joke and a riddle" is one
+        merged[1:] = [f"{verb} {p}" if _VERBLESS_PART_RE.match(p) else p for p in merged[1:]]
     if len(merged) > max_clauses:  # the tail stays one part: a request after the cap is not dropped
         merged[max_clauses - 1:] = [" ".join(merged[max_clauses - 1:])]
     return tuple(merged)
+
+
+#: A part that opens with an article and names a thing ("a hotel near the Prado", "the weather in Rome").
+_VERBLESS_PART_RE = re.compile(r"(?i)^\W*(?:a|an|the|some)\s+[^\W\d_]+")
+_CLAUSE_FILLER_RE = re.compile(
+    r"(?i)^\W*(?:(?:please|pls|plz|kindly|can you|could you|would you|will you|also|then|now|ok|okay)\W+)*")
+
+
+def _opening_verb(part: str) -> str:
+    """The word a request part opens with after "please" or "can you", when it may be a verb (no
+    pronoun, article, question word or function word), lower case; or ""."""
+    match = re.match(r"[a-z]+(?=\s)", _CLAUSE_FILLER_RE.sub("", part).lower())
+    word = match.group(0) if match else ""
+    return "" if not word or word in STOPWORDS or word in _STATEMENT_OPENERS or word in QUESTION_WORDS else word
 
 
 #: A sentence end: ``.``, ``!`` or ``?`` (closing quotes and brackets may follow) before

@@ -81,6 +81,10 @@ SMALL_TALK = frozenset(
     no need to check|no need to worry|nothing to do|no need to do anything
     talk tomorrow|talk to you tomorrow|talk later|talk to you later|talk soon|see you tomorrow|see you later|see you soon
     have a nice day|have a good day|have a good night|sleep well|take care
+    have a good evening|have a nice evening|have a great day|have a great evening|have a lovely evening
+    have a good weekend|have a nice weekend|have a great weekend|enjoy your evening|enjoy your weekend|enjoy your day
+    what a lovely chat|what a nice chat|lovely chat|nice chat|great chat|nice talking to you|lovely talking to you
+    good talking to you|great talking to you|nice chatting|lovely chatting|it was nice chatting|it was lovely chatting
     das wär's|das wars|das war's|das ist alles|bis morgen|bis später|bis bald|schönen tag noch|gute nacht
     that was really helpful|that was helpful|that was very helpful|that was great|that was perfect|that helped
     that helps|that's helpful|that's great|that's perfect|that's very kind|very helpful|really helpful|super helpful
@@ -283,6 +287,22 @@ FIGURATIVE_IDIOMS: dict[str, str] = {
     r"burn(?:s|ed|ing|t)? the midnight oil": "work late",
     r"in the same boat": "in the same situation",
     r"under the radar": "unnoticed",
+    # cooking and food said of people and plans, beside a kitchen's tools (round eighteen's variants,
+    # 2026-12-07: "too many cooks spoil the broth, as they say" offered delete_recipe and save_recipe,
+    # "you really know your onions" five recipe tools)
+    r"too many cooks(?: spoil the broth)?": "too many people in charge",
+    r"know(?:s|ing)? (?:your|my|his|her|their|our) onions": "know the subject well",
+    r"(?:a )?recipe for disaster": "sure to go wrong",
+    r"(?:the )?icing on the cake": "the best part",
+    r"(?:have|having|had|has) (?:your|my|his|her|their|our) cake and eat it": "want everything",
+    r"(?:a )?(?:half-baked|half baked) (?:idea|plan|scheme)": "a poor idea",
+    r"(?:bring|brings|bringing|brought) home the bacon": "earn money",
+    r"(?:in|into) a pickle": "in trouble",
+    r"(?:cook(?:s|ed|ing)?|cooks) the books": "falsify the accounts",
+    r"(?:the )?proof of the pudding(?: is in the eating)?": "results show it",
+    r"(?:a )?(?:hard|tough) nut to crack": "a hard problem",
+    r"(?:not )?(?:my|your|his|her) cup of tea": "not to my taste",
+    r"(?:spill(?:s|ed|ing|t)? the tea)": "tell the gossip",
 }
 
 #: Questions about the weather that name a state, not the word "weather", read as "weather
@@ -291,7 +311,10 @@ FIGURATIVE_IDIOMS: dict[str, str] = {
 #: Saturday?", "is it going to be sunny on Sunday?" or "do I need an umbrella tomorrow?", which
 #: stayed unsure and offered the politics tool beside it (a helper's variants of case route-01,
 #: 2026-12-05). Regular expressions, English; "hot", "cold" and "warm" only with a time or
-#: "outside" ("it's too cold in the living room" is the thermostat's).
+#: "outside" ("it's too cold in the living room" is the thermostat's), as are the words of heat and
+#: cold ("sweltering", "nippy": round eighteen's variants, 2026-12-07; not the cooking ones, "baking",
+#: "roasting": "I'm baking tomorrow").
+_TEMPERATURE = r"(?:hot|cold|warm|chilly|freezing|sweltering|scorching|muggy|balmy|frosty|nippy|mild)"
 WEATHER_QUESTIONS = (
     # "it's pouring", "will it clear up by noon?" (round sixteen's variants of route-01, 2026-12-07)
     r"\bit(?:'s|\s+is)\s+(?:still\s+|really\s+)?(?:pouring|bucketing|chucking\s+it\s+down)"
@@ -300,10 +323,10 @@ WEATHER_QUESTIONS = (
     r"\b(?:sunny|windy|snow(?:s|ing|y|fall|storm)?|raining|rainy|stormy|foggy|cloudy|overcast|humid|humidity|drizzl\w*|thunder\w*"
     r"|heat\s*wave|umbrellas?|raincoats?|sunscreen|hail(?:storm)?|blizzard|frost|storms?|tornado(?:es)?|hurricanes?"
     r"|icy|black\s+ice)\b",
-    r"\bhow\s+(?:hot|cold|warm|chilly|freezing)\s+(?:will|is|was|does|'s|it)\b",
-    r"\b(?:hot|cold|warm|chilly|freezing)\s+(?:outside|out\s+there|today|tomorrow|tonight|this\s+(?:morning|afternoon|"
+    r"\bhow\s+" + _TEMPERATURE + r"\s+(?:will|is|was|does|'s|it)\b",
+    r"\b" + _TEMPERATURE + r"\s+(?:outside|out\s+there|today|tomorrow|tonight|this\s+(?:morning|afternoon|"
     r"evening|weekend|week)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
-    r"\b(?:will\s+it\s+be|going\s+to\s+be|gonna\s+be)\s+(?:\w+\s+)?(?:hot|cold|warm|chilly|freezing)\b",
+    r"\b(?:will\s+it\s+be|going\s+to\s+be|gonna\s+be)\s+(?:\w+\s+)?" + _TEMPERATURE + r"\b",
     r"\b(?:should|do)\s+I\s+(?:wear|bring|take|need|pack)\s+(?:a\s+|my\s+|some\s+)?(?:jacket|coat|shorts|scarf|gloves|"
     r"sunglasses|layers|boots|hat)\b",
     # the sky and a day's mood asked about: "what does the sky look like in Rome", "is it nice out?"
@@ -407,6 +430,11 @@ GERMAN_GLOSSES: dict[str, str] = {
     "führe": "run execute", "führ": "run execute", "ausführen": "run execute", "teste": "test",
     "behebe": "fix", "beheb": "fix", "repariere": "fix repair", "definiert": "defined",
     "verlauf": "history", "änderungen": "changes", "versionsgeschichte": "commit history",
+    # the kitchen (round eighteen's variants, 2026-12-07: "Heiz den Ofen auf 180 Grad vor" was refused
+    # beside preheat_oven)
+    "heiz": "heat", "heize": "heat", "vorheizen": "preheat", "vorgeheizt": "preheated", "ofen": "oven",
+    "backofen": "oven", "rezept": "recipe", "rezepte": "recipes", "einkaufsliste": "shopping list",
+    "zutaten": "ingredients", "vorrat": "pantry", "kochen": "cook", "koche": "cook", "backen": "bake",
 }
 
 #: Words that vent a feeling, English and German: a statement holding one beside a request is not
@@ -551,6 +579,9 @@ DONE_REPORT_RE = (
     r"(?:(?:i|we)(?:'ve|\s+have)?\s+)?got\s+(?:the|my|our|it|that|this|everything)\b[^,;.!?]{0,40}?\s"
     r"(?:sorted|done|fixed|booked|set\s+up|taken\s+care\s+of)\b|"
     r"(?:the|my|our|that|this|it)\b[^,;.!?]{0,40}?\balready\s+(?:been\s+)?" + _NOT_PAST + _PAST_FORMS + r"\b|"
+    # a thing come: "the grocery order arrived an hour ago" (round eighteen's variants, 2026-12-07)
+    r"(?:the|my|our)\b[^,;.!?]{0,40}?\s(?:(?:finally|already|just)\s+)?(?:arrived|showed\s+up|turned\s+up|got\s+here|"
+    r"(?:was|were|got)\s+delivered)\b(?:[^,;.!?]{0,30}?\b" + _PAST_TIME + r")?\s*(?:[,;.!]|$)|"
     r"(?:the|my|our|that|this|it)\b[^,;.!?]{0,40}?(?:\s+(?:is|are|was|were|has\s+been|have\s+been)|'s)\s+"
     r"(?:(?:all|already|now|finally)\s+)?(?:done|finished|booked|paid|sent|sorted|fixed|over|cancelled|canceled|"
     r"handled|taken\s+care\s+of)\b|"
@@ -667,6 +698,15 @@ FOREIGN_GLOSSES: dict[str, str] = {
     "compito": "task", "attività": "task", "tarefa": "task", "tarefas": "tasks", "taak": "task",
     "taken": "tasks", "zadanie": "task", "zadania": "tasks", "pon": "set", "ponme": "set", "mets": "set",
     "règle": "set", "imposta": "set", "ustaw": "set", "zet": "set", "coloca": "set", "põe": "set",
+    # the kitchen (round eighteen's variants: "Trouve-moi une recette de quiche lorraine" lost
+    # search_recipes)
+    "trouve": "find", "trouve-moi": "find me", "encuentra": "find", "encuéntrame": "find me", "trova": "find",
+    "trovami": "find me", "encontra": "find", "znajdź": "find", "znajdz": "find", "recette": "recipe",
+    "recettes": "recipes", "receta": "recipe", "recetas": "recipes", "ricetta": "recipe", "ricette": "recipes",
+    "receita": "recipe", "receitas": "recipes", "recept": "recipe", "recepten": "recipes", "przepis": "recipe",
+    "przepisy": "recipes", "four": "oven", "horno": "oven", "forno": "oven", "piekarnik": "oven",
+    "courses": "groceries", "compra": "groceries", "spesa": "groceries", "compras": "groceries",
+    "boodschappen": "groceries", "zakupy": "groceries",
 }
 
 #: English function words that are not German words too ("in", "an", "was", "die" are left out):

@@ -336,8 +336,9 @@ def loads_repaired(text: str) -> tuple[Any, tuple[str, ...]]:
         return json.loads(fixed), tuple(repairs)
 
 
-def _match_end(text: str, start: int, quotes: str = '"') -> int:
-    """Index just past the bracket that closes ``text[start]`` (``{`` or ``[``); -1 if unbalanced.
+def _match_end(text: str, start: int, quotes: str = '"', max_depth: int = _MAX_DEPTH) -> int:
+    """Index just past the bracket that closes ``text[start]`` (``{`` or ``[``); -1 if unbalanced
+    or nested deeper than ``max_depth``.
 
     ``quotes``: the characters that open a string (``"'`` for Python literals)."""
     if _over_scan_budget():
@@ -369,7 +370,7 @@ def _match_end(text: str, start: int, quotes: str = '"') -> int:
                 i = close if text.startswith("//", i) else close + 1
             elif ch in pairs:
                 stack.append(pairs[ch])
-                if len(stack) > _MAX_DEPTH:
+                if len(stack) > max_depth:
                     return -1
             elif ch in "}]":
                 if not stack or stack.pop() != ch:
@@ -3554,6 +3555,11 @@ def _attempt_at(text: str, offered: Sequence[str], schemas: Any = None) -> tuple
     if not text.strip():
         return None, None
     cut_at = _cut_off_tail(text)
+    if cut_at is not None and _match_end(text, text.find("{", cut_at), max_depth=len(text)) >= 0:
+        # its brackets close, past the depth the readers follow: no cut (a helper's variant, round eighteen:
+        # arguments nested 300 deep were called cut off)
+        return (f"a call nested deeper than {_MAX_DEPTH} brackets was not read; send its arguments less deeply "
+                "nested"), None
     if cut_at is not None:  # '[TOOL_CALLS]f[ARGS]{"q": "wea': cut, not an unreadable marker
         return "a call cut off before its end (the output hit the token limit?)", cut_at
     return _attempt_rest(text, offered, schemas)

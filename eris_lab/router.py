@@ -78,7 +78,8 @@ from .guard import (
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, FOREIGN_GLOSSES, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
 from .offer import Offer, build, ordered
-from .policy import ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, action_of, decide_turn, requested_action
+from .policy import (ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, action_of, decide_turn, opening_word,
+                     requested_action)
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
            "dialog_tools", "last_turn_tools", "added_tools", "rank_catch_all_last", "without_asking", "without_pull", "REFERRING_CUE_RE", "FAILED_STATUSES"]
@@ -431,6 +432,7 @@ class Routed:
                 "kind": self.decision.kind,
                 "names": list(self.decision.names),
                 "reason": self.decision.reason,
+                "sources": [list(s) for s in self.decision.sources],
             },
             "offered": list(self.offer.names),
             "overlays": list(self.offer.overlays),
@@ -1060,6 +1062,11 @@ class Router:
                 # calendar ...": calendar:create 0.09 below calendar:list in bad input row 30)
                 doing = [j for j in at[row[at] >= row[i] - ACTION_ORDER_SLACK] if action_of(names[j]) == action]
                 chosen = np.union1d(chosen, np.array(doing, dtype=chosen.dtype))
+            verb = opening_word(part) if len(at) > 1 else ""
+            if verb and verb not in STOPWORDS:  # the sibling named by the part's own verb: "list my to-dos" and
+                # agenda:list (agenda:remove led by 0.05; round eighteen's variants, 2026-12-07)
+                named = [j for j in at[row[at] >= row[i] - ACTION_ORDER_SLACK] if verb in name_words(base_name(names[j]))]
+                chosen = np.union1d(chosen, np.array(named, dtype=chosen.dtype))
             intents += [Hit(name=names[j], score=float(row[j])) for j in chosen if j not in countdowns]
         self.last_intents = tuple(sorted(intents, key=lambda h: -h.score))
         keep = np.flatnonzero(scores >= self.knobs.threshold)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,17 @@ def test_route_text_says_its_total_is_the_route_alone(capsys):
                   "names": [], "reason": "r"}, "offered": [], "timings_ms": {"model_load": 400.0, "total": 12.5}})
     line = capsys.readouterr().out.splitlines()[-1]
     assert line == "timings: model_load 400.0 ms, route total 12.5 ms"
+
+
+def test_route_table_says_what_added_a_tool_after_the_rules(capsys):
+    """A tool the rules did not choose names what added it (memory, added, web question), not
+    "policy": the seated web search of an information question read as the policy's own pick."""
+    from eris_lab.cli import _print_routing
+
+    _print_routing({"text": "is the new Zelda game out yet?", "guard": "", "hits": [{"name": "clock:now", "score": 0.2}],
+                    "decision": {"rule": "RANKED_SUBSET", "kind": "subset", "names": ["clock:now", "clock:alarm", "web:search"],
+                                 "reason": "r", "sources": [["web:search", "web question"]]},
+                    "offered": ["clock:now", "clock:alarm", "web:search"], "timings_ms": {}})
+    why = {line.split()[0]: re.split(r"\s{2,}", line.strip())[-1] for line in capsys.readouterr().out.splitlines()
+           if line.startswith(("clock:", "web:"))}
+    assert why == {"clock:now": "hit", "clock:alarm": "policy", "web:search": "web question"}

@@ -174,6 +174,17 @@ CONSTRUCTS = [
      ["[]", '["a"]', '["c","a","b"]', '[ "b", "a" ]'], ['["a","a"]', '["a","b","a"]', '["d"]']),
     ("unique-enum-items-bounded", {"type": "array", "items": {"type": "boolean"}, "uniqueItems": True, "minItems": 2},
      ["[true,false]", "[false,true]"], ["[true]", "[true,true]", "[]"]),
+    # an object or array const or enum value is spelt as any object or array is: spaces, key order
+    # (round eighteen's grammar variants, 2026-12-07: only the compact schema-order form was accepted)
+    ("const-object", {"const": {"x": [1, 2], "y": "z"}},
+     ['{"x":[1,2],"y":"z"}', '{"x": [1, 2], "y": "z"}', '{"y":"z","x":[1,2]}'],
+     ['{"x":[2,1],"y":"z"}', '{"x":[1,2]}', '{"x":[1,2],"y":"z","w":1}', '{"x":[1,2,3],"y":"z"}']),
+    ("enum-structured", {"enum": [[1, 2], {"a": 1}, "s"]},
+     ['[1, 2]', '{"a": 1}', '"s"', '[1,2]'], ['[2, 1]', '{"a": 2}', '[1,2,3]', '"t"', '{}']),
+    ("const-in-a-property", {"type": "object", "properties": {"opts": {"const": {"mode": "fast"}}}},
+     ['{"opts": {"mode": "fast"}}', '{}'], ['{"opts": {"mode": "slow"}}', '{"opts": {}}']),
+    ("const-empty", {"type": "object", "properties": {"a": {"const": []}, "b": {"const": {}}}},
+     ['{"a": [], "b": {}}', '{"a":[ ]}'], ['{"a": [1]}', '{"b": {"c": 1}}']),
 ]
 
 

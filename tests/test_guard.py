@@ -198,7 +198,7 @@ def test_clauses_past_the_cap_stay_in_the_last_part():
       "Then, I want the probability of drawing a red card.")),
     # a sentence that joins requests is split by clauses() too; a quoted message keeps its parts
     ('"Plan my day. Find the chess club in Boston and then the fastest route from New York."',
-     ('"Plan my day.', "Find the chess club in Boston", 'the fastest route from New York."')),
+     ('"Plan my day.', "Find the chess club in Boston", 'find the fastest route from New York."')),  # its verb shared
     ("Hi. Find me a movie to watch? Thanks!", ("Find me a movie to watch?",)),  # short parts dropped
     ("what is the weather in Oslo", ()), ("Set an alarm for 6.30 tomorrow", ()),  # one sentence
     ("Dr. Smith needs the report. Send it to her by noon.", ("Smith needs the report.", "Send it to her by noon.")),
@@ -1131,6 +1131,16 @@ def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
     ("dinner's booked for 8, can you remind me at 7?", False),
     ("J'ai oublié mon mot de passe", False),
     ("Ich habe eine Frage zum Angebot", False),
+    # round eighteen (2026-12-07): a remark on how things stand after the report, a thing come
+    ("already preheated the oven, it's at 200 now", True),
+    ("I picked my seat already, 12C", True),
+    ("the grocery order arrived an hour ago, all good", True),
+    ("my parcel finally showed up", True),
+    ("already preheated the oven, is it at 200 now?", False),
+    ("the parcel arrived, can you track the other one", False),
+    ("the package arrived damaged", False),
+    ("my order arrived yesterday but the eggs are broken", False),
+    ("I picked my seat already, change it to 12C", False),
 ])
 def test_a_report_of_something_done_asks_for_nothing(text, reports):
     from eris_lab.guard import only_reports_done
@@ -1195,6 +1205,15 @@ def test_a_condition_in_front_is_set_apart_from_the_request(text, main_clause):
     ("nice work with the playlist, now skip it", False),
     ("the alarm didn't go off on time", False),
     ("the meeting you set was at the wrong time", False),
+    # round eighteen (2026-12-07): praise of a dish, who enjoyed it, the closings of an evening
+    ("that soup recipe was a triumph, my family loved it", True),
+    ("the lasagne was delicious", True),
+    ("everyone enjoyed it, thanks", True),
+    ("what a lovely chat, have a good evening", True),
+    ("nice talking to you, enjoy your weekend", True),
+    ("the kids loved it, can you save the recipe", False),
+    ("the recipe was a success, now scale it for 10", False),
+    ("have a good evening and set an alarm for 7", False),
 ])
 def test_praise_of_what_was_done_and_an_apology_are_small_talk(text, small_talk):
     from eris_lab.guard import is_small_talk
@@ -1254,3 +1273,59 @@ def test_a_mistyped_ordinal_is_never_fixed_to_a_catalogue_word():
     assert spelling_fixes("pls delte the secnd one", index) == {"delte": "delete"}
     assert spelling_fixes("pls delte the thrid one", index) == {"delte": "delete"}
     assert spelling_fixes("sned an email", index) == {"sned": "send"}
+
+
+@pytest.mark.parametrize("text, literal", [
+    ("too many cooks spoil the broth, as they say", True),
+    ("you really know your onions, thank you", True),
+    ("this plan is a recipe for disaster", True),
+    ("we're in a pickle now", True),
+    ("save this onion soup recipe", False),
+    ("add onions to the shopping list", False),
+])
+def test_kitchen_idioms_are_read_plainly(text, literal):
+    """Round eighteen's variants (2026-12-07): on a kitchen's catalogue "too many cooks spoil the
+    broth" was offered delete_recipe and save_recipe, "you really know your onions" five recipe tools."""
+    from eris_lab.guard import literal_idioms
+
+    assert bool(literal_idioms(text)) is literal
+
+
+@pytest.mark.parametrize("text, weather", [
+    ("is Barcelona going to be sweltering in August?", True),
+    ("will it be scorching at the beach on Saturday?", True),
+    ("how muggy is it today", True),
+    ("it's muggy in the gym", False),  # a room's air, no time or place outside
+    ("will it be nippy tonight", True),
+    ("the oven is boiling hot", False),
+    ("is the soup boiling", False),
+])
+def test_words_of_heat_and_cold_ask_the_weather(text, weather):
+    """Round eighteen's variants: "sweltering" was no weather word, and the gate refused the question."""
+    from eris_lab.guard import read_weather
+
+    assert bool(read_weather(text)) is weather
+
+
+def test_a_hyphenated_keyword_is_read_whole():
+    """Round eighteen's variants: "list my to-dos" was conversation: "to-do" was read as "to" and "do"."""
+    from eris_lab.guard import is_conversational
+
+    assert is_conversational("list my to-dos", {"to-do", "agenda"}) is False
+    assert is_conversational("list my to-dos", {"agenda"}) is True  # no such keyword: short talk as before
+
+
+@pytest.mark.parametrize("text, parts", [
+    ("find flights from Berlin to Madrid on May 3 and a hotel near the Prado",
+     ("find flights from Berlin to Madrid on May 3", "find a hotel near the Prado")),
+    ("check my mail and the weather in Rome", ("check my mail", "check the weather in Rome")),
+    ("I need flights and a hotel", ("I need flights", "a hotel")),  # no verb to share
+    ("what is the weather and the time in Rome", ("what is the weather", "the time in Rome")),
+    ("set an alarm for 7 and play some jazz", ("set an alarm for 7", "play some jazz")),  # its own verb
+])
+def test_a_part_without_a_verb_shares_the_first_parts_verb(text, parts):
+    """Round eighteen's variants: "a hotel near the Prado" was scored without "find", and book_hotel
+    led search_hotels."""
+    from eris_lab.guard import clauses
+
+    assert clauses(text) == parts

@@ -803,6 +803,9 @@ def test_calls_plain_answers_are_content_without_an_error(raw):
     # readable, inside a sentence (a helper's variant: the error said the arguments could not be read)
     ('Sure! I will run clock:alarm(action="set", time="07:00") for you now.',
      "a call to 'clock:alarm' written inside a sentence, not on a line of its own"),
+    # whole, but nested past the readers' depth: no cut (round eighteen's variants, 2026-12-07: "cut off")
+    ('{"name": "clock:alarm", "arguments": {"action": ' + '{"a": ' * 300 + '1' + '}' * 300 + '}}',
+     "a call nested deeper than 64 brackets was not read"),
 ])
 def test_calls_a_failed_call_attempt_is_an_error_not_an_answer(raw, why):
     parsed = calls(raw, FIELD)

@@ -268,7 +268,8 @@ def test_decide_ignores_hits_outside_the_catalogue():
     assert d.names == ("weather:current",)
 
 
-@pytest.mark.parametrize("text", ["", "   ", "\n", "\x00\x01", "a" * 1_000_000, "héllo мир 你好 🤖 " * 100])
+@pytest.mark.parametrize("text", ["", "   ", "\n", "\x00\x01", "a" * 1_000_000, "héllo мир 你好 🤖 " * 100,
+                                  "a-" * 100_000])  # every letter a start of a file name: minutes until round eighteen
 def test_decide_never_raises_on_odd_text(text):
     d = decide(text, hits(("weather:current", 0.7)), REGISTRY)
     assert d.rule in set(Rule)
@@ -691,10 +692,42 @@ def test_a_yes_no_question_about_a_named_thing_is_an_information_question():
     catalog = Catalog(tools_from_json([{"name": "web_search", "description": "Search the web for a query."}],
                                       source="test"), source="test")
     assert open_question("is the new Zelda game out yet?", catalog) is True
+    assert open_question("is the Louvre open on Tuesdays", catalog) is True  # no question mark (round eighteen)
     assert open_question("is the Louvre still open on Mondays?", catalog) is True
     assert open_question("is it raining?", catalog) is False  # no thing named
     assert open_question("is a tomato a fruit or a vegetable?", catalog) is False  # knowledge, no news (none-010)
     assert open_question("the new Zelda game is out", catalog) is False  # no question
+
+
+def test_an_information_question_kept_from_refusal_is_offered_the_web_search():
+    """Round seventeen, left alone then (2026-12-07): "is the new Zelda game out yet?" on the demo
+    catalogue was kept from refusal for ``web:search`` and then offered the clock and calendar
+    clusters its low cosines tied, without the search."""
+    from eris_lab.catalog import tools_from_json
+
+    tools = [{"name": "web_search", "description": "Search the web for a query."},
+             {"name": "set_alarm", "description": "Set an alarm clock."},
+             {"name": "list_events", "description": "List calendar events."}]
+    catalog = Catalog(tools_from_json(tools, source="test"), source="test")
+    found = hits(("set_alarm", 0.21), ("list_events", 0.20), ("web_search", 0.10))
+    knobs = Knobs(threshold=0.16, relevance_floor=0.23, relevance_weights=(0.0, 1.0, 0.0, 0.0), uncovered_floor=0.25)
+    text = "is the new Zelda game out yet?"
+    decision = decide(text, found, catalog, knobs=knobs, relevance=0.12, top_cosine=0.21)
+    assert decision.names[:2] == ("set_alarm", "list_events")  # the order of the rest is kept
+    assert decision.names[-1] == "web_search" and ("web_search", "web question") in decision.sources
+    # a request the gate does not refuse is offered what its cosines give, no search added
+    plain = decide("set an alarm for the new Zelda game", found, catalog, knobs=knobs, relevance=0.5, top_cosine=0.21)
+    assert "web_search" not in plain.names and not plain.sources
+    # an information question the gate lets through is seated the search when the rules are unsure
+    # ("why is the sky blue" was offered the two weather tools "sky" pulled; round eighteen) ...
+    sky = decide("why is the sky blue", found, catalog, knobs=knobs, relevance=0.5, top_cosine=0.21)
+    assert sky.rule == Rule.RANKED_SUBSET and sky.names[-1] == "web_search"
+    # ... but a single strong hit stays one tool
+    strong = decide("why is the sky blue", hits(("set_alarm", 0.8)), catalog, knobs=knobs, relevance=0.9, top_cosine=0.8)
+    assert strong.rule == Rule.SINGLE_STRONG_HIT and strong.names == ("set_alarm",)
+    # with nothing to search the web with, the question is refused as before
+    no_web = Catalog(tools_from_json(tools[1:], source="test"), source="test")
+    assert decide(text, found[:2], no_web, knobs=knobs, relevance=0.12, top_cosine=0.21).rule == Rule.NO_TOOL_FITS
 
 
 def test_an_idiom_after_lets_asks_for_nothing():
@@ -815,6 +848,8 @@ def test_which_tools_search_the_web_on_any_subject(name, description, web):
     ("what are the tools u know for booking flights", False),
     ("How many legs do 10 dogs and 2 monkeys have?", False),  # a computation over its numbers
     ("Search for Imjin war", False),  # no question: the cosines decide
+    ("what a lovely chat, have a good evening", False),  # an exclamation (round eighteen: seated the search)
+    ("how kind of you to help", False),
 ])
 def test_an_information_question_beside_a_web_search_is_never_refused(text, asks):
     from eris_lab.policy import open_question
@@ -1029,3 +1064,33 @@ def test_a_widening_leaves_out_a_countdown_the_message_names_no_duration_for():
     assert "clock:timer" not in wide.names and "clock:alarm" in wide.names
     reference = decide("nudge me Friday to water the plants", [], small)  # the reference fallback: whole roster
     assert reference.kind == "full_roster" and reference.names == small.names
+
+
+@pytest.mark.parametrize("text, recent, first", [
+    ("could u pls remvoe the 3rd", "agenda:list", "agenda:remove"),  # round seventeen, left alone then
+    ("plz delte the second one", "mail:check", "mail:delete"),
+    ("cancle the 2nd", "calendar:list", "calendar:delete"),
+    ("pls mark the first one as dnoe", "agenda:list", "agenda:complete"),
+    ("mvoe it to the archive", "mail:read", "mail:move"),
+])
+def test_a_mistyped_verb_in_a_follow_up_is_read_by_the_pairing(text, recent, first):
+    """The router fixes a typo only to the catalogue's words, and the pairing read the message as
+    written: "could u pls remvoe the 3rd" after a listing paired with no verb (the listing first)."""
+    from eris_lab.catalog import load
+    from eris_lab._files import repo_root
+
+    catalog = load(repo_root() / "descriptors")
+    decision = decide(text, hits(), catalog, recent=(recent,), knobs=Knobs())
+    assert decision.names[0] == first, decision.reason
+    # an English word one letter off a pairing word is left as written: "remote" is no "remove"
+    assert _pairing_reads("could u pls remote the 3rd") == "could u pls remote the 3rd"
+    # nor is a word that starts with one of its stems: "reporte-la" is French ("report" is a stem)
+    assert _pairing_reads("reporte-la à demain") == "reporte-la à demain"
+    # nor a message in another language: "poista" (Finnish, delete) is no typo of "posta"
+    assert _pairing_reads("poista tämä muistutus") == "poista tämä muistutus"
+
+
+def _pairing_reads(text):
+    from eris_lab.policy import pairing_spelling
+
+    return pairing_spelling(text)

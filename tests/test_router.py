@@ -154,6 +154,16 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     ("great job on the playlist, play it again", ["media:play"], []),
     ("tell me a joke and then set an alarm for 7", ["clock:alarm"], []),
     ("write a haiku and email it to Jo", ["mail:write"], []),
+    # round eighteen (2026-12-07): a closing of an evening, a hyphenated keyword in one of two requests,
+    # an information question the weather tools pulled, the web search seated for the Zelda question
+    ("what a lovely chat, have a good evening", [], None),
+    ("list my to-dos and show me tomorrow's meetings", ["agenda:list", "calendar:list"], []),
+    ("list my to-dos", ["agenda:list"], []),
+    ("why is the sky blue", ["web:search"], []),
+    ("is the new Zelda game out yet?", ["web:search"], []),
+    # guards: a question about the user's own things, a request after thanks
+    ("what does my weather document say about rain", [], ["web:search"]),
+    ("thanks, now play the next song", ["media:play"], []),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root

@@ -13,8 +13,10 @@ STYLE.md section 1. What differs, on purpose:
   schema order (one rule per key, linear size; at most ``MAX_OBJECT_PROPERTIES`` keys), extra
   keys come last and are spelt without escapes; an object that declares ``properties`` but not
   ``additionalProperties`` takes no extra keys (one without ``properties`` is a free-form dict);
-  a schema without ``type`` takes the types its keywords imply; numbers have bounded digits, and
-  bounded numbers no exponent; strings under ``pattern`` use canonical escapes;
+  a schema without ``type`` takes the types its keywords imply; numbers have bounded digits,
+  bounded numbers no exponent and no ``-0``, and integers no fraction (``3.0``, which JSON Schema
+  counts as an integer, is spelt ``3``); strings under ``pattern`` use canonical escapes; an object
+  or array ``const`` / ``enum`` value is spelt as the object and array rules spell one;
 * ``minProperties`` and ``maxProperties`` count every key, extra keys too (a bounded repetition
   of them: a map under ``maxProperties``); past ``MAX_COUNTED_STATES`` counting rules, beside many
   declared keys, they are refused;
@@ -182,6 +184,18 @@ def rule_name(text: str) -> str:
     """A GBNF rule name from any text (a tool name, a JSON path): runs of other characters -> ``-``,
     non-ASCII letters and digits -> their code points (``città`` -> ``citt-ue0``)."""
     return re.sub(r"-{2,}", "-", _INVALID_RULE_CHARS_RE.sub(lambda m: _rule_piece(m.group(0)), text)).strip("-") or "r"
+
+
+def _literal_schema(value: dict | list) -> dict:
+    """A schema whose only instance is ``value``, an object or an array: each key or item a
+    ``const``, every key required, nothing else allowed (``{"mode": "fast"}`` gives an object of one
+    required key ``mode`` with ``const`` "fast"). Compiled by the object and array rules, so the
+    value is accepted with any spacing and, up to ``ANY_ORDER_MAX_KEYS`` keys, in any key order."""
+    if isinstance(value, dict):
+        return {"type": "object", "properties": {k: {"const": v} for k, v in value.items()},
+                "required": list(value), "additionalProperties": False}
+    return {"type": "array", "prefixItems": [{"const": v} for v in value], "items": False,
+            "minItems": len(value), "maxItems": len(value)}
 
 
 def _json_key(value: Any) -> str:
@@ -1133,7 +1147,19 @@ class Compiler:
                 return self.visit(repaired, name, path)
             hint = " (lenient mode applies it to the array's items)" if bfcl_style else ""
             raise self._unsat(f"{path}/enum", f"no enum/const value is valid under the rest of the schema{hint}")
-        return self._rule(name, f"{_trie([json_text(v) for v in kept])} space", path)
+        scalars = [v for v in kept if not isinstance(v, (dict, list))]
+        structured = [v for v in kept if isinstance(v, (dict, list))]
+        if not structured:
+            return self._rule(name, f"{_trie([json_text(v) for v in scalars])} space", path)
+        # an object or array value is spelt as the object and array rules spell one (any key order,
+        # a space between tokens), not only its compact form: {"mode": "fast"} was refused for a
+        # const {"mode":"fast"} (round eighteen's grammar variants, 2026-12-07)
+        where = f"{path}/{'const' if 'const' in schema else 'enum'}"
+        alternatives = [self.visit(_literal_schema(v), f"{name}-{i}", where) for i, v in enumerate(structured)]
+        if scalars:
+            scalar_rule = self._rule(f"{name}-scalar", f"{_trie([json_text(v) for v in scalars])} space", path)
+            alternatives.insert(0, scalar_rule)
+        return self._rule(name, " | ".join(alternatives), path)
 
     # -- objects -----------------------------------------------------------------------------
     def _build_object_rule(self, schema: dict, name: str, path: str) -> str:
