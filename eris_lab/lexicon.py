@@ -433,7 +433,7 @@ GERMAN_GLOSSES: dict[str, str] = {
     # the kitchen (round eighteen's variants, 2026-12-07: "Heiz den Ofen auf 180 Grad vor" was refused
     # beside preheat_oven)
     "heiz": "heat", "heize": "heat", "vorheizen": "preheat", "vorgeheizt": "preheated", "ofen": "oven",
-    "backofen": "oven", "rezept": "recipe", "rezepte": "recipes", "einkaufsliste": "shopping list",
+    "backofen": "oven", "rezept": "recipe", "rezepte": "recipes",
     "zutaten": "ingredients", "vorrat": "pantry", "kochen": "cook", "koche": "cook", "backen": "bake",
 }
 
