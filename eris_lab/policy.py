@@ -1458,7 +1458,7 @@ _INFORMATION_QUESTION_RE = re.compile(
     r"now|today|tonight|currently|anymore|open|out|available|released|sold out|cancell?ed|delayed|on sale|new|latest)\b)"
     r"[^?]{3,80}\??\W*$")  # the question mark may be left out ("is the Louvre open on Tuesdays", round eighteen)
 _ADDRESSEE_RE = re.compile(r"(?i)\b(?:you|your|yours|yourself|u)\b")
-_POSSESSIVE_RE = re.compile(r"(?i)\b(?:my|mine|our|ours)\b")
+_PERSONAL_RE = re.compile(r"(?i)\b(?:my|mine|me|our|ours|us)\b")
 
 
 def _web_search_tools(catalog: Catalog) -> tuple[str, ...]:
@@ -1702,10 +1702,11 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
     asks_web = open_question(text, catalog)
     served = in_view and (asks_web or asks_the_weather(text, catalog))
     # the web search is seated (_seat_web_search) for a question kept from refusal for it, or one the
-    # rules are unsure of that asks about no thing of the user's ("what does my weather document say")
-    # and has no confident hit
-    web_question = asks_web and (served or not (
-        _POSSESSIVE_RE.search(text) or any(h.name in catalog and h.score >= knobs.single_hit_floor for h in hits)))
+    # rules are unsure of with no embedding hit at the single-hit floor ("what's the weather in Paris"
+    # keeps its two weather tools; decision_keys' ``confident``) that asks about no thing of the user's
+    # ("who emailed me today")
+    confident = any(h.name in catalog and knobs.single_hit_floor <= h.score < knobs.forced_floor for h in hits)
+    web_question = asks_web and (served or not (confident or _PERSONAL_RE.search(text)))
     if gate_refuses and not served:
         return Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(),
                         reason=f"relevance {relevance:.2f} below the gate's floor {knobs.relevance_floor:.2f}: "
@@ -1850,20 +1851,24 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
 
 
 #: Decisions that offer what the cosines could not tell apart: an information question beside a web
-#: search seats the search in them (:func:`_seat_web_search`); a single strong hit stays one tool.
+#: search seats the search in them (:func:`_seat_web_search`); a single strong hit stays one tool, and
+#: a dialog pairing its domain's verbs.
 _UNSURE_RULES = frozenset({Rule.RANKED_SUBSET, Rule.UNSURE_RANKED, Rule.AFFINITY_MARGIN_UNION, Rule.UNSURE_DOMAIN_CLUSTER})
 
 
 def _seat_web_search(decision: Decision, catalog: Catalog, web_question: bool, kept_from_refusal: bool) -> Decision:
     """``decision`` with the catalogue's web searches (:func:`open_question`) seated when
-    ``web_question`` and the rules were unsure (:data:`_UNSURE_RULES`) or the question was
-    ``kept_from_refusal`` only because the catalogue can search the web. "is the new Zelda game out
-    yet?" on the demo catalogue was kept for ``web:search`` and then offered the clock and calendar
-    clusters its low cosines tied (round seventeen's variants, 2026-12-07); "why is the sky blue"
-    was offered the two weather tools "sky" pulled (round eighteen's). The searches are appended, the order of the rest kept
-    (the top hit may still be the tool the question needs: a weather question beside a web search),
-    and recorded in ``sources`` as ``web question``; a full roster, or nothing offered, is left as
-    it is (``empty_fallback = "none"`` is the user's choice)."""
+    ``web_question`` and either the rules were unsure (:data:`_UNSURE_RULES`) or the question was
+    ``kept_from_refusal`` only because the catalogue can search the web.
+
+    "is the new Zelda game out yet?" on the demo catalogue was kept for ``web:search`` and then
+    offered the clock and calendar clusters its low cosines tied (round seventeen's variants,
+    2026-12-07); "why is the sky blue" was a ranked subset of the two weather tools "sky" pulled
+    (round eighteen's). The searches are appended and the order of the rest kept (the top hit may
+    still be the tool the question needs: a weather question beside a web search); ``sources``
+    records them as ``web question``. A full roster, or nothing offered, is left as it is
+    (``empty_fallback = "none"`` is the user's choice).
+    """
     if (not web_question or decision.kind in ("full_roster", "conversational")
             or (decision.rule not in _UNSURE_RULES and not kept_from_refusal)):
         return decision
@@ -1993,7 +1998,7 @@ def embedding_mask(hits: Sequence[Hit], catalog: Catalog, knobs: Knobs) -> np.nd
 
 
 def decision_keys(n_embed: np.ndarray, top: np.ndarray, gaps: np.ndarray, floors: np.ndarray,
-                  margin: float, widens: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  margin: float, widens: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """How :func:`decide`'s steps 3 and 4 read the knobs, for many messages and knob columns at once.
 
     Given a message's kept hits (:func:`~eris_lab.router.kept_hits` at a threshold), ``decide``
@@ -2001,7 +2006,9 @@ def decision_keys(n_embed: np.ndarray, top: np.ndarray, gaps: np.ndarray, floors
     embedding hit is demoted (step 3, the only read of ``single_hit_floor``); how many embedding
     hits tie with the top (step 4, the only read of ``margin``); and which fallback it reads:
     ``unsure_fallback`` exactly when demoted, ``empty_fallback`` exactly when ``n_embed == 0``
-    (step 7). Equal keys give equal names, kind and rule (only the ``reason`` sentence differs);
+    (step 7); and whether the top embedding hit clears ``single_hit_floor`` (an information question
+    beside a web search is seated the search only without one, :func:`_seat_web_search`). Equal keys
+    give equal names, kind and rule (only the ``reason`` sentence differs);
     ``tests/test_policy.py`` checks that against ``decide`` on a grid of knobs, and the tuning
     view (``lab.workbench``) memoises one decision per key.
 
@@ -2029,11 +2036,14 @@ def decision_keys(n_embed: np.ndarray, top: np.ndarray, gaps: np.ndarray, floors
     tied : ndarray of int, shape ``(n_messages, n_columns)``
         Embedding hits after the top within ``margin`` of it (a prefix of them, as ``gaps`` grows);
         0 where ``widens`` is False.
+    confident : ndarray of bool, shape ``(n_messages, n_columns)``
+        An embedding hit is kept and the top one is at or above the column's ``single_hit_floor``.
     """
     with np.errstate(invalid="ignore"):
         demoted = (n_embed == 1) & (top[:, None] < np.asarray(floors, dtype=float)[None, :])
+        confident = (n_embed > 0) & (top[:, None] >= np.asarray(floors, dtype=float)[None, :])
     within = (gaps <= float(margin)).sum(axis=1)
     if widens is not None:
         within = np.where(np.asarray(widens, dtype=bool), within, 0)
     tied = np.minimum(np.maximum(n_embed - 1, 0), within[:, None])
-    return demoted, tied
+    return demoted, tied, confident

@@ -462,12 +462,12 @@ def test_turn_router_picks_lever_hands_the_model_the_best_tool_alone(router):
     knobs = with_levers(router.knobs, ["router-picks"])
     runner = ScriptedRunner(envelope("answer", "You have no mail."))
     turn = run_turn(text, router=router, runner=runner, session=Session(), check_claims=False, knobs=knobs)
-    best = turn.routed.offer.names[0]
+    best, other = turn.routed.offer.names[:2]  # mail:read first since round eighteen: the message says "read"
     assert turn.rounds[0].offered == (best,)
     assert any(n.startswith(f"router-picks: the model gets {best} alone") for n in turn.notes)
-    assert best in runner.grammars[0] and "mail:read" not in runner.grammars[0]
+    assert best in runner.grammars[0] and other not in runner.grammars[0]
     system = runner.messages[0][0]["content"]
-    assert best in system and "mail:read" not in system
+    assert best in system and other not in system
     wide = run_turn(text, router=router, runner=ScriptedRunner(envelope("answer", "ok")), session=Session(),
                     check_claims=False)
     assert wide.rounds[0].offered == turn.routed.offer.names and not any("router-picks" in n for n in wide.notes)

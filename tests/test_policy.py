@@ -298,7 +298,6 @@ def test_decision_keys_determine_decide_on_a_grid_of_knobs():
 
     rng = random.Random(7)
     names = list(REGISTRY.names)
-    TEXT = "could you take care of that thing for me before lunch"  # long enough not to be chit-chat
     messages = []
     for i in range(60):
         scored = [Hit(name=n, score=round(rng.uniform(0.2, 0.75), 3)) for n in rng.sample(names, rng.randint(0, 6))]
@@ -311,7 +310,10 @@ def test_decision_keys_determine_decide_on_a_grid_of_knobs():
                                   ("full_roster", "domain_cluster"), ("full_roster", "none")))
     seen: dict[tuple, tuple] = {}
     distinct = set()
-    for i, hits_i in enumerate(messages):
+    # long enough not to be chit-chat; and an information question beside web:search, which seats the
+    # search only without a confident hit (round eighteen)
+    texts = ("could you take care of that thing for me before lunch", "who won the world cup in 2014?")
+    for i, (hits_i, TEXT) in enumerate(itertools.product(messages, texts)):
         for t, f, margin, unsure, empty in grid:
             knobs = Knobs(threshold=t, single_hit_floor=max(f, t), margin=margin, unsure_fallback=unsure,
                           empty_fallback=empty)
@@ -322,10 +324,10 @@ def test_decision_keys_determine_decide_on_a_grid_of_knobs():
             gaps = np.array([[embed_scores[0] - s for s in embed_scores[1:]] + [np.inf]])
             first = next((h for h, m in zip(kept, mask) if m), None)
             widens = np.array([first is not None and bool(affinity_group(domain_of(first.name)))])
-            demoted, tied = decision_keys(np.array([[int(mask.sum())]]), top, gaps, np.array([knobs.single_hit_floor]),
-                                          margin, widens)
+            demoted, tied, confident = decision_keys(np.array([[int(mask.sum())]]), top, gaps,
+                                                     np.array([knobs.single_hit_floor]), margin, widens)
             key = (i, len(kept), bool(demoted[0, 0]), int(tied[0, 0]),
-                   unsure if demoted[0, 0] else None, empty if mask.sum() == 0 else None)
+                   unsure if demoted[0, 0] else None, empty if mask.sum() == 0 else None, bool(confident[0, 0]))
             d = decide(TEXT, kept, REGISTRY, knobs=knobs)
             outcome = (d.names, d.kind, d.rule)
             assert seen.setdefault(key, outcome) == outcome, (key, knobs)

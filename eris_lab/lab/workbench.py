@@ -187,9 +187,9 @@ class Workbench:
                 self._raw[i, :len(s.hits)] = [h.score for h in s.hits]
         self._needing = np.array([q.expect in ("all", "any") for q in self.suite.queries], dtype=bool)
         self._single = np.array([q.expect == "all" for q in self.suite.queries], dtype=bool)
-        # mixed-radix code of a decision key: query, k, demoted, tied, unsure code, empty code, dense
+        # mixed-radix code of a decision key: query, k, demoted, tied, unsure code, empty code, dense, confident
         self._radices = (n, max(self._kept.shape[1], self._raw.shape[1]) + 1, 2, self._gaps.shape[1] + 1,
-                         _FALLBACK_RADIX, _FALLBACK_RADIX, 2)
+                         _FALLBACK_RADIX, _FALLBACK_RADIX, 2, 2)
         self._codable = math.prod(self._radices) < 2 ** 62
 
     def clear_caches(self) -> None:
@@ -289,17 +289,17 @@ class Workbench:
         if strategy == "dense":
             # dense offers the first DENSE_K raw hits at or above the threshold: k alone decides
             k = np.minimum(np.stack([raw for _, raw in pairs], axis=1), DENSE_K)
-            cols = (k, zero, zero, zero, zero, zero + 1)
+            cols = (k, zero, zero, zero, zero, zero + 1, zero)
         else:
             k = np.stack([kept for kept, _ in pairs], axis=1)
             m = np.take_along_axis(self._embed_cum, k, axis=1)  # embedding hits among the kept
-            demoted, tied = decision_keys(m, self._top, self._gaps, np.array([float(f) for _, f in columns]), margin,
-                                          self._widens)
+            demoted, tied, confident = decision_keys(m, self._top, self._gaps, np.array([float(f) for _, f in columns]),
+                                                     margin, self._widens)
             # policy.decision_keys: unsure_fallback is read exactly when demoted, empty_fallback
             # exactly with no embedding hit
             unsure = np.where(demoted, self._fallback_code(knobs.unsure_fallback), 0)
             empty = np.where(m == 0, self._fallback_code(knobs.empty_fallback), 0)
-            cols = (k, demoted.astype(np.int64), tied, unsure, empty, zero)
+            cols = (k, demoted.astype(np.int64), tied, unsure, empty, zero, confident.astype(np.int64))
         code = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], (n, width))
         for radix, col in zip(self._radices[1:], cols):
             code = code * radix + col
