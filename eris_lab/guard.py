@@ -1824,16 +1824,25 @@ def clauses(text: str, max_clauses: int = 6) -> tuple[str, ...]:
 
 #: A part that opens with an article and names a thing ("a hotel near the Prado", "the weather in Rome").
 _VERBLESS_PART_RE = re.compile(r"(?i)^\W*(?:a|an|the|some)\s+[^\W\d_]+")
+#: Command verbs a part without a verb of its own shares (:func:`clauses`); verbs only (the lexicon's
+#: read verbs hold nouns of tool names: "weather", "status").
+_SHARED_VERBS = frozenset("""find look search get check show list read view fetch retrieve calculate compute convert
+    translate evaluate describe count open play pause stop start set send give book order buy reserve pay transfer
+    download upload save write draft compose create add make put schedule remind cancel delete remove drop erase
+    clear trash update change edit modify move rename replace reschedule postpone run execute install uninstall
+    submit register record mark archive""".split())
 _CLAUSE_FILLER_RE = re.compile(
     r"(?i)^\W*(?:(?:please|pls|plz|kindly|can you|could you|would you|will you|also|then|now|ok|okay)\W+)*")
 
 
 def _opening_verb(part: str) -> str:
-    """The word a request part opens with after "please" or "can you", when it may be a verb (no
-    pronoun, article, question word or function word), lower case; or ""."""
+    """The command verb a request part opens with after "please" or "can you" (a word of
+    :data:`_SHARED_VERBS`), lower case; or "". A closed list: a name opens a statement as a verb
+    opens a command ("John is planning to invest ..., and the fund he is interested in ...", BFCL
+    parallel_multiple_163, read "john the fund")."""
     match = re.match(r"[a-z]+(?=\s)", _CLAUSE_FILLER_RE.sub("", part).lower())
     word = match.group(0) if match else ""
-    return "" if not word or word in STOPWORDS or word in _STATEMENT_OPENERS or word in QUESTION_WORDS else word
+    return word if word in _SHARED_VERBS else ""
 
 
 #: A sentence end: ``.``, ``!`` or ``?`` (closing quotes and brackets may follow) before

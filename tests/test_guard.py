@@ -1322,6 +1322,10 @@ def test_a_hyphenated_keyword_is_read_whole():
     ("I need flights and a hotel", ("I need flights", "a hotel")),  # no verb to share
     ("what is the weather and the time in Rome", ("what is the weather", "the time in Rome")),
     ("set an alarm for 7 and play some jazz", ("set an alarm for 7", "play some jazz")),  # its own verb
+    # a name opens a statement, not a command (BFCL parallel_multiple_163 read "john the fund ...")
+    ("John wants to invest in a fund and the fund has a yield of 7%",
+     ("John wants to invest in a fund", "the fund has a yield of 7%")),
+    ("weather in Rome and the time there", ("weather in Rome", "the time there")),  # "weather" is no verb
 ])
 def test_a_part_without_a_verb_shares_the_first_parts_verb(text, parts):
     """Round eighteen's variants: "a hotel near the Prado" was scored without "find", and book_hotel
