@@ -1585,7 +1585,7 @@ def only_reports_done(text: str) -> bool:
 #: A remark after a report on how things stand: "it's at 200 now", "that's all set", a value alone
 #: ("12C"); no question, no request.
 _AFTERWORD_RE = re.compile(r"(?i)^\W*(?:(?:it|that|they|everything)(?:'s|'re|\s+is|\s+are|\s+was)\s+[^,;.!?]{1,30}"
-                           r"|[\w-]{1,8})[\s.!,;]*$")
+                           r"|[\w-]{0,7}\d[\w-]{0,7})[\s.!,;]*$")  # a value holds a digit: "cancel" alone is a command
 
 
 def logging_tools(catalog: Catalog) -> frozenset[str]:

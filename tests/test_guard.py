@@ -1141,6 +1141,7 @@ def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
     ("the package arrived damaged", False),
     ("my order arrived yesterday but the eggs are broken", False),
     ("I picked my seat already, change it to 12C", False),
+    ("I paid the gas bill, cancel", False),  # a bare command after the report
 ])
 def test_a_report_of_something_done_asks_for_nothing(text, reports):
     from eris_lab.guard import only_reports_done
