@@ -3555,7 +3555,7 @@ def _attempt_at(text: str, offered: Sequence[str], schemas: Any = None) -> tuple
     if not text.strip():
         return None, None
     cut_at = _cut_off_tail(text)
-    if cut_at is not None and _match_end(text, text.find("{", cut_at), max_depth=len(text)) >= 0:
+    if cut_at is not None and text.startswith("{", cut_at) and _match_end(text, cut_at, max_depth=len(text)) >= 0:
         # its brackets close, past the depth the readers follow: no cut (a helper's variant, round eighteen:
         # arguments nested 300 deep were called cut off)
         return (f"a call nested deeper than {_MAX_DEPTH} brackets was not read; send its arguments less deeply "

@@ -806,6 +806,9 @@ def test_calls_plain_answers_are_content_without_an_error(raw):
     # whole, but nested past the readers' depth: no cut (round eighteen's variants, 2026-12-07: "cut off")
     ('{"name": "clock:alarm", "arguments": {"action": ' + '{"a": ' * 300 + '1' + '}' * 300 + '}}',
      "a call nested deeper than 64 brackets was not read"),
+    # a cut call whose arguments hold a whole object is cut, not nested too deeply (the first version
+    # measured the object inside the call)
+    ('clock:alarm(options={"snooze": 5}, time="07:', "cut off before its end"),
 ])
 def test_calls_a_failed_call_attempt_is_an_error_not_an_answer(raw, why):
     parsed = calls(raw, FIELD)
