@@ -623,6 +623,11 @@ _GENERIC_NOUNS = frozenset({"item", "items", "entry", "entries", "list", "lists"
                             "listede", "listeden", "listeyi"})
 
 
+#: Every pattern the pairing reads a follow-up by: its anaphors, and each pairing's nouns, verbs and cues.
+_PAIRING_PATTERNS = (_ANAPHOR_RE, *(p for pairing in PAIRINGS
+                                   for p in (pairing.nouns, *(q for q, _ in pairing.verbs + pairing.bound))))
+
+
 def pairing_spelling(text: str) -> str:
     """``text`` with its misspelt words fixed to the pairing's own words (:func:`_pairing_spelling`),
     for a message in English: the router fixes words to the catalogue's only. A word the pairing
@@ -631,17 +636,14 @@ def pairing_spelling(text: str) -> str:
         return text
     known = known_words()
     fixes = {written: fix for written, fix in spelling_fixes(text, _pairing_spelling(), known.__contains__).items()
-             if not any(p.search(written) for p in _pairing_patterns())}
+             if not any(p.search(written) for p in _PAIRING_PATTERNS)}
     # English apart from its typos: most of its other words are known ("poista tämä muistutus" is
     # Finnish, and "poista" no typo of "posta")
-    others = [w for w in re.findall(r"\b[^\W\d_]{2,}\b", text.lower()) if w not in {f.lower() for f in fixes}]
+    fixed = {written.lower() for written in fixes}
+    others = [w for w in re.findall(r"\b[^\W\d_]{2,}\b", text.lower()) if w not in fixed]
     if not fixes or sum(w in known or w in _FILLERS for w in others) < 0.75 * len(others):
         return text
     return apply_spelling(text, fixes)
-
-
-def _pairing_patterns() -> list[re.Pattern[str]]:
-    return [_ANAPHOR_RE] + [p for pairing in PAIRINGS for p in (pairing.nouns, *(q for q, _ in pairing.verbs + pairing.bound))]
 
 
 @functools.lru_cache(maxsize=1)
@@ -652,7 +654,7 @@ def _pairing_spelling() -> SpellingIndex:
     pls remvoe the 3rd" after a listing read no verb beside tools named ``delete_*`` (round
     seventeen's variants, 2026-12-07)."""
     # whole words of four letters or more; a stem spelt with a character class is no word ("canc[eé]l")
-    words = {w for p in _pairing_patterns()
+    words = {w for p in _PAIRING_PATTERNS
              for w in re.findall(r"[a-zà-ÿ]{4,}", re.sub(r"[a-zà-ÿ]*\[[^]]*\][a-zà-ÿ]*", " ", p.pattern.lower()))}
     return SpellingIndex(words=words | {w for verbs in ACTION_WORDS.values() for w in verbs})
 
