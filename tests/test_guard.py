@@ -184,6 +184,24 @@ def test_a_url_to_keep_somewhere_is_a_download_and_a_keeping():
     assert clauses("send https://example.org to my boss") == ()  # no store verb: one request
 
 
+@pytest.mark.parametrize("text, parts", [
+    ("find flights from Berlin to Madrid on May 3 and a hotel near the Prado",
+     ("find flights from Berlin to Madrid on May 3", "find a hotel near the Prado")),
+    ("check my mail and the weather in Rome", ("check my mail", "check the weather in Rome")),
+    ("I need flights and a hotel", ("I need flights", "a hotel")),  # no verb to share
+    ("what is the weather and the time in Rome", ("what is the weather", "the time in Rome")),
+    ("set an alarm for 7 and play some jazz", ("set an alarm for 7", "play some jazz")),  # its own verb
+    # a name opens a statement, not a command (BFCL parallel_multiple_163 read "john the fund ...")
+    ("John wants to invest in a fund and the fund has a yield of 7%",
+     ("John wants to invest in a fund", "the fund has a yield of 7%")),
+    ("weather in Rome and the time there", ("weather in Rome", "the time there")),  # "weather" is no verb
+])
+def test_a_part_without_a_verb_shares_the_first_parts_verb(text, parts):
+    """Round eighteen's variants: "a hotel near the Prado" was scored without "find", and book_hotel
+    led search_hotels."""
+    assert clauses(text) == parts
+
+
 def test_clauses_past_the_cap_stay_in_the_last_part():
     text = ", ".join(f"set alarm number {i}" for i in range(9))
     parts = clauses(text, max_clauses=4)
@@ -700,6 +718,11 @@ def test_quoted_payloads_are_text_handed_over_not_names(text, payloads):
     ("it is pouring water everywhere", False),
     # round seventeen: ice and plurals
     ("will the roads be icy tomorrow?", True), ("do the kids need raincoats for school tomorrow?", True),
+    # round eighteen: words of heat and cold ("sweltering" was none, and the gate refused the question)
+    ("is Barcelona going to be sweltering in August?", True), ("will it be scorching at the beach on Saturday?", True),
+    ("how muggy is it today", True), ("will it be nippy tonight", True),
+    ("it's muggy in the gym", False),  # a room's air, no time or place outside
+    ("the oven is boiling hot", False), ("is the soup boiling", False),
 ])
 def test_a_weather_question_by_its_state_is_read_as_one(text, weather):
     """A helper's variants of case route-01 (2026-12-05): a bare weather description shares no
@@ -1276,61 +1299,9 @@ def test_a_mistyped_ordinal_is_never_fixed_to_a_catalogue_word():
     assert spelling_fixes("sned an email", index) == {"sned": "send"}
 
 
-@pytest.mark.parametrize("text, literal", [
-    ("too many cooks spoil the broth, as they say", True),
-    ("you really know your onions, thank you", True),
-    ("this plan is a recipe for disaster", True),
-    ("we're in a pickle now", True),
-    ("save this onion soup recipe", False),
-    ("add onions to the shopping list", False),
-])
-def test_kitchen_idioms_are_read_plainly(text, literal):
-    """Round eighteen's variants (2026-12-07): on a kitchen's catalogue "too many cooks spoil the
-    broth" was offered delete_recipe and save_recipe, "you really know your onions" five recipe tools."""
-    from eris_lab.guard import literal_idioms
-
-    assert bool(literal_idioms(text)) is literal
-
-
-@pytest.mark.parametrize("text, weather", [
-    ("is Barcelona going to be sweltering in August?", True),
-    ("will it be scorching at the beach on Saturday?", True),
-    ("how muggy is it today", True),
-    ("it's muggy in the gym", False),  # a room's air, no time or place outside
-    ("will it be nippy tonight", True),
-    ("the oven is boiling hot", False),
-    ("is the soup boiling", False),
-])
-def test_words_of_heat_and_cold_ask_the_weather(text, weather):
-    """Round eighteen's variants: "sweltering" was no weather word, and the gate refused the question."""
-    from eris_lab.guard import read_weather
-
-    assert bool(read_weather(text)) is weather
-
-
 def test_a_hyphenated_keyword_is_read_whole():
     """Round eighteen's variants: "list my to-dos" was conversation: "to-do" was read as "to" and "do"."""
     from eris_lab.guard import is_conversational
 
     assert is_conversational("list my to-dos", {"to-do", "agenda"}) is False
     assert is_conversational("list my to-dos", {"agenda"}) is True  # no such keyword: short talk as before
-
-
-@pytest.mark.parametrize("text, parts", [
-    ("find flights from Berlin to Madrid on May 3 and a hotel near the Prado",
-     ("find flights from Berlin to Madrid on May 3", "find a hotel near the Prado")),
-    ("check my mail and the weather in Rome", ("check my mail", "check the weather in Rome")),
-    ("I need flights and a hotel", ("I need flights", "a hotel")),  # no verb to share
-    ("what is the weather and the time in Rome", ("what is the weather", "the time in Rome")),
-    ("set an alarm for 7 and play some jazz", ("set an alarm for 7", "play some jazz")),  # its own verb
-    # a name opens a statement, not a command (BFCL parallel_multiple_163 read "john the fund ...")
-    ("John wants to invest in a fund and the fund has a yield of 7%",
-     ("John wants to invest in a fund", "the fund has a yield of 7%")),
-    ("weather in Rome and the time there", ("weather in Rome", "the time there")),  # "weather" is no verb
-])
-def test_a_part_without_a_verb_shares_the_first_parts_verb(text, parts):
-    """Round eighteen's variants: "a hotel near the Prado" was scored without "find", and book_hotel
-    led search_hotels."""
-    from eris_lab.guard import clauses
-
-    assert clauses(text) == parts

@@ -1016,6 +1016,13 @@ def test_short_requests_in_other_languages_reach_their_tool(text, gold, real_emb
     ("you can't search your way out of heartbreak", "you cannot escape heartbreak"),
     ("is it pouring on the office roof?", ""),  # a place, not a workload
     ("will it snow in my town tomorrow?", ""),
+    # the kitchen's (round eighteen's variants, 2026-12-07: "too many cooks spoil the broth" was offered
+    # delete_recipe and save_recipe on a kitchen's catalogue, "you really know your onions" five recipe tools)
+    ("too many cooks spoil the broth, as they say", "too many people in charge, as they say"),
+    ("you really know your onions, thank you", "you really know the subject well, thank you"),
+    ("this plan is a recipe for disaster", "this plan is sure to go wrong"),
+    ("we're in a pickle now", "we're in trouble now"),
+    ("save this onion soup recipe", ""), ("add onions to the shopping list", ""),
 ])
 def test_figures_of_speech_are_read_plainly(text, plain):
     from eris_lab.guard import literal_idioms
