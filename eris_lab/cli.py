@@ -352,8 +352,7 @@ def _run_decide(args) -> int:
     offer = build(decision, catalog, knobs=knobs)
     record = {
         "hits": [{"name": h.name, "score": h.score} for h in sorted(hits, key=lambda h: -h.score)],
-        "decision": {"rule": str(decision.rule), "kind": decision.kind, "names": list(decision.names),
-                     "reason": decision.reason, "sources": [list(s) for s in decision.sources]},
+        "decision": decision.to_json(),
         "offered": list(offer.names),
         "overlays": list(offer.overlays),
     }

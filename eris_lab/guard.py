@@ -1831,17 +1831,27 @@ _SHARED_VERBS = frozenset("""find look search get check show list read view fetc
     download upload save write draft compose create add make put schedule remind cancel delete remove drop erase
     clear trash update change edit modify move rename replace reschedule postpone run execute install uninstall
     submit register record mark archive""".split())
-_CLAUSE_FILLER_RE = re.compile(
-    r"(?i)^\W*(?:(?:please|pls|plz|kindly|can you|could you|would you|will you|also|then|now|ok|okay)\W+)*")
+#: What may stand before a request's first word: a greeting, "please" or "can you", and the "then",
+#: "also" or "now" of a follow-up. One set for :func:`opening_word`'s readers (the clauses' shared
+#: verb, the policy's CRUD action and opening word, its imperative test).
+LEADING_FILLER_RE = re.compile(
+    r"(?i)^(?:\W*(?:hey|hi|hiya|hello|yo|howdy|ok|okay|alright|so|morning|good (?:morning|afternoon|evening)|there|"
+    r"please|pls|plz|kindly|also|then|now|(?:can|could|would|will) (?:you|u))\b)+\W*")
+
+
+def opening_word(text: str) -> str:
+    """The first word of ``text`` after a greeting, "please", "can you" or a follow-up's "then"
+    (:data:`LEADING_FILLER_RE`), lower case ("list" of "please list my to-dos"), or ""."""
+    match = re.match(r"[A-Za-z]+", LEADING_FILLER_RE.sub("", text.strip()))
+    return match.group(0).lower() if match else ""
 
 
 def _opening_verb(part: str) -> str:
-    """The command verb a request part opens with after "please" or "can you" (a word of
-    :data:`_SHARED_VERBS`), lower case; or "". A closed list: a name opens a statement as a verb
-    opens a command ("John is planning to invest ..., and the fund he is interested in ...", BFCL
+    """The command verb a request part opens with (:func:`opening_word`) when it is one of
+    :data:`_SHARED_VERBS`, or "". A closed list: a name opens a statement as a verb opens a command
+    ("John is planning to invest ..., and the fund he is interested in ...", BFCL
     parallel_multiple_163, read "john the fund")."""
-    match = re.match(r"[a-z]+(?=\s)", _CLAUSE_FILLER_RE.sub("", part).lower())
-    word = match.group(0) if match else ""
+    word = opening_word(part)
     return word if word in _SHARED_VERBS else ""
 
 

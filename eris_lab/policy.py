@@ -39,7 +39,7 @@ from typing import Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from .catalog import Catalog, base_name, domain_of, family_of, lexical_text, name_words
-from .guard import (IMPERSONAL_IT_RE, SpellingIndex, apply_spelling, asks_something, countdown_tools, is_conversational, literal_idioms, logging_tools, mostly_german, names_code, names_duration, one_edit_apart, only_reports_done, only_short, only_vents, plain_gerund, read_weather, reports_problem, singular, support_tools,
+from .guard import (IMPERSONAL_IT_RE, LEADING_FILLER_RE, opening_word, SpellingIndex, apply_spelling, asks_something, countdown_tools, is_conversational, literal_idioms, logging_tools, mostly_german, names_code, names_duration, one_edit_apart, only_reports_done, only_short, only_vents, plain_gerund, read_weather, reports_problem, singular, support_tools,
                     foreign_by_function_words, foreign_by_letters, known_words, spelling_fixes, tool_keywords, unread_language, unread_script, without_condition,
                     without_small_talk, word_count)
 from .knobs import Knobs
@@ -164,6 +164,12 @@ class Decision:
     reason: str = ""
     sources: tuple[tuple[str, str], ...] = ()
     missing: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        """The ``decision`` of the command line's JSON records (``route``, ``decide``): ``rule``,
+        ``kind``, ``names``, ``reason`` and ``sources`` (each a ``[name, what added it]`` pair)."""
+        return {"rule": str(self.rule), "kind": self.kind, "names": list(self.names), "reason": self.reason,
+                "sources": [list(s) for s in self.sources]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -552,7 +558,7 @@ PAIRINGS: tuple[_Pairing, ...] = (
             r"mail(?:et|en|ene|u|em|y|ů|i|ini|ler\w*)|zpráv\w*|mesaj\w*|ileti(?!şim)\w*)\b"),
         (
             (_cue(_DELETE, _MORE_DELETE), "mail:delete"),
-            (_cue(r"archive|move|file|archivier\w*|verschieb\w*|archiv\w*", _MORE_ARCHIVE,
+            (_cue(r"archive|move|file|archivier\w*|verschieb\w*|schieb\w*|archiv\w*", _MORE_ARCHIVE,
                   r"mu[eé]v[ae]\w*|spost\w*|mov[ae](?:-[oa]s?)?|przenie[śs]\w*|verplaats\w*"), "mail:move"),
             (_cue(r"reply|answer|respond|forward|antwort\w*|beantwort\w*|weiterleit\w*", _MORE_REPLY), "mail:write"),
             (_cue(r"read|open|show|lies|zeig\w*|öffne", _MORE_READ, _SAYS, _MAIL_QUESTION, _ABOUT), "mail:read"),
@@ -1361,11 +1367,6 @@ THIN_TOOL_WORDS = 5
 _NOT_A_COMMAND = STOPWORDS | ENGLISH_CUES | QUESTION_WORDS | frozenset(
     """i i'm im we we're they he she it's its there there's here was were don't may might must
     have has had am be been being if then so but just also maybe""".split())
-_LEADING_FILLER_RE = re.compile(
-    r"(?i)^(?:\W*(?:hey|hi|hiya|hello|yo|howdy|ok|okay|alright|so|morning|good (?:morning|afternoon|evening)|there|"
-    r"please|pls|kindly|(?:can|could|would|will) (?:you|u))\b)+\W*")
-
-
 #: A message about the user's own work or workspace ("where do we parse ...", "how does our build
 #: ..."): beside a thin tool of that workspace it is not judged uncovered, as a command is not.
 _OWN_WORK_RE = re.compile(r"(?i)\b(?:we|we're|we've|our|ours)\b")
@@ -1382,7 +1383,7 @@ def _is_command(text: str) -> bool:
     for sentence in re.split(r"(?<=[.!?,;])\s+", (without_small_talk(text) or text).strip()):
         # any sentence or clause may be the command: "why is the login failing? fix it", "hello,
         # the login is broken, please fix it"
-        rest = _LEADING_FILLER_RE.sub("", sentence)
+        rest = LEADING_FILLER_RE.sub("", sentence)
         match = re.match(r"[A-Za-z][A-Za-z']*", rest)
         if match and match.group(0).lower() not in _NOT_A_COMMAND:
             return True
@@ -1779,11 +1780,12 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
             domain = domain_of(demoted)
             if knobs.unsure_fallback == "ranked":
                 return _seat_web_search(_ranked_widening(Rule.UNSURE_RANKED, ranked, catalog, knobs, note, text),
-                                        catalog, web_question, served)
+                                        catalog, web_question, served, (*hits, *ranked))
             if knobs.unsure_fallback == "domain_cluster" and len(catalog.cluster(domain)) > 1:
                 names = _rank(_with_clusters([Hit(name=demoted, score=best[demoted])], [domain], catalog), catalog)
                 return _seat_web_search(Decision(rule=Rule.UNSURE_DOMAIN_CLUSTER, kind="cluster", names=names,
-                                                 reason=f"{note}: offering the {domain} cluster"), catalog, web_question, served)
+                                                 reason=f"{note}: offering the {domain} cluster"),
+                                        catalog, web_question, served, (*hits, *ranked))
             return _full_roster(Rule.UNSURE_FULL_ROSTER, catalog, f"{note}: offering the full roster")
 
     # 4. near-tie widening along affinity
@@ -1842,14 +1844,15 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
         if knobs.empty_fallback == "ranked":
             return _seat_web_search(_ranked_widening(Rule.UNSURE_RANKED, ranked, catalog, knobs,
                                                      f"no hit >= {knobs.threshold:.2f} and not judged irrelevant",
-                                                     text), catalog, web_question, served)
+                                                     text), catalog, web_question, served, (*hits, *ranked))
         if knobs.empty_fallback == "none":
             return Decision(rule=Rule.EMPTY_AFTER_POLICY, kind="conversational", names=(),
                             reason=f"no hit >= {knobs.threshold:.2f}: offering nothing (empty_fallback=none)")
         return _full_roster(Rule.EMPTY_AFTER_POLICY, catalog,
                             f"no hit >= {knobs.threshold:.2f}: offering the full roster")
     kind: Kind = "cluster" if widened else "subset"
-    return _seat_web_search(Decision(rule=rule, kind=kind, names=names, reason=reason), catalog, web_question, served)
+    return _seat_web_search(Decision(rule=rule, kind=kind, names=names, reason=reason), catalog, web_question, served,
+                            (*hits, *ranked))
 
 
 #: Decisions that offer what the cosines could not tell apart: an information question beside a web
@@ -1858,30 +1861,36 @@ def decide(text: str, hits: Sequence[Hit], catalog: Catalog, *, recent: Sequence
 _UNSURE_RULES = frozenset({Rule.RANKED_SUBSET, Rule.UNSURE_RANKED, Rule.AFFINITY_MARGIN_UNION, Rule.UNSURE_DOMAIN_CLUSTER})
 
 
-def _seat_web_search(decision: Decision, catalog: Catalog, web_question: bool, kept_from_refusal: bool) -> Decision:
-    """``decision`` with the catalogue's web searches (:func:`open_question`) seated when
+def _seat_web_search(decision: Decision, catalog: Catalog, web_question: bool, kept_from_refusal: bool,
+                     scored: Iterable[Hit] = ()) -> Decision:
+    """``decision`` with the catalogue's best web search (:func:`open_question`) seated when
     ``web_question`` and either the rules were unsure (:data:`_UNSURE_RULES`) or the question was
     ``kept_from_refusal`` only because the catalogue can search the web.
 
     "is the new Zelda game out yet?" on the demo catalogue was kept for ``web:search`` and then
     offered the clock and calendar clusters its low cosines tied (round seventeen's variants,
     2026-12-07); "why is the sky blue" was a ranked subset of the two weather tools "sky" pulled
-    (round eighteen's). The searches are appended and the order of the rest kept (the top hit may
+    (round eighteen's). The search is appended and the order of the rest kept (the top hit may
     still be the tool the question needs: a weather question beside a web search); ``sources``
-    records them as ``web question``. A full roster, or nothing offered, is left as it is
-    (``empty_fallback = "none"`` is the user's choice).
+    records it as ``web question``. One search answers the question: the one ``scored`` (the
+    message's hits and ranked tools) highest, the first in catalogue order among unscored ones,
+    and none when the rules offer a search already (BFCL's pooled catalogue holds eight, and
+    seating all of them added 0.3 tools to its mean offer). A full roster, or nothing offered, is
+    left as it is (``empty_fallback = "none"`` is the user's choice).
     """
     if (not web_question or decision.kind in ("full_roster", "conversational")
             or (decision.rule not in _UNSURE_RULES and not kept_from_refusal)):
         return decision
-    searches = tuple(n for n in catalog.derived("policy.web_search_tools", _web_search_tools)
-                     if n not in decision.names)
-    if not searches:
+    searches = catalog.derived("policy.web_search_tools", _web_search_tools)
+    if not searches or any(n in decision.names for n in searches):
         return decision
-    return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + searches,
-                    reason=f"{decision.reason}; seated {', '.join(searches)}: an information question beside a web search",
-                    sources=decision.sources + tuple((n, "web question") for n in searches),
-                    missing=decision.missing)
+    score: dict[str, float] = {}
+    for hit in scored:
+        score[hit.name] = max(hit.score, score.get(hit.name, -2.0))
+    search = max(searches, key=lambda n: score.get(n, -2.0))  # max keeps the first of equals
+    return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + (search,),
+                    reason=f"{decision.reason}; seated {search}: an information question beside a web search",
+                    sources=decision.sources + ((search, "web question"),), missing=decision.missing)
 
 
 #: :func:`action_order` moves a tool forward past siblings scoring at most this much more (cosine):
@@ -1898,13 +1907,6 @@ def requested_action(text: str) -> str:
     """
     word = opening_word(text)
     return next((action for action, words in ACTION_WORDS.items() if word in words), "")
-
-
-def opening_word(text: str) -> str:
-    """The first word of ``text`` after a greeting, "please" or "can you", lower case ("list" of
-    "please list my to-dos"), or ""."""
-    match = re.match(r"[A-Za-z]+", _LEADING_FILLER_RE.sub("", text.strip()))
-    return match.group(0).lower() if match else ""
 
 
 def action_of(name: str) -> str:

@@ -42,6 +42,7 @@ from .guard import (
     language_tools,
     literal_idioms,
     only_short,
+    opening_word,
     known_words,
     lexical_terms,
     mostly_german,
@@ -78,7 +79,7 @@ from .guard import (
 from .knobs import Knobs
 from .lexicon import BACKGROUND_QUERIES, ENGLISH_HOMOGRAPHS, FOREIGN_GLOSSES, GERMAN_CUES, GERMAN_GLOSSES, STOPWORDS
 from .offer import Offer, build, ordered
-from .policy import (ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, action_of, decide_turn, opening_word,
+from .policy import (ACTION_ORDER_SLACK, SIBLING_OFFSET, Decision, Hit, action_of, decide_turn,
                      requested_action)
 
 __all__ = ["Router", "Routed", "embed_tools", "kept_hits", "passes_domain_floor", "previous_user_text", "top_scores",
@@ -427,13 +428,7 @@ class Routed:
         return {
             "text": self.text,
             "hits": [{"name": h.name, "score": round(float(h.score), 6)} for h in self.hits],
-            "decision": {
-                "rule": str(self.decision.rule),
-                "kind": self.decision.kind,
-                "names": list(self.decision.names),
-                "reason": self.decision.reason,
-                "sources": [list(s) for s in self.decision.sources],
-            },
+            "decision": self.decision.to_json(),
             "offered": list(self.offer.names),
             "overlays": list(self.offer.overlays),
             "guard": self.guard,

@@ -195,6 +195,9 @@ def test_a_url_to_keep_somewhere_is_a_download_and_a_keeping():
     ("John wants to invest in a fund and the fund has a yield of 7%",
      ("John wants to invest in a fund", "the fund has a yield of 7%")),
     ("weather in Rome and the time there", ("weather in Rome", "the time there")),  # "weather" is no verb
+    # the verb after a greeting, as after "please" (one filler set, guard.LEADING_FILLER_RE)
+    ("hey can you find flights to Rome and a hotel near the Colosseum",
+     ("hey can you find flights to Rome", "find a hotel near the Colosseum")),
 ])
 def test_a_part_without_a_verb_shares_the_first_parts_verb(text, parts):
     """Round eighteen's variants: "a hotel near the Prado" was scored without "find", and book_hotel

@@ -732,6 +732,33 @@ def test_an_information_question_kept_from_refusal_is_offered_the_web_search():
     assert decide(text, found[:2], no_web, knobs=knobs, relevance=0.12, top_cosine=0.21).rule == Rule.NO_TOOL_FITS
 
 
+def test_an_information_question_is_seated_one_web_search_the_best_scored():
+    """One search answers a question: BFCL's pooled catalogue holds eight, and seating every one
+    added 0.3 tools to its mean offer at the same recall (2026-12-07, the session after round
+    eighteen). The best-scored search is seated; none when the rules offer one already."""
+    from eris_lab.catalog import tools_from_json
+
+    tools = [{"name": "web_search", "description": "Search the web for a query."},
+             {"name": "duck_duck_go", "description": "Search the web with DuckDuckGo."},
+             {"name": "search_engine_query", "description": "Query a web search engine."},
+             {"name": "set_alarm", "description": "Set an alarm clock."},
+             {"name": "list_events", "description": "List calendar events."}]
+    catalog = Catalog(tools_from_json(tools, source="test"), source="test")
+    knobs = Knobs(threshold=0.16, relevance_floor=0.23, relevance_weights=(0.0, 1.0, 0.0, 0.0), uncovered_floor=0.25)
+    found = hits(("set_alarm", 0.21), ("list_events", 0.20))
+    ranked = hits(("set_alarm", 0.21), ("list_events", 0.20), ("duck_duck_go", 0.12), ("web_search", 0.10))
+    sky = decide("why is the sky blue", found, catalog, knobs=knobs, relevance=0.5, top_cosine=0.21, ranked=ranked)
+    assert sky.names == ("set_alarm", "list_events", "duck_duck_go")
+    assert sky.sources == (("duck_duck_go", "web question"),)
+    # unscored searches: the first in catalogue order
+    plain = decide("why is the sky blue", found, catalog, knobs=knobs, relevance=0.5, top_cosine=0.21)
+    assert plain.names[2:] == ("web_search",)
+    # a search the rules chose answers it: no second one
+    chosen = decide("why is the sky blue", hits(("set_alarm", 0.21), ("search_engine_query", 0.20)), catalog,
+                    knobs=knobs, relevance=0.5, top_cosine=0.21, ranked=ranked)
+    assert set(chosen.names) == {"set_alarm", "search_engine_query"} and not chosen.sources
+
+
 def test_an_idiom_after_lets_asks_for_nothing():
     """Round seventeen (2026-12-07): "let's call it a day" was offered 14 tools: "let's" made it a
     request, so any hit at the threshold counted."""
@@ -1030,6 +1057,11 @@ from eris_lab.policy import ACTION_ORDER_SLACK, action_order, requested_action  
     ("what meetings do I have today", ""),
     ("show my calendar", ""),  # reads are no action: they open requests of every kind
     ("", ""),
+    # a follow-up's "then", "also" or "now" stands before the verb as "please" does (one filler set,
+    # guard.LEADING_FILLER_RE, since the clauses' and the policy's readers were merged)
+    ("then delete the second one", "delete"),
+    ("ok now cancel it", "delete"),
+    ("also remove the reminder", "delete"),
 ])
 def test_requested_action_reads_only_the_opening_imperative(text, action):
     assert requested_action(text) == action
