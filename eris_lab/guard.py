@@ -1497,7 +1497,7 @@ _STATEMENT_OPENERS = frozenset(
     """i i'm im i've i'd my me we we're we've our you you're you've your this that these those it it's
     its they they're they've their he he's she she's the a an what how so honestly seriously
     absolutely totally wow oh man god ugh argh there
-    there's everything nothing ich mein meine das die der es wir""".split())
+    there's everything nothing ich mein meine das die der es wir je j'suis c'est estoy""".split())
 _VENTING_PHRASE_RE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(p) for p in VENTING_PHRASES) + r")\b")
 
 
@@ -1585,6 +1585,7 @@ def only_reports_done(text: str) -> bool:
 #: A remark after a report on how things stand: "it's at 200 now", "that's all set", a value alone
 #: ("12C"); no question, no request.
 _AFTERWORD_RE = re.compile(r"(?i)^\W*(?:(?:it|that|they|everything)(?:'s|'re|\s+is|\s+are|\s+was)\s+[^,;.!?]{1,30}"
+                           r"|all\s+(?:fine|good|ok|okay|well|set|done|sorted)"  # "the seeds came yesterday, all fine"
                            r"|[\w-]{0,7}\d[\w-]{0,7})[\s.!,;]*$")  # a value holds a digit: "cancel" alone is a command
 
 

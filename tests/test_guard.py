@@ -375,6 +375,13 @@ def test_short_text_in_a_language_the_lab_cannot_read_is_conversation_only_as_th
     ("my week has been a total disaster, can you clear my calendar?", False),  # it asks
     ("my laptop is broken", False),  # a problem, no feeling
     ("remeber that i hate olives", False),  # a request's verb misspelt (demo typo-020): no statement
+    # round nineteen (2026-12-07): feelings in phrases, in French and German
+    ("I'm so done with this semester", True),
+    ("honestly I could cry", True),
+    ("Ich bin heute total fertig", True),
+    ("je suis complètement crevé ce soir", True),
+    ("I'm so done with this essay, can you submit it?", False),
+    ("Ich bin fertig, schick die Mail", False),
 ])
 def test_only_vents(text, vents):
     from eris_lab.guard import only_vents
@@ -1168,6 +1175,18 @@ def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
     ("my order arrived yesterday but the eggs are broken", False),
     ("I picked my seat already, change it to 12C", False),
     ("I paid the gas bill, cancel", False),  # a bare command after the report
+    # round nineteen (2026-12-07): a weekday or an afternoon gone by, something come, German participles
+    # without "ge"
+    ("returned all my library books on Monday", True),
+    ("mowed the lawn myself on Saturday", True),
+    ("finally cleared my to-do list this afternoon", True),
+    ("the seeds came yesterday, all fine", True),
+    ("Ich habe die Mail schon beantwortet", True),
+    ("remind me on Monday", False),
+    ("return the library books on Monday", False),
+    ("the seeds came in damaged", False),
+    ("the results came in today, can you summarise them?", False),
+    ("Ich habe eine Frage zu verschiedenen Kursen", False),  # "verschiedenen" closes no clause
 ])
 def test_a_report_of_something_done_asks_for_nothing(text, reports):
     from eris_lab.guard import only_reports_done

@@ -1009,6 +1009,13 @@ def test_without_an_anaphor_only_the_last_listing_pairs():
     ("who is that one from?", "mail:check", "mail:read"),
     ("delete it", "doc:ingest", "doc:delete"),
     ("call it off", "calendar:update", "calendar:delete"),
+    # round nineteen (2026-12-07): a passive, "strike", "get shot of", "shove", a colloquial German
+    # "schieb"; each was the whole roster beside one weak wrong hit
+    ("that one can be binned", "mail:check", "mail:delete"),
+    ("strike the fourth one", "agenda:list", "agenda:remove"),
+    ("get shot of the Tuesday one", "calendar:list", "calendar:delete"),
+    ("shove the newsletter into the promotions folder", "mail:check", "mail:move"),
+    ("Schieb das zweite auf nächste Woche", "agenda:list", "agenda:push"),
 ])
 def test_a_follow_up_on_the_item_just_listed_or_made_pairs_with_its_verb(text, last, first):
     d = decide(text, hits(("clock:alarm", 0.55)), REGISTRY, recent=["clock:now", last])

@@ -164,6 +164,18 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     # guards: a question about the user's own things, a request after thanks
     ("what does my weather document say about rain", [], ["web:search"]),
     ("thanks, now play the next song", ["media:play"], []),
+    # round nineteen (2026-12-07): a topic word inside a feeling or an idiom, a feeling in French or
+    # German, reports with a weekday or an afternoon that is over, a German participle without "ge"
+    ("that news totally broke my heart", [], None),
+    ("my inbox is a bottomless pit, honestly", [], None),
+    ("that song has been stuck in my head all day", [], None),
+    ("Ich bin heute total fertig", [], None),
+    ("je suis complètement crevé ce soir", [], None),
+    ("finally cleared my to-do list this afternoon", [], None),
+    ("Ich habe die Mail schon beantwortet", [], None),
+    # guards: the same words asking
+    ("what's the latest news", ["news:today"], []),
+    ("clear my to-do list", ["agenda:remove"], []),
 ])
 def test_demo_catalogue_variants_of_handed_kinds(text, contains, excludes, real_embedder):
     from eris_lab._files import repo_root
@@ -1023,6 +1035,12 @@ def test_short_requests_in_other_languages_reach_their_tool(text, gold, real_emb
     ("this plan is a recipe for disaster", "this plan is sure to go wrong"),
     ("we're in a pickle now", "we're in trouble now"),
     ("save this onion soup recipe", ""), ("add onions to the shopping list", ""),
+    # a garden, a school and a heart said of people (round nineteen's variants, 2026-12-07)
+    ("he's been leading me up the garden path all week", "he's been misleading all week"),
+    ("I'm a late bloomer when it comes to cooking", "I'm slow to start when it comes to cooking"),
+    ("that news totally broke my heart", "that news totally made me very sad"),
+    ("that song has been stuck in my head all day", "that song has been on my mind all day"),
+    ("show me the garden path lights", ""), ("what's stuck in the print queue?", ""),
 ])
 def test_figures_of_speech_are_read_plainly(text, plain):
     from eris_lab.guard import literal_idioms
