@@ -98,7 +98,11 @@ Rules (issues #5 and #16, tests/cases/parsing_cases.json):
   such calls (above); LangChain's
   ``{"action": "Final Answer", "action_input": text}`` is the answer, not a call; an object whose one
   key is ``name`` is a call without arguments only when it names an offered tool, and data
-  otherwise (a package.json in a fence, JSON inside code) that stays content.
+  otherwise (a package.json in a fence, JSON inside code) that stays content. So are the loose
+  shapes small models write, read (and reported in ``repairs``) only for an offered tool's name: an
+  arguments key misspelt or renamed (``arguements``, ``params``, ``kwargs``), the arguments beside
+  the name (``{"name": "f", "city": "Oslo"}``), the name as the one key (``{"f": {...}}``), and
+  arguments as a list of ``{"name", "value"}`` pairs. A call whose ``name`` is null is an error.
 * A name outside the offer is never returned as a call; it is reported in ``error``. A name
   that differs only in its separators (``clock.alarm``, ``clock_alarm``) or carries a namespace
   (``default_api.get_weather``) is read as the offered tool only when exactly one matches, and
@@ -687,6 +691,7 @@ class _Cand:
     cut: bool = False  # a call the output ended inside (token limit)
     source: str = ""  # one of SOURCES, set once the format is known
     answer: bool = False  # LangChain's {"action": "Final Answer", "action_input": text}: content, not a call
+    note: str = ""  # how the call was read, when it was read out of a loose shape (a repair)
 
 
 #: The action names LangChain's agents give their final answer (not a tool).
@@ -728,6 +733,12 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
     name = obj.get("name")
     if not isinstance(name, str):
         name = next((obj[k] for k in NAME_KEYS[1:] if isinstance(obj.get(k), str) and obj[k]), None)
+        if name is None and "name" not in obj:
+            return _loose_call(obj, None)  # {"weather:current": {...}}: the name as the one key
+        if name is None and obj["name"] is None and isinstance(obj.get(ARGUMENT_KEYS[0]), (dict, str)):
+            # {"name": null, "arguments": ...}: a call that lost its name, an error the model can act on
+            # (round nineteen's parse variants: a native call with a null name was shown as the answer)
+            return [_Cand(None, obj[ARGUMENT_KEYS[0]])]
         if name is None or not any(k in obj for k in ARGUMENT_KEYS):
             return None
     if set(obj) == {"name"}:  # a call without arguments, or data ({"name": "my-package"})
@@ -736,6 +747,9 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
         if key in obj:
             if _is_definition(obj, obj[key]):
                 return None
+            pairs = _name_value_pairs(obj[key])
+            if pairs is not None:  # [{"name": "location", "value": "Oslo"}] (round nineteen's parse variants)
+                return [_Cand(name, pairs, offered_only=True, note="read the arguments from a list of name/value pairs")]
             if not isinstance(obj[key], (dict, str)) and obj[key] is not None:
                 return None  # {"name": "Alice", "arguments": 3}: a record, not a call
             if key == "input" and not (isinstance(obj[key], dict) or str(obj[key]).lstrip().startswith("{")):
@@ -747,6 +761,48 @@ def _from_object(obj: Any, *, depth: int = 0) -> list[_Cand] | None:
                 # LangChain's JSON agent ends with {"action": "Final Answer", "action_input": "..."}: the answer
                 return [_Cand(name, obj[key], answer=True)]
             return [_Cand(name, obj[key])]
+    return _loose_call(obj, name)
+
+
+def _name_value_pairs(value: Any) -> dict[str, Any] | None:
+    """``[{"name": k, "value": v}, ...]`` as ``{k: v, ...}`` (arguments written as a list of
+    parameters), or None when ``value`` is not such a list (distinct string names)."""
+    if not isinstance(value, list) or not value or not all(
+            isinstance(p, dict) and set(p) == {"name", "value"} and isinstance(p["name"], str) for p in value):
+        return None
+    names = [p["name"] for p in value]
+    return {p["name"]: p["value"] for p in value} if len(set(names)) == len(names) else None
+
+
+#: Misspellings and synonyms of an arguments key small models write (round nineteen's parse
+#: variants, 2026-12-07: "arguements", "kwargs", "params" lost the call without an error).
+_LOOSE_ARGUMENT_KEY_RE = re.compile(r"(?i)^(?:ar?gu?[mn]?e?[mn]?e?n?ts?|argu\w{3,6}|params?|param[ae]ters?|"
+                                    r"paramet\w{1,4}|kwargs|arg_?s|inputs|fields|values)$")
+#: Keys of a tool definition or a call record that never hold an argument of a flat call.
+_NOT_FLAT_ARGUMENT_KEYS = frozenset({"description", "type", "title", "properties", "required", "id", "index",
+                                     "call_id", "tool_call_id", "role", "content", "status", "result", "output"})
+
+
+def _loose_call(obj: dict, name: Any) -> list[_Cand] | None:
+    """A call written in a loose shape, read only when its name is an offered tool (else data):
+    ``{"name": "web:search", "arguements": {...}}`` (an arguments key misspelt or renamed,
+    :data:`_LOOSE_ARGUMENT_KEY_RE`), ``{"name": "weather:current", "location": "Oslo"}`` (the
+    arguments beside the name) and ``{"weather:current": {"location": "Oslo"}}`` (the name as the
+    one key). Each is reported in ``repairs``. Round nineteen's parse variants (2026-12-07): all
+    three were lost without an error, the JSON shown as the answer."""
+    if isinstance(obj.get("name"), str):
+        rest = {k: v for k, v in obj.items() if k != "name"}
+        loose = [k for k in rest if _LOOSE_ARGUMENT_KEY_RE.match(k)]
+        if len(rest) == 1 and loose and isinstance(rest[loose[0]], (dict, str)):
+            return [_Cand(name, rest[loose[0]], offered_only=True,
+                          note=f"read the key {loose[0]!r} as the call's arguments")]
+        if rest and not loose and not set(rest) & _NOT_FLAT_ARGUMENT_KEYS:
+            return [_Cand(name, rest, offered_only=True, note="read the keys beside the tool's name as its arguments")]
+        return None
+    if "name" not in obj and len(obj) == 1:
+        ((key, value),) = obj.items()
+        if isinstance(value, dict) and re.fullmatch(r"[\w.:-]{1,128}", key):
+            return [_Cand(key, value, offered_only=True, note="read the object's one key as the tool's name")]
     return None
 
 
@@ -2310,6 +2366,9 @@ _ENVELOPE_KEYS = frozenset(ENVELOPE_KEYS)
 _, _STATUS, _MESSAGE, _TOOL_CALLS = ENVELOPE_KEYS  # the keys the parser reads by name
 #: A broken envelope whose status says "call" but that ended before any call (a helper's variant).
 _CUT_BEFORE_CALLS = 'its status is "call" but it ended before any call'
+#: A whole envelope whose status says "call" with no call in it (round nineteen's parse variants,
+#: 2026-12-07: no call and no error, so the loop could not tell the model).
+_CALL_WITHOUT_CALLS = 'its status is "call" but its tool_calls list is empty'
 _ENVELOPE_KEY = "(" + "|".join(map(re.escape, ENVELOPE_KEYS)) + ")"
 
 
@@ -2347,7 +2406,8 @@ def _envelope(text: str) -> tuple[list[_Cand], str, list[str]] | None:
         message = ""  # the grammar allows null: no message, not the text "null"
     elif not isinstance(message, str):
         message = json.dumps(message, ensure_ascii=False)
-    return cands, message, list(fixed)
+    notes = [_CALL_WITHOUT_CALLS] if not items and value.get(_STATUS) == "call" else []
+    return cands, message, [*fixed, *notes]
 
 
 _ENVELOPE_KEY_RE = re.compile(rf'"{_ENVELOPE_KEY}"\s*:\s*')
@@ -2681,6 +2741,8 @@ class _Checker:
         if resolved != name:
             self.repairs.append(f"read the tool name {_short(name, 80)} as {resolved!r}, the one offered tool it names")
             name = resolved
+        if cand.note:
+            self.repairs.append(f"{cand.note} ({name})")
         if cand.cut:
             self.error(f"the call to {name} was cut off before its end (the output hit the token limit?); "
                        "send the whole call again")
@@ -3007,6 +3069,9 @@ def _calls(raw: Any, offered: Any, channel: str, schemas: Any, text_tags: Any) -
     env = _envelope(text)  # before reasoning blocks: the envelope's strings may hold anything
     if env is not None:
         cands, message, fixed = env
+        if _CALL_WITHOUT_CALLS in fixed:
+            checker.error('the reply\'s status is "call" but its tool_calls list is empty; send the call in '
+                          'tool_calls, or status "answer" with the message')
         return finish(cands, message.strip(), "envelope", fixed, "envelope")
     api = _api_message(text)  # likewise: a whole API message's text blocks may hold anything
     if api is not None:
@@ -3443,7 +3508,11 @@ _CLOSE_CALL_MARKER_RE = re.compile(r"<end_function_call>|<tool_call\|>|</functio
 #: user told to run it ("You can run `f(...)` yourself"), code around it (``const r = f({...})``).
 _MENTION_BEFORE_RE = re.compile(
     r"(?i)(?:\b(?:called|ran|invoked|used|executed|tried|you\s+(?:can|could|may|might|should|need\s+to|have\s+to"
-    r"|want\s+to)?\s*(?:also\s+)?(?:run|call|use|try|invoke|execute|type))\s+(?:the\s+)?(?:tool\s+|function\s+)?"
+    r"|want\s+to)?\s*(?:also\s+)?(?:run|call|use|try|invoke|execute|type)"
+    # a call declined: "I won't run clock_alarm(action="cancel") because ..." (round nineteen's parse variants)
+    r"|(?:won't|wont|will\s+not|wouldn't|would\s+not|not\s+going\s+to|don't|do\s+not|didn't|did\s+not|never|"
+    r"refuse\s+to|declined?\s+to|shouldn't|should\s+not)\s+(?:run|call|use|try|invoke|execute))"
+    r"\s+(?:the\s+)?(?:tool\s+|function\s+)?"
     r"[`'\"]?|\b(?:const|let|var|await|return|def|function)\s+(?:\w+\s*=\s*)?|[\w\]\)]\s*=\s*"
     r"|\w+(?:Error|Exception):\s*)\Z")
 #: Words after a call's parentheses that make it a signature or a quoted Python error, not a call.

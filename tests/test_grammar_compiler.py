@@ -93,6 +93,20 @@ def test_long_enum_compiles_to_a_trie():
     assert rules(gbnf(case["schema"]))["root-sku"] == '"\\"item_" [0-2] [0-9] [0-9] "\\"" space'
 
 
+def test_a_long_enum_is_read_in_linear_work(monkeypatch):
+    """Round nineteen's bad inputs (2026-12-07): the compiler rebuilt a set of every kept value for
+    each value, so an enum of 10,000 values took four minutes (quadratic ``_json_key`` calls)."""
+    from eris_lab.grammar import compiler
+
+    calls = []
+    real = compiler._json_key
+    monkeypatch.setattr(compiler, "_json_key", lambda v: calls.append(1) or real(v))
+    n = 2000
+    text = gbnf({"enum": [f"v{i:05d}" for i in range(n)] + ["v00001"]})  # one value listed twice
+    assert text.startswith('root ::= "\\"v0" [01] [0-9] [0-9] [0-9] "\\"" space')
+    assert len(calls) <= 3 * (n + 1), len(calls)
+
+
 def test_integer_range_has_no_minus_zero_and_exact_bounds():
     assert integer_range(-5, 120) == '"-" [1-5] | [0-9] | [1-9] [0-9] | "1" ([0-1] [0-9] | "2" "0")'
     assert integer_range(1, 9) == "[1-9]"

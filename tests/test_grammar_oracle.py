@@ -185,6 +185,11 @@ CONSTRUCTS = [
      ['{"opts": {"mode": "fast"}}', '{}'], ['{"opts": {"mode": "slow"}}', '{"opts": {}}']),
     ("const-empty", {"type": "object", "properties": {"a": {"const": []}, "b": {"const": {}}}},
      ['{"a": [], "b": {}}', '{"a":[ ]}'], ['{"a": [1]}', '{"b": {"c": 1}}']),
+    # a whole float is also spelt as an integer (round nineteen's grammar variants, 2026-12-07: "2" was
+    # refused for a const 2.0, "1" and "2" for an enum of speeds 1.0, 1.5, 2.0)
+    ("const-whole-float", {"type": "number", "const": 2.0}, ["2", "2.0"], ["2.5", "3", "20", "-2"]),
+    ("enum-whole-floats", {"enum": [1.0, 1.5, 2.0, 1e2, -0.0]},
+     ["1", "1.0", "1.5", "2", "2.0", "100", "100.0", "0", "-0.0"], ["1.2", "3", "10", "1000", "0.5", "1.50"]),
 ]
 
 

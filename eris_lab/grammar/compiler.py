@@ -15,7 +15,9 @@ STYLE.md section 1. What differs, on purpose:
   ``additionalProperties`` takes no extra keys (one without ``properties`` is a free-form dict);
   a schema without ``type`` takes the types its keywords imply; numbers have bounded digits,
   bounded numbers no exponent and no ``-0``, and integers no fraction (``3.0``, which JSON Schema
-  counts as an integer, is spelt ``3``); strings under ``pattern`` use canonical escapes; an object
+  counts as an integer, is spelt ``3``); strings under ``pattern`` use canonical escapes; a number
+  ``const`` / ``enum`` value is spelt as JSON writes it, a whole float also as an integer (``2.0``
+  and ``2``), never with an exponent (``1e2`` for ``100.0``) or an integer with a fraction; an object
   or array ``const`` / ``enum`` value is spelt as the object and array rules spell one;
 * ``minProperties`` and ``maxProperties`` count every key, extra keys too (a bounded repetition
   of them: a map under ``maxProperties``); past ``MAX_COUNTED_STATES`` counting rules, beside many
@@ -196,6 +198,18 @@ def _literal_schema(value: dict | list) -> dict:
                 "required": list(value), "additionalProperties": False}
     return {"type": "array", "prefixItems": [{"const": v} for v in value], "items": False,
             "minItems": len(value), "maxItems": len(value)}
+
+
+def _scalar_spellings(value: Any) -> list[str]:
+    """How a ``const`` / ``enum`` scalar may be written: its JSON text, and for a whole float also
+    the integer spelling JSON writers use (``2.0`` is also ``2``: ``{"enum": [1.0, 1.5, 2.0]}``
+    refused ``{"speed": 2}``; round nineteen's grammar variants, 2026-12-07). Exponent spellings
+    (``1e2``) are a documented narrowing."""
+    text = json_text(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        whole = str(int(value))
+        return [whole, text] if whole != text else [text]
+    return [text]
 
 
 def _json_key(value: Any) -> str:
@@ -1132,8 +1146,15 @@ class Compiler:
         if schema.get("nullable") is True and rest.get("type"):
             rest["type"] = self._types(schema, path)
         checked = {k: v for k, v in rest.items() if k not in ANNOTATION_KEYWORDS}
-        kept = list({_json_key(v): v for v in values if not checked or self._valid(v, checked)}.values())
-        dropped = [v for v in values if _json_key(v) not in {_json_key(k) for k in kept}]
+        kept_by_key = {}
+        for v in values:
+            key = _json_key(v)
+            if key not in kept_by_key and (not checked or self._valid(v, checked)):
+                kept_by_key[key] = v
+        kept = list(kept_by_key.values())
+        # one key per value, once: a set rebuilt for every value made an enum of 10,000 values take
+        # four minutes (round nineteen's bad inputs, 2026-12-07)
+        dropped = [v for v in values if _json_key(v) not in kept_by_key]
         if dropped:  # a value listed twice is kept once, and no warning ("values [] are invalid ...")
             self._warn(f"{path}/enum", f"values {dropped!r} are invalid under the rest of the schema; left out")
         if not kept:
@@ -1149,15 +1170,16 @@ class Compiler:
             raise self._unsat(f"{path}/enum", f"no enum/const value is valid under the rest of the schema{hint}")
         scalars = [v for v in kept if not isinstance(v, (dict, list))]
         structured = [v for v in kept if isinstance(v, (dict, list))]
+        spellings = [spelt for v in scalars for spelt in _scalar_spellings(v)]
         if not structured:
-            return self._rule(name, f"{_trie([json_text(v) for v in scalars])} space", path)
+            return self._rule(name, f"{_trie(spellings)} space", path)
         # an object or array value is spelt as the object and array rules spell one (any key order,
         # a space between tokens), not only its compact form: {"mode": "fast"} was refused for a
         # const {"mode":"fast"} (round eighteen's grammar variants, 2026-12-07)
         where = f"{path}/{'const' if 'const' in schema else 'enum'}"
         alternatives = [self.visit(_literal_schema(v), f"{name}-{i}", where) for i, v in enumerate(structured)]
         if scalars:
-            scalar_rule = self._rule(f"{name}-scalar", f"{_trie([json_text(v) for v in scalars])} space", path)
+            scalar_rule = self._rule(f"{name}-scalar", f"{_trie(spellings)} space", path)
             alternatives.insert(0, scalar_rule)
         return self._rule(name, " | ".join(alternatives), path)
 
