@@ -1585,7 +1585,10 @@ def only_reports_done(text: str) -> bool:
 #: A remark after a report on how things stand: "it's at 200 now", "that's all set", a value alone
 #: ("12C"); no question, no request.
 _AFTERWORD_RE = re.compile(r"(?i)^\W*(?:(?:it|that|they|everything)(?:'s|'re|\s+is|\s+are|\s+was)\s+[^,;.!?]{1,30}"
-                           r"|all\s+(?:fine|good|ok|okay|well|set|done|sorted)"  # "the seeds came yesterday, all fine"
+                           r"|all\s+(?:fine|good|ok|okay|well|set|done|sorted|green|clear|passing)"  # "... came yesterday, all fine"
+                           # "checked the logs earlier, nothing suspicious" (round nineteen's variants)
+                           r"|nothing\s+(?:suspicious|unusual|wrong|new|odd|strange|special|to\s+report|to\s+worry\s+about)"
+                           r"|no\s+(?:issues|problems|errors|complaints|surprises)|looks?\s+(?:good|fine|ok|okay|great)"
                            r"|[\w-]{0,7}\d[\w-]{0,7})[\s.!,;]*$")  # a value holds a digit: "cancel" alone is a command
 
 

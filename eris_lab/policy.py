@@ -1461,6 +1461,8 @@ _INFORMATION_QUESTION_RE = re.compile(
     # a yes/no question about the news of a thing named with an article: "is the new Zelda game out
     # yet?" (round seventeen's variants, 2026-12-07: refused by the gate beside a web search); without
     # such a word it is knowledge the model has ("is a tomato a fruit or a vegetable?", demo none-010)
+    # "is it safe to take paracetamol with alcohol" (round nineteen's variants: nine medication tools)
+    r"|^\W*(?:is|are)\s+(?:it|they)\s+(?:safe|ok|okay|legal|healthy|dangerous|bad|normal|true)\s+(?:to|for|that)\b"
     r"|^\W*(?:is|are|was|were|has|have|did|does|do|will)\s+(?:the|a|an|there)\s+(?=[^?]{0,80}\b(?:yet|still|"
     r"now|today|tonight|currently|anymore|open|out|available|released|sold out|cancell?ed|delayed|on sale|new|latest)\b)"
     r"[^?]{3,80}\??\W*$")  # the question mark may be left out ("is the Louvre open on Tuesdays", round eighteen)

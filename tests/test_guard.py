@@ -1009,6 +1009,13 @@ def test_asks_something_tells_a_request_from_a_bare_statement(text, asks):
     ("I never got my package", True), ("I was billed for a plan I cancelled last month", True),
     ("my printer stopped working", True), ("book a meeting room for 3pm", False),
     ("what's the weather in Oslo?", False), ("turn on the kitchen light", False),
+    # a fault of software or a machine in its own words (round nineteen's variants on a devops catalogue)
+    ("report a bug: the CSV export cuts off after 1000 rows", True),
+    ("the staging database is out of disk space again", True),
+    ("the nightly build has been red for three days", True),
+    ("the login request times out", True),
+    ("hang the picture in the hallway", False), ("show me the build status", False),
+    ("paint the fence red", False),
 ])
 def test_reports_problem_reads_a_problem_in_other_words(text, problem):
     """A helper's variants of route-18 (2026-12-06): each problem report was refused beside a
@@ -1182,6 +1189,10 @@ def test_what_a_message_says_not_to_do_is_left_out_of_the_request(text, wanted):
     ("finally cleared my to-do list this afternoon", True),
     ("the seeds came yesterday, all fine", True),
     ("Ich habe die Mail schon beantwortet", True),
+    ("picked up my repeat prescription from the chemist this morning", True),  # a place after "from"
+    ("already ran the full test suite, all green", True),
+    ("checked the logs earlier, nothing suspicious", True),
+    ("checked the logs earlier, anything suspicious?", False),
     ("remind me on Monday", False),
     ("return the library books on Monday", False),
     ("the seeds came in damaged", False),

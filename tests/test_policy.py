@@ -694,6 +694,9 @@ def test_a_yes_no_question_about_a_named_thing_is_an_information_question():
     catalog = Catalog(tools_from_json([{"name": "web_search", "description": "Search the web for a query."}],
                                       source="test"), source="test")
     assert open_question("is the new Zelda game out yet?", catalog) is True
+    # round nineteen's variants: whether a thing is safe or allowed is asked of the web too
+    assert open_question("is it safe to take paracetamol with alcohol", catalog) is True
+    assert open_question("is it done yet", catalog) is False
     assert open_question("is the Louvre open on Tuesdays", catalog) is True  # no question mark (round eighteen)
     assert open_question("is the Louvre still open on Mondays?", catalog) is True
     assert open_question("is it raining?", catalog) is False  # no thing named

@@ -173,6 +173,7 @@ def test_routing_variant_of_a_handed_case(case, real_embedder):
     ("je suis complètement crevé ce soir", [], None),
     ("finally cleared my to-do list this afternoon", [], None),
     ("Ich habe die Mail schon beantwortet", [], None),
+    ("estoy en las nubes hoy", [], None),
     # guards: the same words asking
     ("what's the latest news", ["news:today"], []),
     ("clear my to-do list", ["agenda:remove"], []),
@@ -1041,6 +1042,13 @@ def test_short_requests_in_other_languages_reach_their_tool(text, gold, real_emb
     ("that news totally broke my heart", "that news totally made me very sad"),
     ("that song has been stuck in my head all day", "that song has been on my mind all day"),
     ("show me the garden path lights", ""), ("what's stuck in the print queue?", ""),
+    # a body, a machine and code said of a mood (round nineteen's variants, health and devops catalogues)
+    ("my heart skipped a beat when I saw the bill", "I was startled when I saw the bill"),
+    ("my brain needs a reboot after that call", "I am tired after that call"),
+    ("my motivation has completely crashed today", "my mood is low today"),
+    ("time to commit to a healthier lifestyle", "time to decide on a better lifestyle"),
+    ("commit the changes to the new branch", ""), ("my server crashed today", ""),
+    ("show my heart rate", ""), ("restart the service after the call", ""),
 ])
 def test_figures_of_speech_are_read_plainly(text, plain):
     from eris_lab.guard import literal_idioms
