@@ -1593,6 +1593,8 @@ def _mistral_headers(text: str) -> Iterable[re.Match[str]]:
 def _fmt_mistral(text: str) -> _Found | None:
     cands, spans, repairs = [], [], []
     for m in _mistral_headers(text):
+        if spans and m.start() < spans[-1][1]:
+            continue  # "[ARGS]" inside the last call's arguments string is text, no second call (round nineteen)
         got = _decode_at(text, m.end()) if text.startswith("{", m.end()) else None
         if got is None and text.startswith("{", m.end()) and _match_end(text, m.end()) < 0:
             if cands and cands[-1].name == m.group(1) and _starts_like(text[m.end():], json.dumps(cands[-1].arguments)):
@@ -2927,13 +2929,20 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def _cut(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` without the calls at ``spans``, and without the marks that held only a call: the
+    backticks of inline code around it, a quote line left with only its ``>`` ("You sent me
+    `{...}` - run it?" read "You sent me `` - run it?"; round nineteen's parse variants)."""
     out, pos = [], 0
     for start, end in sorted(spans):
+        while start > pos and end < len(text) and text[start - 1] == text[end] == "`":
+            start, end = start - 1, end + 1
         if start > pos:
             out.append(text[pos:start])
         pos = max(pos, end)
     out.append(text[pos:])
     joined = "".join(out)
+    if joined != text:
+        joined = re.sub(r"(?m)^[ \t]*>[ \t]*\n", "", joined + "\n")[:-1] if ">" in joined else joined
     return re.sub(r"\n{3,}", "\n\n", joined).strip()
 
 
