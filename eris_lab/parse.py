@@ -661,7 +661,7 @@ def _split_reasoning(text: str) -> tuple[str, str, str]:
         m = _reasoning_marker(_REASONING_OPEN, text, pos)
         if not m:
             visible.append(text[pos:])
-            return "".join(visible), "\n".join(r.strip() for r in reasoning if r.strip()), ""
+            return _glued(visible), "\n".join(r.strip() for r in reasoning if r.strip()), ""
         visible.append(text[pos: m.start()])
         tag = (m.group(1) or "").lower()
         close_re = _REASONING_CLOSE.get(tag) or next(c for o, c in _OTHER_CLOSE if m.group(0).lower()
@@ -669,9 +669,20 @@ def _split_reasoning(text: str) -> tuple[str, str, str]:
         close = re.compile(close_re, flags=re.I).search(text, m.end())
         if close is None:
             reasoning.append(text[m.end():])
-            return "".join(visible), "\n".join(r.strip() for r in reasoning if r.strip()), m.group(0)
+            return _glued(visible), "\n".join(r.strip() for r in reasoning if r.strip()), m.group(0)
         reasoning.append(text[m.end(): close.start()])
         pos = close.end()
+
+
+def _glued(pieces: list[str]) -> str:
+    """The text around removed blocks joined, with a space where two words would touch ("Let me
+    think again.<think>...</think>No change" read "again.No change"; round nineteen's parse variants)."""
+    out = ""
+    for piece in pieces:
+        if out and piece and not out[-1].isspace() and not piece[0].isspace():
+            out += " "
+        out += piece
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
