@@ -103,6 +103,9 @@ class Rule(StrEnum):
     #: The tools the policy chose need values the message does not give (:func:`with_slots`):
     #: nothing is offered, so the model asks for them instead of inventing them under the grammar.
     MISSING_ARGUMENTS = "MISSING_ARGUMENTS"
+    #: A short follow-up naming an item a listing tool just listed, on a catalogue without dialog
+    #: pairings: the listed item's tools first (:func:`with_listing`).
+    LISTING_FOLLOW_UP = "LISTING_FOLLOW_UP"
     #: Not a policy rule: an offer built by hand (``Offer.given``) for a flag, a benchmark's fixed
     #: roster, a schema-recovery round or the meta-tools; ``decide`` never reports it.
     GIVEN = "GIVEN"
@@ -1137,6 +1140,65 @@ def with_slots(decision: Decision, catalog: Catalog, knobs: Knobs, text: str, *,
                     sources=tuple(s for s in decision.sources if s[0] in kept))
 
 
+#: The most tools :func:`with_listing` seats: more sharing one noun is no family of one item's verbs.
+LISTING_MAX = 8
+
+
+def listed_siblings(name: str, catalog: Catalog) -> tuple[str, ...]:
+    """The tools that act on what the listing tool ``name`` lists: every catalogue tool whose name
+    holds the listing's head noun, singular or plural (``list_tickets`` -> ``create_ticket``,
+    ``update_ticket``, ``list_tickets``). The head noun is the last word of the name that is no read
+    verb, CRUD verb or function word, before any "by" or "for" (``get_orders_by_user`` -> order).
+    Empty when the name holds no such noun, when only the listing itself holds it, or when more than
+    :data:`LISTING_MAX` tools do (the noun names no one item's verbs)."""
+    words = list(name_words(base_name(name)))
+    for cut in ("by", "for", "from", "with"):
+        if cut in words[1:]:
+            words = words[:words.index(cut, 1)]
+    verbs = READ_VERBS | frozenset().union(*ACTION_WORDS.values())
+    nouns = [w for w in words if w not in verbs and w not in STOPWORDS and len(w) > 2]
+    if not nouns:
+        return ()
+    head = singular(nouns[-1])
+    siblings = tuple(t.name for t in catalog if head in {singular(w) for w in name_words(base_name(t.name))})
+    return siblings if 2 <= len(siblings) <= LISTING_MAX else ()
+
+
+def with_listing(decision: Decision, text: str, recent: Sequence[str], catalog: Catalog,
+                 ranked: Sequence[Hit] = ()) -> Decision:
+    """Seat the listed item's tools first for a short follow-up that points at one of what the last
+    tool listed, on a catalogue without dialog pairings ("close the first one" right after
+    ``list_tickets``; "ack the disk one" after ``list_alerts``).
+
+    The demo catalogue's pairing rules know their domains' verbs (:data:`PAIRINGS`); a catalogue of
+    plain names has no domains, and such a follow-up's cosines follow its verb alone ("close" led
+    merge_pull_request, "ack" the tickets; round nineteen's variants on a devops catalogue, 2026-12-07).
+    Applies when the last of ``recent`` only reads (:func:`_is_listing`), the message has at most
+    eight words and an item reference (:data:`_ANAPHOR`), and the decision offers something without
+    leading with one of the listed item's tools (:func:`listed_siblings`), or the relevance gate
+    refused a command (:func:`_is_command`: "close the first one" alone scores like chit-chat). The
+    item's tools go first, best ``ranked`` first, the reading ones last and the message's verb's tool ahead
+    (:func:`action_order`), then the decision's own tools, the offer no longer than before (or than
+    the item's tools); the rule is ``LISTING_FOLLOW_UP`` and ``sources`` says ``listing``.
+    """
+    refused = decision.rule == Rule.NO_TOOL_FITS and _is_command(text)
+    if (not recent or decision.kind == "full_roster" or not (decision.names or refused)
+            or recent[-1] not in catalog or not _is_listing(recent[-1]) or word_count(text) > 8
+            or not _ANAPHOR_RE.search(text)):
+        return decision
+    siblings = listed_siblings(recent[-1], catalog)
+    if not siblings or (decision.names and decision.names[0] in siblings):
+        return decision
+    scores = {h.name: h.score for h in reversed(tuple(ranked))}
+    best = sorted(siblings, key=lambda n: (_is_listing(n), -scores.get(n, -2.0)))  # the reading tools last
+    seated, _ = action_order(best, text, scores)
+    names = tuple(dict.fromkeys((*seated, *decision.names)))[:max(len(decision.names), len(seated))]
+    added = tuple((n, "listing") for n in seated if n not in decision.names)
+    return Decision(rule=Rule.LISTING_FOLLOW_UP, kind="cluster", names=names,
+                    reason=f"{', '.join(seated)} first: the message points at an item {recent[-1]} listed "
+                           f"(before: {decision.reason})", sources=decision.sources + added)
+
+
 def with_added(decision: Decision, added: Sequence[str], catalog: Catalog) -> Decision:
     """Offer tools the catalogue gained since the last user message first: the pending request waits for them.
 
@@ -1990,6 +2052,7 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
     if last_turn is not None:
         decision = with_memory(decision, last_turn, ranked, catalog, knobs, points_back=points_back,
                                repeat=bool(REPEAT_RE.match(text)))
+        decision = with_listing(decision, text, recent, catalog, ranked)
     if added is not None:
         decision = with_added(decision, added, catalog)
     return decision

@@ -1138,3 +1138,57 @@ def _pairing_reads(text):
     from eris_lab.policy import pairing_spelling
 
     return pairing_spelling(text)
+
+
+# -- a follow-up on an item a plain catalogue's listing tool listed (round nineteen, 2026-12-07) --
+
+_DEVOPS = [{"name": "list_tickets", "description": "List tickets assigned to the user or matching a filter."},
+           {"name": "create_ticket", "description": "Open an issue ticket in the tracker with a title."},
+           {"name": "update_ticket", "description": "Change a ticket's status, assignee or priority."},
+           {"name": "list_alerts", "description": "List the monitoring alerts that are firing."},
+           {"name": "acknowledge_alert", "description": "Acknowledge a firing alert so it stops paging."},
+           {"name": "merge_pull_request", "description": "Merge an open pull request."},
+           {"name": "git_checkout", "description": "Switch to another branch."},
+           {"name": "restart_service", "description": "Restart a running service."}]
+
+
+def test_listed_siblings_share_the_listings_head_noun():
+    from eris_lab.catalog import tools_from_json
+    from eris_lab.policy import listed_siblings
+
+    catalog = Catalog(tools_from_json(_DEVOPS, source="test"), source="test")
+    assert listed_siblings("list_tickets", catalog) == ("list_tickets", "create_ticket", "update_ticket")
+    assert listed_siblings("list_alerts", catalog) == ("list_alerts", "acknowledge_alert")
+    assert listed_siblings("restart_service", catalog) == ()  # only itself holds "service"
+    assert listed_siblings("agenda:list", REGISTRY)[0].startswith("agenda:")
+
+
+@pytest.mark.parametrize("text, last, first", [
+    ("close the first one", "list_tickets", "update_ticket"),  # cosines led merge_pull_request
+    ("ack the disk one", "list_alerts", "acknowledge_alert"),  # cosines led the tickets
+])
+def test_a_follow_up_on_a_listed_item_seats_the_items_tools(text, last, first):
+    """Round nineteen's variants on a devops catalogue: a plain catalogue has no dialog pairing, and
+    the follow-up's verb alone ranked another domain's tools first."""
+    from eris_lab.catalog import tools_from_json
+    from eris_lab.policy import Decision, with_listing
+
+    catalog = Catalog(tools_from_json(_DEVOPS, source="test"), source="test")
+    before = Decision(rule=Rule.RANKED_SUBSET, kind="subset", names=("merge_pull_request", "git_checkout",
+                                                                     "restart_service"), reason="r")
+    ranked = hits(("merge_pull_request", 0.3), ("git_checkout", 0.25), ("update_ticket", 0.2),
+                  ("acknowledge_alert", 0.18), ("restart_service", 0.15))
+    after = with_listing(before, text, [last], catalog, ranked)
+    assert first in after.names[:2] and len(after.names) == 3
+    assert all(n in dict(after.sources) for n in after.names if n not in before.names)
+    # no listing last, no item named, a long message, or the gate's refusal: unchanged
+    assert with_listing(before, text, ["restart_service"], catalog, ranked) == before
+    assert with_listing(before, "restart the payment service in staging", [last], catalog, ranked) == before
+    assert with_listing(before, f"{text} and then tell me how the deploy of the week went", [last],
+                        catalog, ranked) == before
+    assert after.rule == Rule.LISTING_FOLLOW_UP
+    # the gate's refusal of a command is overruled (alone, "close the first one" scores like chit-chat);
+    # of a remark it is not
+    nothing = Decision(rule=Rule.NO_TOOL_FITS, kind="conversational", names=(), reason="r")
+    assert first in with_listing(nothing, text, [last], catalog, ranked).names
+    assert with_listing(nothing, "that one is great", [last], catalog, ranked) == nothing
