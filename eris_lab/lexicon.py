@@ -477,7 +477,7 @@ GERMAN_GLOSSES: dict[str, str] = {
     "gieß": "water", "gieße": "water", "gießen": "water", "bewässerung": "irrigation watering", "rasen": "lawn",
     "mäh": "mow", "mähe": "mow", "mähen": "mow", "rasenmäher": "lawn mower", "gewächshaus": "greenhouse",
     "garten": "garden", "pflanze": "plant", "pflanzen": "plants", "samen": "seeds", "saatgut": "seeds",
-    "ernte": "harvest", "teich": "pond", "warm": "warm temperature", "minuten": "minutes",
+    "ernte": "harvest", "teich": "pond",
     "klausur": "exam", "prüfung": "exam", "prüfungen": "exams", "stundenplan": "timetable", "noten": "grades",
     "hausaufgabe": "homework assignment", "hausaufgaben": "homework assignments", "abgabe": "submission deadline",
     "vorlesung": "lecture", "bibliothek": "library", "ausleihe": "loan", "verlängern": "renew extend",
@@ -486,7 +486,7 @@ GERMAN_GLOSSES: dict[str, str] = {
     # getrunken" was refused beside log_water)
     "wasser": "water", "getrunken": "drank", "trinken": "drink", "glas": "glass", "gläser": "glasses",
     "medikament": "medication", "medikamente": "medications", "tablette": "pill", "tabletten": "pills",
-    "arzt": "doctor", "ärztin": "doctor", "blutdruck": "blood pressure", "blutzucker": "blood sugar glucose",
+    "blutdruck": "blood pressure", "blutzucker": "blood sugar glucose",
     "geschlafen": "slept", "kopfschmerzen": "headache", "symptome": "symptoms",
 }
 
