@@ -787,8 +787,7 @@ def _name_value_pairs(value: Any) -> dict[str, Any] | None:
 
 #: Misspellings and synonyms of an arguments key small models write (round nineteen's parse
 #: variants, 2026-12-07: "arguements", "kwargs", "params" lost the call without an error).
-_LOOSE_ARGUMENT_KEY_RE = re.compile(r"(?i)^(?:ar?gu?[mn]?e?[mn]?e?n?ts?|argu\w{3,6}|params?|param[ae]ters?|"
-                                    r"paramet\w{1,4}|kwargs|arg_?s|inputs|fields|values)$")
+_LOOSE_ARGUMENT_KEY_RE = re.compile(r"(?i)^(?:arg\w{0,8}|param\w{0,8}|kwargs|inputs|fields|values)$")
 #: Keys of a tool definition or a call record that never hold an argument of a flat call.
 _NOT_FLAT_ARGUMENT_KEYS = frozenset({"description", "type", "title", "properties", "required", "id", "index",
                                      "call_id", "tool_call_id", "role", "content", "status", "result", "output"})

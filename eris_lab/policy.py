@@ -1189,7 +1189,7 @@ def with_listing(decision: Decision, text: str, recent: Sequence[str], catalog: 
     siblings = listed_siblings(recent[-1], catalog)
     if not siblings or (decision.names and decision.names[0] in siblings):
         return decision
-    scores = {h.name: h.score for h in reversed(tuple(ranked))}
+    scores = {h.name: h.score for h in reversed(tuple(ranked))}  # a name's first (best) score wins
     best = sorted(siblings, key=lambda n: (_is_listing(n), -scores.get(n, -2.0)))  # the reading tools last
     seated, _ = action_order(best, text, scores)
     names = tuple(dict.fromkeys((*seated, *decision.names)))[:max(len(decision.names), len(seated))]
@@ -2035,8 +2035,9 @@ def decide_turn(text: str, hits: Sequence[Hit], catalog: Catalog, *, knobs: Knob
     :func:`retry_failed` (``failed``), :func:`with_intents` (each clause's best hits),
     :func:`with_slots` (values read from ``text`` and, for a follow-up, the ``previous`` user
     message; nothing is checked once tools ran, ``recent``), :func:`with_memory` (``last_turn``,
-    the tools of the previous turn; None leaves memory out) and :func:`with_added` (tools the user
-    added to the conversation; None leaves them out).
+    the tools of the previous turn; None leaves memory out, and :func:`with_listing` with it: the
+    last of ``recent`` a listing) and :func:`with_added` (tools the user added to the conversation;
+    None leaves them out).
 
     The one owner of this sequence: ``Router.route`` and the embedding strategy
     (``strategies.embedding``, which turns memory and added tools off for its ablations) both call
