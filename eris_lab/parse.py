@@ -2952,7 +2952,7 @@ def _cut(text: str, spans: Iterable[tuple[int, int]]) -> str:
     out.append(text[pos:])
     joined = "".join(out)
     if joined != text:
-        joined = re.sub(r"(?m)^[ \t]*>[ \t]*\n", "", joined + "\n")[:-1] if ">" in joined else joined
+        joined = re.sub(r"(?m)^[ \t]*>[ \t]*(?:\n|\Z)", "", joined)
     return re.sub(r"\n{3,}", "\n\n", joined).strip()
 
 

@@ -1144,6 +1144,14 @@ def with_slots(decision: Decision, catalog: Catalog, knobs: Knobs, text: str, *,
 LISTING_MAX = 8
 
 
+def _best_scores(hits: Iterable[Hit]) -> dict[str, float]:
+    """Each tool's best score among ``hits`` (a name may be scored by several readings)."""
+    best: dict[str, float] = {}
+    for hit in hits:
+        best[hit.name] = max(hit.score, best.get(hit.name, -2.0))
+    return best
+
+
 def listed_siblings(name: str, catalog: Catalog) -> tuple[str, ...]:
     """The tools that act on what the listing tool ``name`` lists: every catalogue tool whose name
     holds the listing's head noun, singular or plural (``list_tickets`` -> ``create_ticket``,
@@ -1189,7 +1197,7 @@ def with_listing(decision: Decision, text: str, recent: Sequence[str], catalog: 
     siblings = listed_siblings(recent[-1], catalog)
     if not siblings or (decision.names and decision.names[0] in siblings):
         return decision
-    scores = {h.name: h.score for h in reversed(tuple(ranked))}  # a name's first (best) score wins
+    scores = _best_scores(ranked)
     best = sorted(siblings, key=lambda n: (_is_listing(n), -scores.get(n, -2.0)))  # the reading tools last
     seated, _ = action_order(best, text, scores)
     names = tuple(dict.fromkeys((*seated, *decision.names)))[:max(len(decision.names), len(seated))]
@@ -1959,9 +1967,7 @@ def _seat_web_search(decision: Decision, catalog: Catalog, web_question: bool, k
     searches = catalog.derived("policy.web_search_tools", _web_search_tools)
     if not searches or any(n in decision.names for n in searches):
         return decision
-    score: dict[str, float] = {}
-    for hit in scored:
-        score[hit.name] = max(hit.score, score.get(hit.name, -2.0))
+    score = _best_scores(scored)
     search = max(searches, key=lambda n: score.get(n, -2.0))  # max keeps the first of equals
     return Decision(rule=decision.rule, kind=decision.kind, names=decision.names + (search,),
                     reason=f"{decision.reason}; seated {search}: an information question beside a web search",
